@@ -1,0 +1,389 @@
+"""The rules engine: the one place where the rules of Cruel live.
+
+A :class:`Game` is a position plus the rules profile and the counters a score needs. It is mutable
+(like ``chess.Board``): :meth:`Game.move`, :meth:`Game.redeal` and :meth:`Game.push` change it or
+raise an :class:`IllegalMove` subclass that leaves it untouched; :meth:`Game.copy` is cheap.
+
+Piles are numbered 1-12 as players number them; each pile is a list of cards bottom to top, so
+its top card is ``pile[-1]``. Foundations hold the rank of their top card per suit (1 = ace only).
+
+The verifier, the renderer, the solver and the generator all play through this module; none of
+them checks a rule itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Literal, NamedTuple
+
+from . import cards
+from .cards import KING, Card
+from .rules import DEFAULT, Rules
+
+NUM_PILES = 12
+PACKET = 4
+FOUNDATION_TARGET = None  # a Move's target when the card goes to its foundation
+
+Outcome = Literal["won", "blocked", "in_progress"]
+
+
+class Move(NamedTuple):
+    """A card move: the top ``count`` cards of pile ``source`` onto pile ``target``.
+
+    ``target`` is ``None`` for the foundation. ``card``, when given, is the card that must be
+    moving (for a run, its deepest card): logs use it to catch a player's misunderstanding early.
+    """
+
+    source: int
+    target: int | None
+    count: int = 1
+    card: Card | None = None
+
+
+class Redeal(NamedTuple):
+    """Gather the piles in order and deal them out again in packets of 4."""
+
+
+REDEAL = Redeal()
+Step = Move | Redeal
+
+
+# --- errors -----------------------------------------------------------------------------------
+
+
+class IllegalMove(ValueError):
+    """A step the rules forbid in the current position. ``code`` is a stable, documented string."""
+
+    code = "illegal-move"
+
+
+class BadPile(IllegalMove):
+    code = "bad-pile"
+
+
+class SamePile(IllegalMove):
+    code = "same-pile"
+
+
+class EmptySource(IllegalMove):
+    code = "empty-source"
+
+
+class EmptyTarget(IllegalMove):
+    code = "empty-target"
+
+
+class CardMismatch(IllegalMove):
+    code = "card-mismatch"
+
+
+class NotNextOnFoundation(IllegalMove):
+    code = "not-next-on-foundation"
+
+
+class WrongSuit(IllegalMove):
+    code = "wrong-suit"
+
+
+class WrongRank(IllegalMove):
+    code = "wrong-rank"
+
+
+class RunsNotAllowed(IllegalMove):
+    code = "runs-not-allowed"
+
+
+class NotARun(IllegalMove):
+    code = "not-a-run"
+
+
+class RunToFoundation(IllegalMove):
+    code = "run-to-foundation"
+
+
+class RedealUnchanged(IllegalMove):
+    code = "redeal-unchanged"
+
+
+class RedealLimit(IllegalMove):
+    code = "redeal-limit"
+
+
+class RedealNotStuck(IllegalMove):
+    code = "redeal-not-stuck"
+
+
+class MoveAfterEnd(IllegalMove):
+    code = "move-after-end"
+
+
+#: Every move error class by its code, for documentation and tests.
+MOVE_ERRORS: dict[str, type[IllegalMove]] = {
+    cls.code: cls
+    for cls in (
+        BadPile, SamePile, EmptySource, EmptyTarget, CardMismatch, NotNextOnFoundation,
+        WrongSuit, WrongRank, RunsNotAllowed, NotARun, RunToFoundation, RedealUnchanged,
+        RedealLimit, RedealNotStuck, MoveAfterEnd,
+    )
+}
+
+
+class PositionError(ValueError):
+    """Piles and foundations that do not make a position of Cruel (cards missing or twice)."""
+
+
+# --- redeal orders ----------------------------------------------------------------------------
+
+
+def redeal_piles(piles: Sequence[Sequence[Card]], order: str = "bottom-up") -> list[list[Card]]:
+    """The 12 piles a redeal in ``order`` makes of ``piles`` (which it does not change)."""
+    if order == "bottom-up":
+        seq = [c for p in piles for c in p]
+        new = [seq[i : i + PACKET] for i in range(0, len(seq), PACKET)]
+    else:  # "top-down": read each pile top to bottom; a packet's first card becomes the top
+        seq = [c for p in piles for c in reversed(p)]
+        new = [seq[i : i + PACKET][::-1] for i in range(0, len(seq), PACKET)]
+    new.extend([] for _ in range(NUM_PILES - len(new)))
+    return new
+
+
+def is_packed(piles: Sequence[Sequence[Card]]) -> bool:
+    """Whether a redeal (in either order) would leave ``piles`` exactly as they are.
+
+    Both orders cut the same sequence into packets of 4 and each restores a packet's own order,
+    so the layout is unchanged exactly when the pile sizes already are the packet sizes:
+    full piles of 4, then at most one shorter pile, then empty ones.
+    """
+    short = False
+    for p in piles:
+        n = len(p)
+        if short:
+            if n:
+                return False
+        elif n != PACKET:
+            short = True
+    return True
+
+
+def tableau_sequence(piles: Sequence[Sequence[Card]], order: str = "bottom-up") -> list[Card]:
+    """The single sequence a redeal reads and keeps (pile 1 first)."""
+    if order == "bottom-up":
+        return [c for p in piles for c in p]
+    return [c for p in piles for c in reversed(p)]
+
+
+# --- the game ---------------------------------------------------------------------------------
+
+
+class Game:
+    """A game of Cruel in progress: position, rules profile and score counters."""
+
+    __slots__ = ("rules", "piles", "foundations", "moves", "redeals")
+
+    def __init__(
+        self,
+        piles: Sequence[Sequence[Card]],
+        foundations: Sequence[int] = (1, 1, 1, 1),
+        rules: Rules = DEFAULT,
+        *,
+        moves: int = 0,
+        redeals: int = 0,
+    ) -> None:
+        """A position; raises :class:`PositionError` unless it holds each card exactly once."""
+        if len(piles) != NUM_PILES:
+            raise PositionError(f"a position has {NUM_PILES} piles, not {len(piles)}")
+        if len(foundations) != 4 or any(not 1 <= r <= KING for r in foundations):
+            raise PositionError("foundations must give a rank 1-13 for each of S H D C")
+        self.rules = rules
+        self.piles: list[list[Card]] = [list(p) for p in piles]
+        self.foundations: list[int] = list(foundations)
+        self.moves = moves
+        self.redeals = redeals
+        self._check_cards()
+
+    def _check_cards(self) -> None:
+        seen = [c for p in self.piles for c in p]
+        seen += [cards.make(s, r) for s in range(4) for r in range(1, self.foundations[s] + 1)]
+        if len(seen) != 52 or set(seen) != set(cards.DECK):
+            missing = sorted(set(cards.DECK) - set(seen))
+            doubled = sorted({c for c in seen if seen.count(c) > 1})
+            words = [f"{cards.name(c)} missing" for c in missing[:3]]
+            words += [f"{cards.name(c)} twice" for c in doubled[:3]]
+            raise PositionError("not a full deck: " + ", ".join(words or ["wrong card count"]))
+
+    @classmethod
+    def from_deal(cls, piles: Sequence[Sequence[Card]], rules: Rules = DEFAULT) -> Game:
+        """The opening position of a deal (12 piles of 4, no aces; aces on the foundations)."""
+        return cls(piles, (1, 1, 1, 1), rules)
+
+    def copy(self) -> Game:
+        """An independent copy (piles are copied, rules shared: they are immutable)."""
+        g = object.__new__(Game)
+        g.rules = self.rules
+        g.piles = [p[:] for p in self.piles]
+        g.foundations = self.foundations[:]
+        g.moves = self.moves
+        g.redeals = self.redeals
+        return g
+
+    # --- reading the position ---
+
+    @property
+    def foundation_cards(self) -> int:
+        """Cards on the foundations, aces included (4-52)."""
+        f = self.foundations
+        return f[0] + f[1] + f[2] + f[3]
+
+    def is_won(self) -> bool:
+        return self.foundation_cards == 52
+
+    def top(self, pile: int) -> Card | None:
+        """Top card of pile ``pile`` (1-12), or None when it is empty."""
+        p = self.piles[pile - 1]
+        return p[-1] if p else None
+
+    def run_length(self, pile: int) -> int:
+        """How many cards on top of ``pile`` form a run (one suit, each one rank below the last)."""
+        p = self.piles[pile - 1]
+        n = 1 if p else 0
+        while n < len(p) and p[-n - 1] == p[-n] + 1 and cards.rank(p[-n]) < KING:
+            n += 1
+        return n
+
+    def outcome(self) -> Outcome:
+        """``won``, ``blocked`` (no card move and no redeal is legal) or ``in_progress``."""
+        if self.is_won():
+            return "won"
+        if self.has_card_move() or self.redeal_problem() is None:
+            return "in_progress"
+        return "blocked"
+
+    # --- the rules ---
+
+    def move(self, source: int, target: int | None, count: int = 1, card: Card | None = None) -> None:
+        """Move the top ``count`` cards of ``source`` to ``target`` (None: the foundation)."""
+        if self.is_won():
+            raise MoveAfterEnd("the game is already won")
+        if not 1 <= source <= NUM_PILES or not (target is None or 1 <= target <= NUM_PILES):
+            raise BadPile(f"piles are numbered 1 to {NUM_PILES}")
+        src = self.piles[source - 1]
+        if target == source:
+            raise SamePile(f"pile {source} cannot move onto itself")
+        if not src:
+            raise EmptySource(f"pile {source} is empty")
+        if count != 1:
+            self._check_run(source, target, count)
+        moving = src[-count]  # the deepest card that moves
+        if card is not None and card != moving:
+            what = "top card" if count == 1 else f"run of {count} starts at"
+            raise CardMismatch(
+                f"the log says {cards.symbol(card)} but pile {source}'s {what} {cards.symbol(moving)}"
+            )
+        if target is None:
+            s, r = divmod(moving, 13)
+            if self.foundations[s] != r:
+                raise NotNextOnFoundation(
+                    f"{cards.symbol(moving)} from pile {source} cannot go to the foundation "
+                    f"(needs {_foundation_needs(s, self.foundations[s])})"
+                )
+            self.foundations[s] = r + 1
+            src.pop()
+        else:
+            dst = self.piles[target - 1]
+            if not dst:
+                raise EmptyTarget(
+                    f"{cards.symbol(moving)} from pile {source} cannot go onto pile {target}: "
+                    "it is empty, and empty piles stay closed"
+                )
+            onto = dst[-1]
+            if onto != moving + 1 or moving % 13 == 12:
+                cls = WrongRank if onto // 13 == moving // 13 else WrongSuit
+                needs = "nothing (a king builds on no card)" if moving % 13 == 12 else cards.symbol(moving + 1)
+                raise cls(
+                    f"{cards.symbol(moving)} from pile {source} cannot go onto "
+                    f"{cards.symbol(onto)} on pile {target} (needs {needs})"
+                )
+            if count == 1:
+                dst.append(src.pop())
+            else:
+                dst.extend(src[-count:])
+                del src[-count:]
+        self.moves += 1
+
+    def _check_run(self, source: int, target: int | None, count: int) -> None:
+        if not self.rules.run_moves:
+            raise RunsNotAllowed(f"only one card moves at a time under {self.rules.preset}")
+        if target is None:
+            raise RunToFoundation("runs move only onto piles; cards go to the foundation one by one")
+        length = self.run_length(source)
+        if not 1 <= count <= length:
+            raise NotARun(
+                f"the top {count} cards of pile {source} are not a run "
+                f"(its run is {length} card{'s' if length != 1 else ''})"
+            )
+
+    def redeal_problem(self) -> IllegalMove | None:
+        """Why a redeal is illegal now, or None when it is legal."""
+        if self.is_won():
+            return MoveAfterEnd("the game is already won")
+        rules = self.rules
+        if rules.max_redeals is not None and self.redeals >= rules.max_redeals:
+            return RedealLimit(f"no redeals left: {rules.preset} allows {rules.max_redeals}")
+        if rules.redeal_only_when_stuck and self.has_card_move():
+            return RedealNotStuck(f"{rules.preset} allows a redeal only when no card can move")
+        if is_packed(self.piles):
+            return RedealUnchanged("a redeal now would leave every pile as it is")
+        return None
+
+    def redeal(self) -> None:
+        """Gather and deal out again (see :func:`redeal_piles`)."""
+        problem = self.redeal_problem()
+        if problem is not None:
+            raise problem
+        self.piles = redeal_piles(self.piles, self.rules.redeal_order)
+        self.redeals += 1
+
+    def push(self, step: Step) -> None:
+        """Play a :class:`Move` or :data:`REDEAL`."""
+        if isinstance(step, Redeal):
+            self.redeal()
+        else:
+            self.move(step.source, step.target, step.count, step.card)
+
+    # --- generating moves ---
+
+    def card_moves(self) -> Iterator[Move]:
+        """Every legal card move (runs included where the profile allows them)."""
+        if self.is_won():
+            return
+        piles, found = self.piles, self.foundations
+        tops = {p[-1]: i for i, p in enumerate(piles, 1) if p}
+        runs = self.rules.run_moves
+        for i, p in enumerate(piles, 1):
+            if not p:
+                continue
+            c = p[-1]
+            s, r = divmod(c, 13)
+            if found[s] == r:
+                yield Move(i, None)
+            length = self.run_length(i) if runs else 1
+            for k in range(1, length + 1):
+                deepest = p[-k]
+                j = tops.get(deepest + 1)
+                if j is not None and deepest % 13 != 12:
+                    yield Move(i, j, k)
+
+    def has_card_move(self) -> bool:
+        return next(self.card_moves(), None) is not None
+
+    def legal_steps(self) -> Iterator[Step]:
+        """Every legal step: the card moves, then the redeal when it is allowed."""
+        yield from self.card_moves()
+        if self.redeal_problem() is None:
+            yield REDEAL
+
+
+def _foundation_needs(suit: int, top_rank: int) -> str:
+    if top_rank == KING:
+        return f"nothing: the {cards.SUIT_SYMBOLS[suit]} foundation is complete"
+    return cards.symbol(cards.make(suit, top_rank + 1))

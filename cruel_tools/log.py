@@ -1,0 +1,303 @@
+"""Game-log format v1 (``cruel-log/1``): the pydantic model, parsing with limits, and steps.
+
+A log names a rules profile, a deal and the moves a player made; see ``docs/log-format.md``.
+Parsing is where hostile input is stopped: size and move-count limits are checked before any
+model is built, and every problem becomes one :class:`LogFormatError` with a JSON-pointer path.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Annotated, Any, Literal
+
+from typing_extensions import NotRequired, TypedDict
+
+import orjson
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    model_validator,
+    with_config,
+)
+
+from . import cards
+from .cards import Card
+from .game import REDEAL, Move, Step
+from .rules import PRESETS, PresetName, Rules
+
+FORMAT = "cruel-log/1"
+CARD_PATTERN = r"^(10|[2-9AaTtJjQqKk])([SsHhDdCc]|[♠♥♦♣]\ufe0f?)$"
+COMPACT_PATTERN = r"^\s*(?:[Rr]|([1-9]|1[0-2])\s*(?:[Ff]|-\s*([1-9]|1[0-2])(?:\s*[xX]\s*([1-9]|1[0-3]))?))\s*$"
+_COMPACT = re.compile(COMPACT_PATTERN)
+MAX_DEAL_NUMBER = 2**32 - 1
+
+
+# --- limits and errors ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds on hostile input; a user may raise them."""
+
+    max_bytes: int = 1 << 20
+    max_moves: int = 10_000
+
+
+class LogFormatError(ValueError):
+    """Input that cannot be read as a v1 log. ``code`` is stable, ``path`` a JSON pointer."""
+
+    def __init__(self, code: str, path: str, message: str) -> None:
+        super().__init__(message)
+        self.code, self.path, self.message = code, path, message
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}" if self.path else self.message
+
+
+#: The codes :class:`LogFormatError` uses (the verifier exits 2 on any of them).
+FORMAT_ERROR_CODES = ("unreadable", "too-large", "not-json", "too-many-moves", "schema")
+
+
+# --- field types ------------------------------------------------------------------------------
+
+
+# Cards stay strings in the model (checked by a pattern, which pydantic runs in Rust) and become
+# ints where they are used: a Python validator per card would double the cost of a log.
+CardText = Annotated[
+    str, Field(pattern=CARD_PATTERN, description="rank then suit: 10H, TH, 4♦", examples=["10H"])
+]
+PileNumber = Annotated[int, Field(ge=1, le=12, strict=True)]
+
+
+MoveEntry = TypedDict(  # a TypedDict, not a model: logs hold thousands of moves, dicts are cheap
+    "MoveEntry",
+    {
+        "type": Literal["move"],
+        "from": PileNumber,
+        "to": Literal["foundation"] | PileNumber,
+        "card": NotRequired[CardText],
+        "count": NotRequired[Annotated[int, Field(ge=1, le=12, strict=True)]],
+    },
+)
+MoveEntry.__doc__ = (
+    'A card move: "from" pile (1-12), "to" "foundation" or a pile, optional "card" (the moving '
+    'card; of a run, its deepest) and "count" (cards moved, default 1; runs under perseverance).'
+)
+MoveEntry = with_config(ConfigDict(extra="forbid", title="MoveEntry"))(MoveEntry)
+
+
+@with_config(ConfigDict(extra="forbid"))
+class RedealEntry(TypedDict):
+    """A redeal."""
+
+    type: Literal["redeal"]
+
+
+CompactEntry = Annotated[
+    str,
+    Field(
+        pattern=COMPACT_PATTERN,
+        description='Compact form: "3F" (pile 3 to foundation), "3-7" (pile 3 onto pile 7), '
+        '"3-7x2" (a run of 2), "R" (redeal).',
+    ),
+]
+
+
+# A plain smart union (str, or objects told apart by "type"), not a callable discriminator: the
+# union is decided in Rust, which matters at thousands of moves per log.
+LogEntry = CompactEntry | Annotated[MoveEntry | RedealEntry, Field(discriminator="type")]
+
+
+class Deal(BaseModel):
+    """A deal by number, by piles (bottom to top), or both (then they must agree)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    number: Annotated[int, Field(ge=0, le=MAX_DEAL_NUMBER, strict=True)] | None = Field(
+        None, description="A deal number (docs/deals.md)."
+    )
+    piles: list[list[CardText]] | None = Field(
+        None, description="12 piles of 4 cards, each bottom to top: the 48 cards that are not aces."
+    )
+
+    @model_validator(mode="after")
+    def _number_or_piles(self) -> Deal:
+        if self.number is None and self.piles is None:
+            raise ValueError('a deal needs "number" or "piles"')
+        return self
+
+
+class Claim(BaseModel):
+    """What the player says happened; the verifier checks every field that is present."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    outcome: Literal["won", "blocked", "in_progress"] | None = None
+    foundation_cards: Annotated[int, Field(ge=4, le=52, strict=True)] | None = None
+    moves: Annotated[int, Field(ge=0, strict=True)] | None = None
+    redeals: Annotated[int, Field(ge=0, strict=True)] | None = None
+
+
+class GameLog(BaseModel):
+    """A game of Cruel as a player's client records it."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        title="Cruel game log v1",
+        json_schema_extra={"$id": "https://cruel-tools.invalid/schemas/game-log.schema.json"},
+    )
+
+    format: Literal["cruel-log/1"] = Field(description="Format and version of this document.")
+    rules: PresetName | Rules = Field(
+        "cruel", description='A preset name, or {"preset": name, <overrides>}.'
+    )
+    deal: Deal
+    moves: list[LogEntry] = Field(default_factory=list)
+    claim: Claim | None = None
+    meta: dict[str, Any] | None = Field(None, description="Free-form: player, started_at, ...")
+
+    def resolved_rules(self) -> Rules:
+        """The rules profile: a preset with the log's overrides applied."""
+        if isinstance(self.rules, str):
+            return PRESETS[self.rules]
+        overrides = {k: getattr(self.rules, k) for k in self.rules.model_fields_set - {"preset"}}
+        return PRESETS[self.rules.preset].model_copy(update=overrides)
+
+
+# --- steps ------------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=512)
+def parse_compact(text: str) -> Step:
+    """``"3F"``, ``"3-7"``, ``"3-7x2"`` or ``"R"`` as an engine step."""
+    m = _COMPACT.match(text)
+    if m is None:
+        raise ValueError(f"not a compact move: {text!r}")
+    source, target, count = m.groups()
+    if source is None:
+        return REDEAL
+    return Move(int(source), int(target) if target else None, int(count or 1))
+
+
+def to_step(entry: MoveEntry | RedealEntry | str) -> Step:
+    """The engine step a validated log entry stands for."""
+    if isinstance(entry, str):
+        return parse_compact(entry)
+    if entry["type"] == "redeal":
+        return REDEAL
+    to = entry["to"]
+    card = entry.get("card")
+    return Move(
+        entry["from"],
+        None if to == "foundation" else to,
+        entry.get("count", 1),
+        None if card is None else cards.parse(card),
+    )
+
+
+def step_entry(step: Step, card: Card | None = None) -> dict[str, Any]:
+    """The object form of an engine step, as written into logs we produce."""
+    if not isinstance(step, Move):
+        return {"type": "redeal"}
+    entry: dict[str, Any] = {
+        "type": "move",
+        "from": step.source,
+        "to": "foundation" if step.target is None else step.target,
+    }
+    shown = step.card if step.card is not None else card
+    if shown is not None:
+        entry["card"] = cards.name(shown)
+    if step.count != 1:
+        entry["count"] = step.count
+    return entry
+
+
+# --- parsing ----------------------------------------------------------------------------------
+
+
+# Keys of the v1 models: anything else in an error location is a union branch's label.
+_KEYS = frozenset(
+    "format rules deal moves claim meta number piles type from to card count outcome "
+    "foundation_cards redeals preset redeal_order max_redeals redeal_only_when_stuck run_moves".split()
+)
+# Errors that only say "this union branch wanted another type"; shown only if nothing better is.
+_BRANCH_TYPE_ERRORS = frozenset(
+    {"string_type", "model_type", "model_attributes_type", "dict_type", "literal_error", "int_type"}
+)
+
+
+def _pointer(loc: tuple[int | str, ...], extra: bool = False) -> str:
+    parts = [str(p) for p in loc if isinstance(p, int) or p in _KEYS]
+    if extra:  # the unknown key itself ends the location
+        parts.append(str(loc[-1]))
+    return "".join("/" + p.replace("~", "~0").replace("/", "~1") for p in parts) or "/"
+
+
+def _is_branch(err: Any) -> bool:
+    labels = [p for p in err["loc"] if isinstance(p, str) and p not in _KEYS]
+    return bool(labels) and err["type"] in _BRANCH_TYPE_ERRORS
+
+
+def _message(err: Any) -> str:
+    keys = [p for p in err["loc"] if isinstance(p, int) or p in _KEYS] or [""]
+    kind, value = err["type"], err.get("input")
+    shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+    if kind == "string_pattern_mismatch" and (keys[-1] == "card" or "piles" in keys):
+        return f"not a card: {shown} (write rank then suit, like 10H, TH or 4♦)"
+    if kind == "string_pattern_mismatch" and keys[0] == "moves":
+        return f"not a move: {shown} (compact moves are like 3F, 3-7, 3-7x2 or R)"
+    if kind == "extra_forbidden":
+        return f"unknown key {err['loc'][-1]!r} (only meta may hold free-form keys)"
+    if kind == "missing":
+        return f"required key {keys[-1]!r} is missing"
+    if kind == "union_tag_invalid":
+        return f'unknown move type {err["ctx"]["tag"]!r} (use "move" or "redeal")'
+    if kind == "union_tag_not_found":
+        return 'a move object needs "type": "move" or "redeal"'
+    if len(keys) == 2 and keys[0] == "moves" and _is_branch(err):
+        return f'not a move: {shown} (use an object with "type", or a string like 3F, 3-7, R)'
+    return str(err["msg"]).removeprefix("Value error, ").replace("\n", " ")
+
+
+def _first_error(exc: ValidationError) -> LogFormatError:
+    errors = exc.errors(include_url=False)
+    useful = [e for e in errors if not _is_branch(e)] or errors
+    err = useful[0]
+    path = _pointer(err["loc"], extra=err["type"] == "extra_forbidden")
+    return LogFormatError("schema", path, _message(err))
+
+
+def load(data: bytes | str, limits: Limits = Limits()) -> GameLog:
+    """Parse one log from JSON text; raise :class:`LogFormatError` for anything that is not one."""
+    if len(data) > limits.max_bytes:
+        raise LogFormatError(
+            "too-large", "", f"log is {len(data)} bytes, over the limit of {limits.max_bytes}"
+        )
+    try:
+        obj = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        where = f"line {exc.lineno}, column {exc.colno}" if exc.lineno else f"byte {exc.pos}"
+        raise LogFormatError("not-json", "", f"not JSON ({where}): {exc.msg}") from None
+    return from_object(obj, limits)
+
+
+def from_object(obj: Any, limits: Limits = Limits()) -> GameLog:
+    """Validate an already-decoded log object against the v1 model and the move limit."""
+    if not isinstance(obj, dict):
+        raise LogFormatError("schema", "/", "a log is a JSON object")
+    moves = obj.get("moves")
+    if isinstance(moves, list) and len(moves) > limits.max_moves:
+        raise LogFormatError(
+            "too-many-moves",
+            "/moves",
+            f"{len(moves)} moves, over the limit of {limits.max_moves}",
+        )
+    try:
+        return GameLog.model_validate(obj)
+    except ValidationError as exc:
+        raise _first_error(exc) from None

@@ -1,0 +1,73 @@
+"""Rules profiles: the parameters on which readings of Cruel differ, and their named presets.
+
+Everything the readings in the seeds agree on (12 piles dealt in packets of 4, single top cards
+built down in suit or played up to the foundation, closed empty piles, unshuffled redeals that must
+change the layout) is fixed in :mod:`cruel_tools.game`. A profile only says *which* reading of
+the contested points applies.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+RedealOrder = Literal["bottom-up", "top-down"]
+PresetName = Literal[
+    "cruel", "cruel-when-stuck", "cruel-limited-3", "cruel-limited-5", "perseverance", "pysolfc"
+]
+
+
+class Rules(BaseModel):
+    """One rules profile. Immutable; compare with ``==``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    preset: PresetName = Field("cruel", description="The named preset this profile starts from.")
+    redeal_order: RedealOrder = Field(
+        "bottom-up",
+        description=(
+            "bottom-up: read piles 1..12 each bottom to top and deal packets of 4 bottom to top "
+            "(seeds 000, 001, 003). top-down: read piles 1..12 each top to bottom; the first card "
+            "of each packet becomes the top of its new pile."
+        ),
+    )
+    max_redeals: int | None = Field(
+        None, ge=0, le=1000, description="Most redeals allowed in a game; null for no limit."
+    )
+    redeal_only_when_stuck: bool = Field(
+        False, description="A redeal is legal only when no card move is."
+    )
+    run_moves: bool = Field(
+        False,
+        description=(
+            "A run on top of a pile (one suit, each card one rank below the card under it) may "
+            "move as a unit onto the card one rank above its deepest card (Perseverance)."
+        ),
+    )
+
+
+#: The presets, each with the source of its reading.
+PRESETS: dict[str, Rules] = {
+    # Seed 000 (Semicolon's profile), the default: single cards, closed gaps, redeal any time.
+    "cruel": Rules(preset="cruel"),
+    # Seed 001's first variant and the Dutch seed 003's step 4 ("when you are stuck").
+    "cruel-when-stuck": Rules(preset="cruel-when-stuck", redeal_only_when_stuck=True),
+    # Seed 003's "Beperkte Cruel" house rule: three or five redeals.
+    "cruel-limited-3": Rules(preset="cruel-limited-3", max_redeals=3),
+    "cruel-limited-5": Rules(preset="cruel-limited-5", max_redeals=5),
+    # Seed 001's "Perseverance" variant: suit runs move as a unit, only two redeals.
+    "perseverance": Rules(preset="perseverance", run_moves=True, max_redeals=2),
+    # The redeal order issue #2 attributes to the PySolFC program (see docs/rules.md for a caveat).
+    "pysolfc": Rules(preset="pysolfc", redeal_order="top-down"),
+}
+
+DEFAULT = PRESETS["cruel"]
+
+
+def preset(name: str) -> Rules:
+    """The preset called ``name``; :class:`KeyError` names the known ones."""
+    try:
+        return PRESETS[name]
+    except KeyError:
+        raise KeyError(f"unknown rules preset {name!r} (known: {', '.join(PRESETS)})") from None

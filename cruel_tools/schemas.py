@@ -1,0 +1,43 @@
+"""JSON Schemas of every format we read or write, generated from the pydantic models.
+
+The files in ``schemas/`` are these, written by ``cruel schema``; a test fails when they drift.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+from pydantic import BaseModel
+
+from .log import GameLog
+from .verify import VerifyReport
+
+#: File name of each schema, by the model it describes.
+MODELS: dict[str, type[BaseModel]] = {
+    "game-log.schema.json": GameLog,
+    "verify-report.schema.json": VerifyReport,
+}
+
+
+def schema_of(model: type[BaseModel]) -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of what ``model`` accepts."""
+    body = model.model_json_schema(by_alias=True, mode="validation")
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", **body}
+
+
+def render(model: type[BaseModel]) -> bytes:
+    """The schema file's exact bytes (sorted keys, 2-space indent, final newline)."""
+    return orjson.dumps(schema_of(model), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n"
+
+
+def write_all(folder: Path) -> list[Path]:
+    """Write every schema into ``folder``; return the paths written."""
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, model in MODELS.items():
+        path = folder / name
+        path.write_bytes(render(model))
+        written.append(path)
+    return written
