@@ -26,6 +26,7 @@ from pydantic import (
 
 from . import cards
 from .cards import Card
+from .deals import MAX_DEAL_NUMBER
 from .game import REDEAL, Move, Step
 from .rules import PRESETS, PresetName, Rules
 
@@ -33,7 +34,6 @@ FORMAT = "cruel-log/1"
 CARD_PATTERN = r"^(10|[2-9AaTtJjQqKk])([SsHhDdCc]|[♠♥♦♣]\ufe0f?)$"
 COMPACT_PATTERN = r"^\s*(?:[Rr]|([1-9]|1[0-2])\s*(?:[Ff]|-\s*([1-9]|1[0-2])(?:\s*[xX]\s*([1-9]|1[0-3]))?))\s*$"
 _COMPACT = re.compile(COMPACT_PATTERN)
-MAX_DEAL_NUMBER = 2**32 - 1
 
 
 # --- limits and errors ------------------------------------------------------------------------

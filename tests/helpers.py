@@ -1,0 +1,85 @@
+"""Small builders shared by the tests."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from cruel_tools import cards
+from cruel_tools.cards import Card
+from cruel_tools.deals import deal_piles
+from cruel_tools.game import Game, Move, Step
+from cruel_tools.log import step_entry
+from cruel_tools.rules import DEFAULT, Rules
+
+
+def c(text: str) -> Card:
+    return cards.parse(text)
+
+
+def pile(text: str) -> list[Card]:
+    """``"5C 9H 2D"`` → cards, bottom to top."""
+    return [c(t) for t in text.split()]
+
+
+def position(
+    piles: Sequence[str], foundations: str = "", rules: Rules = DEFAULT
+) -> Game:
+    """A position from up to 12 pile strings; every card not named goes where it must.
+
+    ``foundations`` like ``"S3 D2"`` sets foundation tops (others stay at the ace). Cards neither in
+    a named pile nor on a foundation are dealt, in deck order, onto piles after the named ones, so
+    tests can name only the piles they care about.
+    """
+    tops = [1, 1, 1, 1]
+    for item in foundations.split():
+        tops["SHDC".index(item[0])] = int(item[1:])
+    named = [pile(p) for p in piles]
+    used = {x for p in named for x in p}
+    on_found = {cards.make(s, r) for s in range(4) for r in range(1, tops[s] + 1)}
+    rest = [x for x in cards.DECK if x not in used and x not in on_found]
+    full = named + [[] for _ in range(12 - len(named))]
+    # Fill the unnamed piles with the remaining cards, four at a time, the last pile taking
+    # any surplus.
+    free = list(range(len(named), 12))
+    for k, i in enumerate(free):
+        chunk = rest[4 * k : 4 * k + 4] if k < len(free) - 1 else rest[4 * k :]
+        full[i] = chunk
+    return Game(full, tops, rules)
+
+
+def random_game(
+    number: int, rng: random.Random, rules: Rules = DEFAULT, max_steps: int = 60
+) -> tuple[list[list[Card]], list[Step], Game]:
+    """Play up to ``max_steps`` random legal steps from deal ``number``."""
+    piles = deal_piles(number)
+    game = Game.from_deal(piles, rules)
+    steps: list[Step] = []
+    for _ in range(max_steps):
+        options = list(game.legal_steps())
+        if not options:
+            break
+        step = rng.choice(options)
+        if isinstance(step, Move) and rng.random() < 0.5:
+            step = step._replace(card=game.piles[step.source - 1][-step.count])
+        game.push(step)
+        steps.append(step)
+    return piles, steps, game
+
+
+def log_dict(
+    piles: Sequence[Sequence[Card]],
+    steps: Sequence[Step],
+    rules: Rules | str = "cruel",
+    **extra: Any,
+) -> dict[str, Any]:
+    """A cruel-log/1 object for ``steps`` from ``piles``."""
+    spec: Any = rules if isinstance(rules, str) else rules.preset
+    return {
+        "format": "cruel-log/1",
+        "rules": spec,
+        "deal": {"piles": [[cards.name(x) for x in p] for p in piles]},
+        "moves": [step_entry(s) for s in steps],
+        **extra,
+    }

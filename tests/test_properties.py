@@ -1,0 +1,151 @@
+"""Hypothesis properties of the engine and the verifier."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import orjson
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cruel_tools import cards
+from cruel_tools.deals import MAX_DEAL_NUMBER
+from cruel_tools.game import REDEAL, Game, IllegalMove, Move, Redeal, Step, redeal_piles, tableau_sequence
+from cruel_tools.log import step_entry
+from cruel_tools.rules import PRESETS
+from cruel_tools.verify import verify_bytes
+
+from .helpers import log_dict, random_game
+
+deal_numbers = st.integers(0, MAX_DEAL_NUMBER)
+seeds = st.integers(0, 2**32)
+profiles = st.sampled_from(sorted(PRESETS))
+FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+# An independent statement of the single-card rules, written from the seeds rather than from
+# cruel_tools.game, so the engine is checked against something other than itself.
+def oracle_card_moves(piles: list[list[int]], foundations: list[int]) -> set[tuple[int, int | None]]:
+    legal: set[tuple[int, int | None]] = set()
+    for i, p in enumerate(piles, 1):
+        if not p:
+            continue
+        card = p[-1]
+        suit, rank = cards.suit(card), cards.rank(card)
+        if foundations[suit] == rank - 1:
+            legal.add((i, None))
+        for j, q in enumerate(piles, 1):
+            if j != i and q and cards.suit(q[-1]) == suit and cards.rank(q[-1]) == rank + 1:
+                legal.add((i, j))
+    return legal
+
+
+@FAST
+@given(deal_numbers, seeds, st.sampled_from(["cruel", "cruel-when-stuck", "cruel-limited-3", "pysolfc"]))
+def test_card_moves_match_the_oracle_along_random_games(number: int, seed: int, name: str) -> None:
+    rng = random.Random(seed)
+    game = Game.from_deal(random_game(number, rng, PRESETS[name], 0)[0], PRESETS[name])
+    for _ in range(40):
+        engine = {(m.source, m.target) for m in game.card_moves()}
+        assert engine == oracle_card_moves(game.piles, game.foundations)
+        options = list(game.legal_steps())
+        if not options:
+            break
+        game.push(rng.choice(options))
+
+
+@FAST
+@given(deal_numbers, seeds, profiles)
+def test_random_legal_games_verify_with_the_right_outcome(number: int, seed: int, name: str) -> None:
+    rules = PRESETS[name]
+    piles, steps, game = random_game(number, random.Random(seed), rules, max_steps=80)
+    claim = {
+        "outcome": game.outcome(),
+        "foundation_cards": game.foundation_cards,
+        "moves": game.moves,
+        "redeals": game.redeals,
+    }
+    report = verify_bytes(orjson.dumps(log_dict(piles, steps, name, claim=claim)))
+    assert report.valid and report.status == "valid", report.error
+    assert report.outcome == game.outcome()
+    assert (report.moves, report.redeals) == (game.moves, game.redeals)
+    assert report.final is not None
+    assert report.final.piles == [[cards.name(x) for x in p] for p in game.piles]
+
+
+def _all_steps(count_max: int) -> list[Step]:
+    steps: list[Step] = [REDEAL]
+    for s in range(1, 13):
+        steps.append(Move(s, None))
+        for t in range(1, 13):
+            for k in range(1, count_max + 1):
+                steps.append(Move(s, t, k))
+    return steps
+
+
+@FAST
+@given(deal_numbers, seeds, profiles, st.data())
+def test_a_corrupted_move_is_caught_at_its_index(number: int, seed: int, name: str, data: st.DataObject) -> None:
+    rules = PRESETS[name]
+    rng = random.Random(seed)
+    piles, steps, _ = random_game(number, rng, rules, max_steps=40)
+    if not steps:
+        return
+    k = data.draw(st.integers(0, len(steps) - 1), label="index")
+    before = Game.from_deal(piles, rules)
+    for step in steps[:k]:
+        before.push(step)
+    legal = set(before.legal_steps())
+    illegal = [s for s in _all_steps(3 if rules.run_moves else 1) if s not in legal]
+    bad = data.draw(st.sampled_from(illegal), label="illegal step")
+    # The engine agrees the step is illegal here (independently of how we picked it).
+    probe = before.copy()
+    try:
+        probe.push(bad)
+        raise AssertionError(f"{bad} was accepted")
+    except IllegalMove:
+        pass
+    corrupted = steps[:k] + [bad] + steps[k + 1 :]
+    report = verify_bytes(orjson.dumps(log_dict(piles, corrupted, name)))
+    assert not report.valid and report.status == "invalid"
+    assert report.error is not None
+    assert report.error.index == k and report.error.path == f"/moves/{k}"
+    assert report.error.message.startswith(f"move {k + 1}: ")
+    assert report.moves == before.moves and report.redeals == before.redeals
+
+
+@FAST
+@given(deal_numbers, seeds, st.sampled_from(["bottom-up", "top-down"]))
+def test_redeal_keeps_order_and_cards(number: int, seed: int, order: str) -> None:
+    _, _, game = random_game(number, random.Random(seed), PRESETS["cruel"], max_steps=30)
+    before = [p[:] for p in game.piles]
+    after = redeal_piles(before, order)
+    assert before == game.piles  # redeal_piles does not touch its input
+    assert tableau_sequence(after, order) == tableau_sequence(before, order)
+    assert Counter(x for p in after for x in p) == Counter(x for p in before for x in p)
+    sizes = [len(p) for p in after]
+    n = sum(sizes)
+    assert sizes == [4] * (n // 4) + ([n % 4] if n % 4 else []) + [0] * (12 - -(-n // 4))
+    assert redeal_piles(after, order) == after  # a second redeal changes nothing
+
+
+@FAST
+@given(deal_numbers, seeds, profiles)
+def test_steps_round_trip_through_log_entries(number: int, seed: int, name: str) -> None:
+    piles, steps, _ = random_game(number, random.Random(seed), PRESETS[name], max_steps=30)
+    compact = []
+    for s in steps:
+        if isinstance(s, Redeal):
+            compact.append("R")
+        elif s.target is None:
+            compact.append(f"{s.source}F")
+        else:
+            compact.append(f"{s.source}-{s.target}" + (f"x{s.count}" if s.count > 1 else ""))
+    doc = log_dict(piles, steps, name)
+    doc["moves"] = compact
+    by_compact = verify_bytes(orjson.dumps(doc))
+    by_object = verify_bytes(orjson.dumps(log_dict(piles, steps, name)))
+    assert by_compact.valid and by_object.valid
+    assert by_compact.final == by_object.final
+    assert all(step_entry(s)["type"] in ("move", "redeal") for s in steps)
