@@ -52,6 +52,14 @@ def symbol(card: Card) -> str:
     return _SYMBOLS[card]
 
 
+def _cases(text: str) -> set[str]:
+    """Every upper/lower-case spelling of ``text``."""
+    variants = {""}
+    for ch in text:
+        variants = {v + x for v in variants for x in {ch.lower(), ch.upper()}}
+    return variants
+
+
 def _build_table() -> dict[str, Card]:
     rank_spellings = {r: [RANK_NAMES[r]] for r in range(1, 14)}
     rank_spellings[10].append("T")
@@ -60,18 +68,22 @@ def _build_table() -> dict[str, Card]:
         for r in range(1, 14):
             for rs in rank_spellings[r]:
                 for ss in (SUITS[s], SUIT_SYMBOLS[s], SUIT_SYMBOLS[s] + "\ufe0f"):
-                    table[rs + ss] = make(s, r)
+                    for spelling in _cases(rs + ss):
+                        table[spelling] = make(s, r)
     return table
 
 
 _NAMES: Final = tuple(RANK_NAMES[rank(c)] + SUITS[suit(c)] for c in DECK)
 _SYMBOLS: Final = tuple(RANK_NAMES[rank(c)] + SUIT_SYMBOLS[suit(c)] for c in DECK)
-_TABLE: Final = _build_table()
+#: Every accepted spelling (in any mix of cases) to its card. Exact keys, no ``str.upper()``:
+#: upper() maps some non-ASCII letters onto ASCII ones ("ſ" to "S"), which no card text may use.
+#: Hot loops look up ``BY_TEXT[text]`` and call :func:`parse` only to explain a failure.
+BY_TEXT: Final = _build_table()
 
 
 def parse(text: str) -> Card:
     """Read a card such as ``10H``, ``th``, ``4♦``; raise :class:`CardError` otherwise."""
-    card = _TABLE.get(text.upper()) if isinstance(text, str) else None
+    card = BY_TEXT.get(text) if isinstance(text, str) else None
     if card is None:
         shown = text if isinstance(text, str) and len(text) <= 12 else repr(text)[:12] + "…"
         raise CardError(f"not a card: {shown!r} (write rank then suit, like 10H, TH or 4♦)")

@@ -101,6 +101,9 @@ def verify(
     finally:
         progress.close()
     total = sum(tally.values())
+    if total == 0:
+        typer.echo("error: no logs found (give .json or .jsonl files, directories holding them, or -)", err=True)
+        raise typer.Exit(EXIT_CODES["unreadable"])
     summary = (
         f"verified {total} log{'s' if total != 1 else ''}: {tally['valid']} valid, "
         f"{tally['invalid']} invalid, {tally['unreadable']} unreadable"

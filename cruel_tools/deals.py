@@ -95,16 +95,33 @@ class BadDeal(ValueError):
 
 def check_piles(piles: Sequence[Sequence[str]], base: str = "/deal/piles") -> list[list[Card]]:
     """Read 12 piles of 4 card names into cards: 48 distinct cards, no aces, else :class:`BadDeal`."""
+    by_text = cards.BY_TEXT
+    try:
+        result = [[by_text[t] for t in p] for p in piles]
+    except KeyError:
+        result = [[cards.parse(t) for t in p] for p in piles]  # raises, naming the bad card
+    flat = [x for p in result for x in p]
+    # The common case (a good deal) costs one set and one scan; only a bad deal is searched
+    # for the exact place to blame.
+    if (
+        len(result) != NUM_PILES
+        or len(flat) != NUM_PILES * PILE_SIZE
+        or len(set(flat)) != len(flat)
+        or any(x % 13 == 0 for x in flat)
+        or any(len(p) != PILE_SIZE for p in result)
+    ):
+        _blame(result, base)
+    return result
+
+
+def _blame(piles: list[list[Card]], base: str) -> None:
     if len(piles) != NUM_PILES:
         raise BadDeal(base, f"a deal has {NUM_PILES} piles, this one has {len(piles)}")
-    result: list[list[Card]] = []
-    where: dict[Card, str] = {}
+    where: dict[Card, int] = {}
     for i, pile in enumerate(piles):
         if len(pile) != PILE_SIZE:
             raise BadDeal(f"{base}/{i}", f"pile {i + 1} has {len(pile)} cards (a deal has {PILE_SIZE} in each)")
-        row = []
-        for j, text in enumerate(pile):
-            card = cards.parse(text)
+        for j, card in enumerate(pile):
             if cards.rank(card) == 1:
                 raise BadDeal(
                     f"{base}/{i}/{j}",
@@ -115,10 +132,7 @@ def check_piles(piles: Sequence[Sequence[str]], base: str = "/deal/piles") -> li
                     f"{base}/{i}/{j}",
                     f"{cards.symbol(card)} is in pile {where[card]} and again in pile {i + 1}",
                 )
-            where[card] = str(i + 1)
-            row.append(card)
-        result.append(row)
-    return result
+            where[card] = i + 1
 
 
 def resolve_deal(number: int | None, piles_text: Sequence[Sequence[str]] | None) -> list[list[Card]]:

@@ -14,6 +14,7 @@ them checks a rule itself.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from itertools import chain
 from typing import Literal, NamedTuple
 
 from . import cards
@@ -138,12 +139,12 @@ class PositionError(ValueError):
 def redeal_piles(piles: Sequence[Sequence[Card]], order: str = "bottom-up") -> list[list[Card]]:
     """The 12 piles a redeal in ``order`` makes of ``piles`` (which it does not change)."""
     if order == "bottom-up":
-        seq = [c for p in piles for c in p]
+        seq = list(chain.from_iterable(piles))
         new = [seq[i : i + PACKET] for i in range(0, len(seq), PACKET)]
     else:  # "top-down": read each pile top to bottom; a packet's first card becomes the top
-        seq = [c for p in piles for c in reversed(p)]
+        seq = list(chain.from_iterable(p[::-1] for p in piles))
         new = [seq[i : i + PACKET][::-1] for i in range(0, len(seq), PACKET)]
-    new.extend([] for _ in range(NUM_PILES - len(new)))
+    new += [[] for _ in range(NUM_PILES - len(new))]
     return new
 
 
@@ -168,8 +169,8 @@ def is_packed(piles: Sequence[Sequence[Card]]) -> bool:
 def tableau_sequence(piles: Sequence[Sequence[Card]], order: str = "bottom-up") -> list[Card]:
     """The single sequence a redeal reads and keeps (pile 1 first)."""
     if order == "bottom-up":
-        return [c for p in piles for c in p]
-    return [c for p in piles for c in reversed(p)]
+        return list(chain.from_iterable(piles))
+    return list(chain.from_iterable(p[::-1] for p in piles))
 
 
 # --- the game ---------------------------------------------------------------------------------
@@ -215,6 +216,14 @@ class Game:
     def from_deal(cls, piles: Sequence[Sequence[Card]], rules: Rules = DEFAULT) -> Game:
         """The opening position of a deal (12 piles of 4, no aces; aces on the foundations)."""
         return cls(piles, (1, 1, 1, 1), rules)
+
+    @classmethod
+    def trusted(cls, piles: list[list[Card]], rules: Rules = DEFAULT) -> Game:
+        """The opening position of piles already checked to be a deal (see
+        :func:`cruel_tools.deals.check_piles`); takes ownership of ``piles``."""
+        g = object.__new__(cls)
+        g.rules, g.piles, g.foundations, g.moves, g.redeals = rules, piles, [1, 1, 1, 1], 0, 0
+        return g
 
     def copy(self) -> Game:
         """An independent copy (piles are copied, rules shared: they are immutable)."""
@@ -262,15 +271,17 @@ class Game:
 
     def move(self, source: int, target: int | None, count: int = 1, card: Card | None = None) -> None:
         """Move the top ``count`` cards of ``source`` to ``target`` (None: the foundation)."""
-        if self.is_won():
-            raise MoveAfterEnd("the game is already won")
         if not 1 <= source <= NUM_PILES or not (target is None or 1 <= target <= NUM_PILES):
             raise BadPile(f"piles are numbered 1 to {NUM_PILES}")
         src = self.piles[source - 1]
+        if not src:
+            # A won game has only empty piles, so checking for the end here costs nothing on the
+            # way of a legal move.
+            if self.is_won():
+                raise MoveAfterEnd("the game is already won")
+            raise EmptySource(f"pile {source} is empty")
         if target == source:
             raise SamePile(f"pile {source} cannot move onto itself")
-        if not src:
-            raise EmptySource(f"pile {source} is empty")
         if count != 1:
             self._check_run(source, target, count)
         moving = src[-count]  # the deepest card that moves

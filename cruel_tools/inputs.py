@@ -20,6 +20,11 @@ LOG_SUFFIXES = (".json", ".jsonl")
 _CHUNK = 1 << 16
 
 
+def display_name(path: Path | str) -> str:
+    """A file name safe to print and to put in JSON: bytes that are not UTF-8 become U+FFFD."""
+    return os.fsencode(path).decode("utf-8", "replace")
+
+
 def _too_large(size: int, limits: Limits) -> LogFormatError:
     return LogFormatError(
         "too-large", "", f"log is {size} bytes or more, over the limit of {limits.max_bytes}"
@@ -31,7 +36,7 @@ def _read_file(path: Path, limits: Limits) -> bytes | LogFormatError:
         with path.open("rb") as f:
             data = f.read(limits.max_bytes + 1)
     except OSError as exc:
-        return LogFormatError("unreadable", "", f"cannot read {path}: {exc.strerror or exc}")
+        return LogFormatError("unreadable", "", f"cannot read {display_name(path)}: {exc.strerror or 'error'}")
     if len(data) > limits.max_bytes:
         return _too_large(len(data), limits)
     return data
@@ -45,7 +50,7 @@ def _lines(stream: BinaryIO, name: str, limits: Limits) -> Iterator[Unit]:
         if not line:
             return
         number += 1
-        source = Source(file=name, line=number)
+        source = Source(file=display_name(name), line=number)
         if len(line) - line.endswith(b"\n") > limits.max_bytes:
             size = len(line)
             while not line.endswith(b"\n"):
@@ -56,7 +61,7 @@ def _lines(stream: BinaryIO, name: str, limits: Limits) -> Iterator[Unit]:
             yield source, _too_large(size, limits)
             continue
         if line.strip():
-            yield source, line
+            yield source, line.rstrip(b"\r\n")
 
 
 def _expand(path: Path) -> list[Path]:
@@ -80,7 +85,8 @@ def iter_units(paths: Sequence[str], limits: Limits = Limits(), stdin_jsonl: boo
             continue
         root = Path(name)
         if not root.exists():
-            yield Source(file=name), LogFormatError("unreadable", "", f"no such file or directory: {name}")
+            shown = display_name(name)
+            yield Source(file=shown), LogFormatError("unreadable", "", f"no such file or directory: {shown}")
             continue
         for path in _expand(root):
             if path.suffix == ".jsonl":
@@ -88,9 +94,11 @@ def iter_units(paths: Sequence[str], limits: Limits = Limits(), stdin_jsonl: boo
                     with path.open("rb") as f:
                         yield from _lines(f, str(path), limits)
                 except OSError as exc:
-                    yield Source(file=str(path)), LogFormatError("unreadable", "", f"cannot read {path}: {exc}")
+                    shown = display_name(path)
+                    message = f"cannot read {shown}: {exc.strerror or 'error'}"
+                    yield Source(file=shown), LogFormatError("unreadable", "", message)
             else:
-                yield Source(file=str(path)), _read_file(path, limits)
+                yield Source(file=display_name(path)), _read_file(path, limits)
 
 
 def count_units(paths: Sequence[str]) -> int | None:

@@ -19,10 +19,15 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     ValidationError,
+    ValidationInfo,
+    ValidatorFunctionWrapHandler,
+    field_validator,
     model_validator,
     with_config,
 )
+from pydantic_core import PydanticCustomError
 
 from . import cards
 from .cards import Card
@@ -32,7 +37,7 @@ from .rules import PRESETS, PresetName, Rules
 
 FORMAT = "cruel-log/1"
 CARD_PATTERN = r"^(10|[2-9AaTtJjQqKk])([SsHhDdCc]|[♠♥♦♣]\ufe0f?)$"
-COMPACT_PATTERN = r"^\s*(?:[Rr]|([1-9]|1[0-2])\s*(?:[Ff]|-\s*([1-9]|1[0-2])(?:\s*[xX]\s*([1-9]|1[0-3]))?))\s*$"
+COMPACT_PATTERN = r"^(?:[Rr]|([1-9]|1[0-2])(?:[Ff]|-([1-9]|1[0-2])(?:[xX]([1-9]|1[0-2]))?))$"
 _COMPACT = re.compile(COMPACT_PATTERN)
 
 
@@ -45,6 +50,9 @@ class Limits:
 
     max_bytes: int = 1 << 20
     max_moves: int = 10_000
+
+
+_DEFAULT_LIMITS = Limits()
 
 
 class LogFormatError(ValueError):
@@ -109,7 +117,10 @@ CompactEntry = Annotated[
 
 # A plain smart union (str, or objects told apart by "type"), not a callable discriminator: the
 # union is decided in Rust, which matters at thousands of moves per log.
-LogEntry = CompactEntry | Annotated[MoveEntry | RedealEntry, Field(discriminator="type")]
+LogEntry = Annotated[
+    Annotated[MoveEntry | RedealEntry, Field(discriminator="type")] | CompactEntry,
+    Field(union_mode="left_to_right"),  # objects are the common case: try them first
+]
 
 
 class Deal(BaseModel):
@@ -158,8 +169,29 @@ class GameLog(BaseModel):
     )
     deal: Deal
     moves: list[LogEntry] = Field(default_factory=list)
+
+    @field_validator("moves", mode="wrap")
+    @classmethod
+    def _move_limit(cls, value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> Any:
+        # Checked before a single move is validated, so an absurd log costs no more than its size.
+        limits = (info.context or {}).get("limits", _DEFAULT_LIMITS)
+        if isinstance(value, list) and len(value) > limits.max_moves:
+            raise PydanticCustomError(
+                "too_many_moves",
+                "{count} moves, over the limit of {limit}",
+                {"count": len(value), "limit": limits.max_moves},
+            )
+        return handler(value)
     claim: Claim | None = None
     meta: dict[str, Any] | None = Field(None, description="Free-form: player, started_at, ...")
+
+    _steps: list[Step] | None = PrivateAttr(None)
+
+    def steps(self) -> list[Step]:
+        """The moves as engine steps (computed once)."""
+        if self._steps is None:
+            self._steps = [to_step(e) for e in self.moves]
+        return self._steps
 
     def resolved_rules(self) -> Rules:
         """The rules profile: a preset with the log's overrides applied."""
@@ -172,10 +204,10 @@ class GameLog(BaseModel):
 # --- steps ------------------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=1024)
 def parse_compact(text: str) -> Step:
     """``"3F"``, ``"3-7"``, ``"3-7x2"`` or ``"R"`` as an engine step."""
-    m = _COMPACT.match(text)
+    m = _COMPACT.fullmatch(text)
     if m is None:
         raise ValueError(f"not a compact move: {text!r}")
     source, target, count = m.groups()
@@ -196,7 +228,7 @@ def to_step(entry: MoveEntry | RedealEntry | str) -> Step:
         entry["from"],
         None if to == "foundation" else to,
         entry.get("count", 1),
-        None if card is None else cards.parse(card),
+        None if card is None else cards.BY_TEXT[card],
     )
 
 
@@ -225,28 +257,49 @@ _KEYS = frozenset(
     "format rules deal moves claim meta number piles type from to card count outcome "
     "foundation_cards redeals preset redeal_order max_redeals redeal_only_when_stuck run_moves".split()
 )
-# Errors that only say "this union branch wanted another type"; shown only if nothing better is.
-_BRANCH_TYPE_ERRORS = frozenset(
+# Errors that only say "this union branch wanted another type": the least telling ones.
+_TYPE_ERRORS = frozenset(
     {"string_type", "model_type", "model_attributes_type", "dict_type", "literal_error", "int_type"}
 )
 
 
 def _pointer(loc: tuple[int | str, ...], extra: bool = False) -> str:
-    parts = [str(p) for p in loc if isinstance(p, int) or p in _KEYS]
-    if extra:  # the unknown key itself ends the location
+    known = loc[:-1] if extra else loc
+    parts = [str(p) for p in known if isinstance(p, int) or p in _KEYS]
+    if extra:  # the unknown key itself ends the location, whatever it is called
         parts.append(str(loc[-1]))
     return "".join("/" + p.replace("~", "~0").replace("/", "~1") for p in parts) or "/"
 
 
-def _is_branch(err: Any) -> bool:
-    labels = [p for p in err["loc"] if isinstance(p, str) and p not in _KEYS]
-    return bool(labels) and err["type"] in _BRANCH_TYPE_ERRORS
+def _keys(err: Any) -> list[int | str]:
+    return [p for p in err["loc"] if isinstance(p, int) or p in _KEYS]
+
+
+def _best(errors: list[Any]) -> Any:
+    """The error to show: in the first part of the log that has any (a top-level key, or one
+    move), the most specific one: deepest location first, then not a mere type mismatch.
+    """
+    def part(err: Any) -> list[int | str]:
+        keys = _keys(err)
+        return keys[:2] if keys[:1] == ["moves"] else keys[:1]
+
+    first = part(errors[0])
+    group = [e for e in errors if part(e) == first]
+    return max(group, key=lambda e: (len(_keys(e)), e["type"] not in _TYPE_ERRORS))
+
+
+def _short_repr(value: Any) -> str:
+    if isinstance(value, (list, dict)):
+        # Never repr a hostile container whole: it may be huge or nested past the recursion limit.
+        return "an array" if isinstance(value, list) else "an object"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _message(err: Any) -> str:
-    keys = [p for p in err["loc"] if isinstance(p, int) or p in _KEYS] or [""]
+    keys = _keys(err) or [""]
     kind, value = err["type"], err.get("input")
-    shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+    shown = _short_repr(value)
     if kind == "string_pattern_mismatch" and (keys[-1] == "card" or "piles" in keys):
         return f"not a card: {shown} (write rank then suit, like 10H, TH or 4♦)"
     if kind == "string_pattern_mismatch" and keys[0] == "moves":
@@ -259,45 +312,44 @@ def _message(err: Any) -> str:
         return f'unknown move type {err["ctx"]["tag"]!r} (use "move" or "redeal")'
     if kind == "union_tag_not_found":
         return 'a move object needs "type": "move" or "redeal"'
-    if len(keys) == 2 and keys[0] == "moves" and _is_branch(err):
+    if len(keys) == 2 and keys[0] == "moves" and kind in _TYPE_ERRORS:
         return f'not a move: {shown} (use an object with "type", or a string like 3F, 3-7, R)'
     return str(err["msg"]).removeprefix("Value error, ").replace("\n", " ")
 
 
 def _first_error(exc: ValidationError) -> LogFormatError:
-    errors = exc.errors(include_url=False)
-    useful = [e for e in errors if not _is_branch(e)] or errors
-    err = useful[0]
+    err = _best(exc.errors(include_url=False))
+    if err["type"] == "json_invalid":
+        return LogFormatError("not-json", "", f"not JSON: {err['ctx']['error']}")
+    if err["type"] == "too_many_moves":
+        return LogFormatError("too-many-moves", "/moves", str(err["msg"]))
+    if err["type"] == "model_type" and not err["loc"]:
+        return LogFormatError("schema", "/", "a log is a JSON object")
     path = _pointer(err["loc"], extra=err["type"] == "extra_forbidden")
     return LogFormatError("schema", path, _message(err))
 
 
-def load(data: bytes | str, limits: Limits = Limits()) -> GameLog:
-    """Parse one log from JSON text; raise :class:`LogFormatError` for anything that is not one."""
+def load(data: bytes | str, limits: Limits = _DEFAULT_LIMITS) -> GameLog:
+    """Parse one log from JSON text; raise :class:`LogFormatError` for anything that is not one.
+
+    pydantic parses and validates in one pass (no intermediate Python objects): the cheapest
+    way to read a log in Python, and bounded by the size limit checked first.
+    """
     if len(data) > limits.max_bytes:
         raise LogFormatError(
             "too-large", "", f"log is {len(data)} bytes, over the limit of {limits.max_bytes}"
         )
     try:
-        obj = orjson.loads(data)
-    except orjson.JSONDecodeError as exc:
-        where = f"line {exc.lineno}, column {exc.colno}" if exc.lineno else f"byte {exc.pos}"
-        raise LogFormatError("not-json", "", f"not JSON ({where}): {exc.msg}") from None
-    return from_object(obj, limits)
+        return GameLog.model_validate_json(data, context={"limits": limits})
+    except ValidationError as exc:
+        raise _first_error(exc) from None
 
 
-def from_object(obj: Any, limits: Limits = Limits()) -> GameLog:
-    """Validate an already-decoded log object against the v1 model and the move limit."""
+def from_object(obj: Any, limits: Limits = _DEFAULT_LIMITS) -> GameLog:
+    """Validate an already-decoded log object (a dict) against the v1 model and the limits."""
     if not isinstance(obj, dict):
         raise LogFormatError("schema", "/", "a log is a JSON object")
-    moves = obj.get("moves")
-    if isinstance(moves, list) and len(moves) > limits.max_moves:
-        raise LogFormatError(
-            "too-many-moves",
-            "/moves",
-            f"{len(moves)} moves, over the limit of {limits.max_moves}",
-        )
     try:
-        return GameLog.model_validate(obj)
+        return GameLog.model_validate(obj, context={"limits": limits})
     except ValidationError as exc:
         raise _first_error(exc) from None
