@@ -15,7 +15,7 @@ from . import cards, deals, schemas
 from .inputs import count_units, is_terminal, iter_units
 from .log import Limits
 from .rules import PRESETS
-from .verify import EXIT_CODES, VerifyReport, report_json, verify_many
+from .verify import EXIT_CODES, render_many
 
 app = typer.Typer(
     add_completion=False,
@@ -28,20 +28,6 @@ app = typer.Typer(
 def _out(line: str | bytes) -> None:
     data = line if isinstance(line, bytes) else line.encode()
     sys.stdout.buffer.write(data + b"\n")
-
-
-def human_line(report: VerifyReport) -> str:
-    """One line per log, as ``cruel verify`` prints it."""
-    where = str(report.source) if report.source else "log"
-    err = report.error
-    if report.status == "valid":
-        return (
-            f"{where}: valid: {report.outcome}, {report.foundation_cards} foundation cards, "
-            f"{report.moves} moves, {report.redeals} redeals"
-        )
-    assert err is not None
-    loc = f" (at {err.path})" if err.path not in ("", "/") else ""
-    return f"{where}: {report.status}: {err.message}{loc} [{err.code}]"
 
 
 class _Progress:
@@ -91,13 +77,11 @@ def verify(
     progress = _Progress(count_units(logs))
     tally: Counter[str] = Counter()
     try:
-        for report in verify_many(iter_units(logs, limits, jsonl), limits, jobs):
-            tally[report.status] += 1
+        for status, line in render_many(iter_units(logs, limits, jsonl), limits, jobs, json):
+            tally[status] += 1
             progress.step()
-            if json:
-                _out(report_json(report))
-            elif not (quiet and report.status == "valid"):
-                _out(human_line(report))
+            if json or not (quiet and status == "valid"):
+                _out(line)
     finally:
         progress.close()
     total = sum(tally.values())

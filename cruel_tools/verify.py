@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import multiprocessing
 import sys
-from collections.abc import Iterable, Iterator
-from functools import partial
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
-from typing import Literal
+from multiprocessing.pool import AsyncResult
+from typing import Literal, TypeVar
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
@@ -23,6 +24,7 @@ from .log import FORMAT_ERROR_CODES, GameLog, Limits, LogFormatError, load, pars
 from .rules import Rules
 
 REPORT_FORMAT = "cruel-verify-report/1"
+T = TypeVar("T")
 
 #: What each status makes ``cruel verify`` exit with (the worst status of a batch wins).
 Status = Literal["valid", "invalid", "unreadable", "internal-error"]
@@ -219,17 +221,55 @@ def verify_unit(unit: Unit, limits: Limits = Limits()) -> VerifyReport:
 
 
 def verify_many(units: Iterable[Unit], limits: Limits = Limits(), jobs: int = 1) -> Iterator[VerifyReport]:
-    """Reports in input order; ``jobs`` > 1 verifies in that many worker processes.
-
-    Units are sent in bounded batches, so a huge JSON Lines file never sits in memory at once.
-    """
-    work = partial(verify_unit, limits=limits)
+    """Reports in input order; ``jobs`` > 1 verifies in that many worker processes."""
     if jobs <= 1:
-        yield from map(work, units)
+        for unit in units:
+            yield verify_unit(unit, limits)
         return
-    with multiprocessing.get_context("spawn" if sys.platform == "win32" else "fork").Pool(jobs) as pool:
-        for batch in _batches(units, 4096):
-            yield from pool.imap(work, batch, chunksize=64)
+    yield from _in_workers(_reports_of_chunk, units, (limits,), jobs)
+
+
+def render_many(
+    units: Iterable[Unit], limits: Limits = Limits(), jobs: int = 1, as_json: bool = False
+) -> Iterator[tuple[Status, bytes]]:
+    """``(status, output line)`` per log in input order: what ``cruel verify`` prints.
+
+    With ``jobs`` > 1 the workers render the lines themselves, so the parent only writes bytes:
+    sending whole report models back would cost the parent more than verifying does.
+    """
+    if jobs <= 1:
+        for unit in units:
+            yield _render(verify_unit(unit, limits), as_json)
+        return
+    yield from _in_workers(_lines_of_chunk, units, (limits, as_json), jobs)
+
+
+def _render(report: VerifyReport, as_json: bool) -> tuple[Status, bytes]:
+    return report.status, report_json(report) if as_json else report_line(report).encode()
+
+
+def _reports_of_chunk(chunk: list[Unit], limits: Limits) -> list[VerifyReport]:
+    return [verify_unit(u, limits) for u in chunk]
+
+
+def _lines_of_chunk(chunk: list[Unit], limits: Limits, as_json: bool) -> list[tuple[Status, bytes]]:
+    return [_render(verify_unit(u, limits), as_json) for u in chunk]
+
+
+def _in_workers(fn: Callable[..., list[T]], units: Iterable[Unit], extra: tuple[object, ...], jobs: int) -> Iterator[T]:
+    """Run ``fn(chunk, *extra)`` over chunks of units in ``jobs`` processes, results in order.
+
+    At most two chunks per worker are in flight, so memory stays bounded however long the input.
+    """
+    context = multiprocessing.get_context("spawn" if sys.platform == "win32" else "fork")
+    pending: deque[AsyncResult[list[T]]] = deque()
+    with context.Pool(jobs) as pool:
+        for chunk in _batches(units, 128):
+            pending.append(pool.apply_async(fn, (chunk, *extra)))
+            if len(pending) >= 2 * jobs:
+                yield from pending.popleft().get()
+        while pending:
+            yield from pending.popleft().get()
 
 
 def _batches(units: Iterable[Unit], size: int) -> Iterator[list[Unit]]:
@@ -240,7 +280,20 @@ def _batches(units: Iterable[Unit], size: int) -> Iterator[list[Unit]]:
 
 def report_json(report: VerifyReport) -> bytes:
     """One report as a line of JSON."""
-    return orjson.dumps(report.model_dump(mode="json", exclude_none=False))
+    return orjson.dumps(report.model_dump(mode="json"))
+
+
+def report_line(report: VerifyReport) -> str:
+    """One report as a line for people, as ``cruel verify`` prints it."""
+    where = str(report.source) if report.source else "log"
+    err = report.error
+    if err is None:
+        return (
+            f"{where}: valid: {report.outcome}, {report.foundation_cards} foundation cards, "
+            f"{report.moves} moves, {report.redeals} redeals"
+        )
+    loc = f" (at {err.path})" if err.path not in ("", "/") else ""
+    return f"{where}: {report.status}: {err.message}{loc} [{err.code}]"
 
 
 __all__ = [

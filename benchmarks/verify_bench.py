@@ -1,0 +1,157 @@
+"""Benchmark of ``cruel verify``: logs per second and microseconds per move, end to end.
+
+    python benchmarks/verify_bench.py            # 2,000 winning logs, 7 timed runs
+
+The first run builds the fixture ``benchmarks/data/won-logs.jsonl`` (deterministic; about two
+minutes on 2 cores): deal numbers from 1 up are solved by the baseline best-first solver, and each
+win is written 24 times, once per relabelling of the suits (the rules do not care which suit is
+which, so every relabelled log is a different, equally long winning game). Each log is checked by
+the verifier before it is written.
+
+Timed (median of the runs, one process unless said):
+  * end to end: read the JSONL file, parse, validate, replay, build every report;
+  * the same plus rendering each JSON report, as ``cruel verify --json`` does, in one process
+    and in ``--jobs 2`` worker processes (on a 2-core machine that is per core x 2 at best);
+  * replay alone on already parsed logs, to show where the time goes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import multiprocessing
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import orjson
+
+from cruel_tools import cards, log
+from cruel_tools.deals import deal_piles
+from cruel_tools.game import Game, Move
+from cruel_tools.inputs import iter_units
+from cruel_tools.log import Limits
+from cruel_tools.solver import best_first
+from cruel_tools.verify import render_many, verify, verify_bytes, verify_many
+
+HERE = Path(__file__).parent
+PERMUTATIONS = list(itertools.permutations(range(4)))
+
+
+def _solve(number: int) -> tuple[int, list[Move | object]] | None:
+    result = best_first(Game.from_deal(deal_piles(number)), max_states=20_000)
+    return (number, result.steps) if result.verdict == "won" else None
+
+
+def _relabel(card: int, perm: tuple[int, ...]) -> int:
+    return perm[card // 13] * 13 + card % 13
+
+
+def _logs_for(number: int, steps: list) -> list[bytes]:  # type: ignore[type-arg]
+    piles = deal_piles(number)
+    game = Game.from_deal(piles)
+    entries = []
+    for step in steps:
+        moving = game.piles[step.source - 1][-step.count] if isinstance(step, Move) else None
+        entries.append((step, moving))
+        game.push(step)
+    out = []
+    for perm in PERMUTATIONS:
+        moves = [log.step_entry(s, None if c is None else _relabel(c, perm)) for s, c in entries]
+        doc = {
+            "format": "cruel-log/1",
+            "rules": "cruel",
+            "deal": {"piles": [[cards.name(_relabel(c, perm)) for c in p] for p in piles]},
+            "moves": moves,
+            "claim": {"outcome": "won", "foundation_cards": 52,
+                      "moves": game.moves, "redeals": game.redeals},
+            "meta": {"player": "bench", "source_deal": number, "suits": "".join("SHDC"[i] for i in perm)},
+        }
+        if perm == (0, 1, 2, 3):
+            doc["deal"]["number"] = number
+        out.append(orjson.dumps(doc))
+    return out
+
+
+def build_fixture(path: Path, count: int, jobs: int) -> None:
+    need = -(-count // len(PERMUTATIONS))
+    print(f"building {path} ({count} logs from {need} solved deals)...", file=sys.stderr)
+    wins: list[tuple[int, list]] = []  # type: ignore[type-arg]
+    with multiprocessing.Pool(jobs) as pool:
+        for found in pool.imap(_solve, itertools.count(1), chunksize=1):
+            if found:
+                wins.append(found)
+                print(f"\r  solved {len(wins)}/{need}", end="", file=sys.stderr)
+            if len(wins) >= need:
+                pool.terminate()
+                break
+    print(file=sys.stderr)
+    lines = [line for number, steps in wins for line in _logs_for(number, steps)][:count]
+    for line in lines:
+        report = verify_bytes(line)
+        assert report.valid and report.outcome == "won", report.error
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"\n".join(lines) + b"\n")
+
+
+def _median_time(fn, runs: int) -> float:  # type: ignore[no-untyped-def]
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--logs", type=int, default=2000)
+    ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--jobs", type=int, default=2, help="processes for the fixture and the parallel run")
+    ap.add_argument("--data", type=Path, default=HERE / "data" / "won-logs.jsonl")
+    args = ap.parse_args()
+
+    if not args.data.exists() or args.data.read_bytes().count(b"\n") < args.logs:
+        build_fixture(args.data, args.logs, args.jobs)
+    lines = args.data.read_bytes().splitlines()[: args.logs]
+    n = len(lines)
+    moves = sum(len(orjson.loads(line)["moves"]) for line in lines)
+    path = str(args.data)
+    limits = Limits()
+
+    def end_to_end() -> None:
+        for report in verify_many(iter_units([path], limits), limits, jobs=1):
+            assert report.valid
+
+    def cli_json(jobs: int) -> None:
+        # What `cruel verify --json --jobs N FILE` does, minus writing to stdout.
+        for status, _ in render_many(iter_units([path], limits), limits, jobs, as_json=True):
+            assert status == "valid"
+
+    parsed = [log.load(line) for line in lines]
+
+    def replay_only() -> None:
+        for item in parsed:
+            verify(item)
+
+    t_e2e = _median_time(end_to_end, args.runs)
+    t_cli = _median_time(lambda: cli_json(1), args.runs)
+    t_par = _median_time(lambda: cli_json(args.jobs), args.runs)
+    t_replay = _median_time(replay_only, args.runs)
+    print(f"machine: {platform.machine()} {platform.processor() or ''} {multiprocessing.cpu_count()} cores, "
+          f"Python {platform.python_version()}")
+    print(f"fixture: {n} winning logs, {moves} moves ({moves / n:.1f} per log), {len(b''.join(lines)) / n:.0f} bytes per log")
+    print(f"{'measure (median of runs)':42s} {'logs/s':>9s} {'us/log':>8s} {'us/move':>8s}")
+    for label, t in [
+        ("end to end, 1 process (read+parse+replay)", t_e2e),
+        ("as `cruel verify --json`, 1 process", t_cli),
+        (f"as `cruel verify --json --jobs {args.jobs}`", t_par),
+        ("replay + report only (parsed logs)", t_replay),
+    ]:
+        print(f"{label:42s} {n / t:9.0f} {t / n * 1e6:8.1f} {t / moves * 1e6:8.2f}")
+
+
+if __name__ == "__main__":
+    main()
