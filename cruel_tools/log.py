@@ -126,7 +126,16 @@ LogEntry = Annotated[
 class Deal(BaseModel):
     """A deal by number, by piles (bottom to top), or both (then they must agree)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        json_schema_extra={
+            "anyOf": [
+                {"required": ["number"], "properties": {"number": {"type": "integer"}}},
+                {"required": ["piles"], "properties": {"piles": {"type": "array"}}},
+            ]
+        },
+    )
 
     number: Annotated[int, Field(ge=0, le=MAX_DEAL_NUMBER, strict=True)] | None = Field(
         None, description="A deal number (docs/deals.md)."
