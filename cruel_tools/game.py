@@ -155,15 +155,15 @@ def is_packed(piles: Sequence[Sequence[Card]]) -> bool:
     so the layout is unchanged exactly when the pile sizes already are the packet sizes:
     full piles of 4, then at most one shorter pile, then empty ones.
     """
-    short = False
-    for p in piles:
-        n = len(p)
-        if short:
-            if n:
-                return False
-        elif n != PACKET:
-            short = True
-    return True
+    sizes = list(map(len, piles))
+    return sizes == _PACKED_SIZES[sum(sizes)]
+
+
+# The pile sizes a redeal of n cards makes, for every n: 4, 4, ..., the rest, then zeros.
+_PACKED_SIZES = [
+    [PACKET] * (n // PACKET) + [n % PACKET] * (n % PACKET > 0) + [0] * (NUM_PILES - -(-n // PACKET))
+    for n in range(NUM_PILES * PACKET + 1)
+]
 
 
 def tableau_sequence(piles: Sequence[Sequence[Card]], order: str = "bottom-up") -> list[Card]:
@@ -335,7 +335,7 @@ class Game:
 
     def redeal_problem(self) -> IllegalMove | None:
         """Why a redeal is illegal now, or None when it is legal."""
-        if self.is_won():
+        if not any(self.piles):  # every card is home: the game is won
             return MoveAfterEnd("the game is already won")
         rules = self.rules
         if rules.max_redeals is not None and self.redeals >= rules.max_redeals:
