@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import os
 import sys
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Optional
 
 import orjson
 import typer
 
-from . import cards, deals, schemas
-from .inputs import count_units, is_terminal, iter_units
+from . import cards, deals, render, schemas
+from . import stats as player_stats
+from . import log as log_format
+from .game import Game
+from .inputs import count_units, is_terminal, iter_units, load_deal
 from .log import Limits
 from .rules import PRESETS
 from .verify import EXIT_CODES, render_many
@@ -122,6 +127,110 @@ def schema(
 def rules() -> None:
     """Print the rules presets as JSON."""
     _out(orjson.dumps({k: v.model_dump() for k, v in PRESETS.items()}, option=orjson.OPT_INDENT_2))
+
+
+# --- replays and positions -------------------------------------------------------------------
+
+
+def _style(layout: str, ascii_: bool, no_color: bool) -> render.Style:
+    color = not no_color and "NO_COLOR" not in os.environ and is_terminal(sys.stdout)
+    return render.Style(layout=layout, ascii=ascii_, color=color)  # type: ignore[arg-type]
+
+
+def _read_log_or_exit(path: str, limits: Limits) -> log_format.GameLog:
+    unit = next(iter_units([path], limits))
+    source, data = unit
+    try:
+        if isinstance(data, log_format.LogFormatError):
+            raise data
+        return log_format.load(data, limits)
+    except log_format.LogFormatError as exc:
+        typer.echo(f"{source}: unreadable: {exc} [{exc.code}]", err=True)
+        raise typer.Exit(EXIT_CODES["unreadable"]) from None
+
+
+LayoutOption = Annotated[str, typer.Option("--layout", help="rows (one line per pile), grid (3x4) or wide (2x6).")]
+AsciiOption = Annotated[bool, typer.Option("--ascii", help="Write suits as S H D C.")]
+NoColorOption = Annotated[bool, typer.Option("--no-color", help="No colour even on a terminal.")]
+
+
+def _check_layout(layout: str) -> None:
+    if layout not in render.LAYOUTS:
+        typer.echo(f"error: --layout must be one of {', '.join(render.LAYOUTS)}", err=True)
+        raise typer.Exit(2)
+
+
+@app.command()
+def replay(
+    log: Annotated[str, typer.Argument(help="A game log (file, or - for stdin).")],
+    layout: LayoutOption = "rows",
+    ascii_: AsciiOption = False,
+    no_color: NoColorOption = False,
+    first: Annotated[int, typer.Option("--from", min=1, help="First step to show.")] = 1,
+    last: Annotated[Optional[int], typer.Option("--to", min=1, help="Last step to show.")] = None,
+    final: Annotated[bool, typer.Option("--final", help="Only the final position.")] = False,
+    moves_only: Annotated[bool, typer.Option("--moves-only", help="One line per move, like a score sheet.")] = False,
+) -> None:
+    """Render a logged game step by step: each move in words and the position after it.
+
+    Exit status as for verify: 0 legal, 1 illegal move / bad deal / false claim, 2 unreadable.
+    """
+    _check_layout(layout)
+    game_log = _read_log_or_exit(log, Limits())
+    options = render.ReplayOptions(
+        style=_style(layout, ascii_, no_color), first=first, last=last, final_only=final, moves_only=moves_only
+    )
+    result = render.replay(game_log, options)
+    for line in result.lines:
+        _out(line)
+    raise typer.Exit(EXIT_CODES["invalid"] if result.error else 0)
+
+
+@app.command()
+def show(
+    deal_spec: Annotated[str, typer.Argument(metavar="DEAL", help="A deal number, or a JSON file holding a deal or a log.")],
+    layout: LayoutOption = "rows",
+    ascii_: AsciiOption = False,
+    no_color: NoColorOption = False,
+) -> None:
+    """Render a starting position: a deal number, a deal file or a log's deal."""
+    _check_layout(layout)
+    style = _style(layout, ascii_, no_color)
+    try:
+        number, piles = load_deal(deal_spec)
+    except (ValueError, OSError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1 if isinstance(exc, deals.BadDeal) else 2) from None
+    title = f"Deal {number}" if number is not None else f"Deal from {deal_spec}"
+    for line in render.show(Game.trusted(piles), title, style):
+        _out(line)
+
+
+@app.command()
+def stats(
+    logs: Annotated[list[str], typer.Argument(help="A player's logs: files, directories, .jsonl, or -.")],
+    json: Annotated[bool, typer.Option("--json", help="The record as one JSON object.")] = False,
+    today: Annotated[Optional[str], typer.Option(help="Day to count the current streak to (YYYY-MM-DD).")] = None,
+    jsonl: Annotated[bool, typer.Option("--jsonl", help="Read stdin as JSON Lines.")] = False,
+) -> None:
+    """A player's record: games, wins, win rate, fastest win, fewest moves, best score, streaks.
+
+    Only logs that verify count; the others are listed with their error and left out.
+    """
+    try:
+        day = dt.date.fromisoformat(today) if today else None
+    except ValueError:
+        typer.echo(f"error: --today must be a date like 2027-01-31, not {today!r}", err=True)
+        raise typer.Exit(2) from None
+    rec = player_stats.record(iter_units(logs, Limits(), jsonl), today=day)
+    if json:
+        _out(rec.model_dump_json())
+    else:
+        for line in player_stats.table(rec):
+            _out(line)
+    if rec.played == 0 and not rec.excluded:
+        typer.echo("error: no logs found", err=True)
+        raise typer.Exit(EXIT_CODES["unreadable"])
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -13,7 +13,12 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
-from .log import Limits, LogFormatError
+import orjson
+from pydantic import ValidationError
+
+from . import deals
+from .cards import Card
+from .log import Deal, Limits, LogFormatError, from_object
 from .verify import Source, Unit
 
 LOG_SUFFIXES = (".json", ".jsonl")
@@ -134,3 +139,28 @@ def is_terminal(stream: object) -> bool:
         return bool(stream.isatty()) and os.environ.get("TERM") != "dumb"  # type: ignore[attr-defined]
     except (AttributeError, ValueError):
         return False
+
+
+def load_deal(spec: str, limits: Limits = Limits()) -> tuple[int | None, list[list[Card]]]:
+    """A deal from a number (``"17"``), or from a JSON file (``-`` for stdin) holding a deal
+    (``{"number": ...}`` / ``{"piles": ...}``) or a whole log. Raises ``ValueError`` subclasses
+    (:class:`~cruel_tools.deals.BadDeal` for piles that are not a deal) or ``OSError``."""
+    if spec.isdigit():
+        return int(spec), deals.deal_piles(int(spec))
+    stream = sys.stdin.buffer if spec == "-" else Path(spec).open("rb")
+    with stream:
+        data = stream.read(limits.max_bytes + 1)
+    if len(data) > limits.max_bytes:
+        raise ValueError(f"{spec}: over the size limit of {limits.max_bytes} bytes")
+    try:
+        obj = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        raise ValueError(f"{spec}: not JSON ({exc.msg})") from None
+    if isinstance(obj, dict) and "format" in obj:
+        deal = from_object(obj, limits).deal
+    else:
+        try:
+            deal = Deal.model_validate(obj)
+        except ValidationError as exc:
+            raise ValueError(f"{spec}: not a deal ({exc.errors()[0]['msg']})") from None
+    return deal.number, deals.resolve_deal(deal.number, deal.piles)

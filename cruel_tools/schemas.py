@@ -12,12 +12,14 @@ import orjson
 from pydantic import BaseModel
 
 from .log import GameLog
+from .stats import Record
 from .verify import VerifyReport
 
 #: File name of each schema, by the model it describes.
 MODELS: dict[str, type[BaseModel]] = {
     "game-log.schema.json": GameLog,
     "verify-report.schema.json": VerifyReport,
+    "stats.schema.json": Record,
 }
 
 

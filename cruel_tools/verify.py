@@ -127,10 +127,15 @@ def replay(game: Game, log: GameLog) -> ErrorInfo | None:
             else:
                 redeal()
     except IllegalMove as exc:
-        return ErrorInfo.model_construct(
-            index=index, path=f"/moves/{index}", code=exc.code, message=f"move {index + 1}: {exc}"
-        )
+        return move_error(index, exc)
     return None
+
+
+def move_error(index: int, exc: IllegalMove) -> ErrorInfo:
+    """How an illegal move at ``index`` is reported (players count moves from 1)."""
+    return ErrorInfo.model_construct(
+        index=index, path=f"/moves/{index}", code=exc.code, message=f"move {index + 1}: {exc}"
+    )
 
 
 def check_claim(game: Game, log: GameLog) -> ErrorInfo | None:

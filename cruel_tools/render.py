@@ -1,0 +1,259 @@
+"""Text rendering: positions in the layouts of the seeds, and whole games as readable replays.
+
+Every line fits in 80 columns. Rendering only reads positions; legality comes from the engine
+(:mod:`cruel_tools.game`) and error wording from the verifier, so a replay and ``cruel verify``
+always agree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from . import cards
+from .cards import Card
+from .deals import BadDeal, resolve_deal
+from .game import Game, IllegalMove, Redeal, Step
+from .log import GameLog
+from .rules import PRESETS
+from .verify import ErrorInfo, check_claim, move_error
+
+Layout = Literal["rows", "grid", "wide"]
+LAYOUTS: tuple[Layout, ...] = ("rows", "grid", "wide")
+WIDTH = 80
+_RED = "\x1b[31m"
+_RESET = "\x1b[0m"
+_TO_ASCII = str.maketrans(dict(zip(cards.SUIT_SYMBOLS, cards.SUITS)))
+
+
+@dataclass(frozen=True)
+class Style:
+    """How to draw: layout, ASCII suits (S H D C) or symbols, ANSI colour for red suits."""
+
+    layout: Layout = "rows"
+    ascii: bool = False
+    color: bool = False
+
+    def card(self, card: Card, width: int = 0) -> str:
+        """A card, padded to ``width`` visible columns (colour codes take no column)."""
+        text = cards.name(card) if self.ascii else cards.symbol(card)
+        pad = " " * max(0, width - len(text))
+        if self.color and cards.suit(card) in (1, 2):  # hearts, diamonds
+            return f"{_RED}{text}{_RESET}{pad}"
+        return text + pad
+
+    def suit(self, suit: int) -> str:
+        text = cards.SUITS[suit] if self.ascii else cards.SUIT_SYMBOLS[suit]
+        return f"{_RED}{text}{_RESET}" if self.color and suit in (1, 2) else text
+
+    def text(self, message: str) -> str:
+        """A message (e.g. the verifier's) with its suit symbols as letters in ASCII mode."""
+        return message.translate(_TO_ASCII) if self.ascii else message
+
+    @property
+    def arrow(self) -> str:
+        return "->" if self.ascii else "→"
+
+
+# --- positions --------------------------------------------------------------------------------
+
+
+def foundation_line(game: Game, style: Style) -> str:
+    """``♠ 5  ♥ A  ♦ 3  ♣ 7``: the top rank of each foundation."""
+    return "  ".join(f"{style.suit(s)} {cards.RANK_NAMES[r]}" for s, r in enumerate(game.foundations))
+
+
+def _rows(piles: Sequence[Sequence[Card]], style: Style) -> list[str]:
+    lines = []
+    for i, pile in enumerate(piles, 1):
+        body = " ".join(style.card(c, 3) for c in pile).rstrip() if pile else "(empty)"
+        lines.append(f"{i:>2}: {body}")
+    return lines
+
+
+def _stacked(piles: Sequence[Sequence[Card]], style: Style, per_row: int, col: int) -> list[str]:
+    """Piles side by side, each a column of cards from bottom (first line) to top, as on a table."""
+    lines: list[str] = []
+    for start in range(0, len(piles), per_row):
+        group = piles[start : start + per_row]
+        if start:
+            lines.append("")
+        lines.append("".join(f"  {start + k + 1}".ljust(col) for k in range(len(group))).rstrip())
+        depth = max(1, max(len(p) for p in group))
+        for row in range(depth):
+            cells = []
+            for pile in group:
+                if row < len(pile):
+                    cells.append("  " + style.card(pile[row], col - 2))
+                elif row == 0:
+                    cells.append("  " + "--".ljust(col - 2))
+                else:
+                    cells.append(" " * col)
+            lines.append("".join(cells).rstrip())
+    return lines
+
+
+def position_lines(game: Game, style: Style) -> list[str]:
+    """The foundations, then the twelve piles in the chosen layout."""
+    if style.layout == "grid":
+        body = _stacked(game.piles, style, per_row=4, col=10)
+    elif style.layout == "wide":
+        body = _stacked(game.piles, style, per_row=6, col=9)
+    else:
+        body = _rows(game.piles, style)
+    return [foundation_line(game, style), *body]
+
+
+# --- steps ------------------------------------------------------------------------------------
+
+
+def ordinal(n: int) -> str:
+    if 10 <= n % 100 <= 20:
+        return f"{n}th"
+    return f"{n}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th') }"
+
+
+def describe(step: Step, before: Game, style: Style) -> str:
+    """A step in words, from the position it is played in: ``4♦ pile 3 → pile 7, onto 5♦``."""
+    if isinstance(step, Redeal):
+        return f"Redeal ({ordinal(before.redeals + 1)})"
+    src = before.piles[step.source - 1] if 1 <= step.source <= 12 else []
+    moving = src[-step.count :] if 0 < step.count <= len(src) else []
+    what = " ".join(style.card(c) for c in reversed(moving)) if moving else "(nothing)"
+    if step.target is None:
+        return f"{what} pile {step.source} {style.arrow} foundation"
+    dst = before.piles[step.target - 1] if 1 <= step.target <= 12 else []
+    onto = f", onto {style.card(dst[-1])}" if dst else ""
+    return f"{what} pile {step.source} {style.arrow} pile {step.target}{onto}"
+
+
+def new_tops(before: Game, after: Game, style: Style) -> str:
+    """After a redeal: the cards that are tops now and were not before (what players study)."""
+    old = {p[-1] for p in before.piles if p}
+    fresh = [f"{style.card(p[-1])} (pile {i})" for i, p in enumerate(after.piles, 1) if p and p[-1] not in old]
+    return "new tops: " + (", ".join(fresh) if fresh else "none")
+
+
+def _wrap(text: str, indent: str = "    ") -> list[str]:
+    """Split a long line at commas so it fits in 80 columns."""
+    lines, current = [], ""
+    for part in text.split(", "):
+        candidate = f"{current}, {part}" if current else part
+        if len(_visible(candidate)) + len(indent) > WIDTH and current:
+            lines.append(indent + current + ",")
+            current = part
+        else:
+            current = candidate
+    lines.append(indent + current)
+    return lines
+
+
+def _visible(text: str) -> str:
+    return text.replace(_RED, "").replace(_RESET, "")
+
+
+# --- replays ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReplayOptions:
+    style: Style = Style()
+    first: int = 1  # first step shown (1-based)
+    last: int | None = None  # last step shown
+    final_only: bool = False
+    moves_only: bool = False
+
+
+@dataclass
+class Replay:
+    """A rendered game: its lines and the first thing wrong with it (as ``cruel verify`` says)."""
+
+    lines: list[str]
+    error: ErrorInfo | None
+    game: Game | None
+
+
+def _header(log: GameLog) -> list[str]:
+    rules = log.resolved_rules()
+    deal = f"deal {log.deal.number}" if log.deal.number is not None else "deal given by its piles"
+    custom = "" if rules == PRESETS[rules.preset] else " (with overrides)"
+    lines = [f"Cruel: {deal}, rules {rules.preset}{custom}"]
+    meta = log.meta or {}
+    facts = [f"{k.replace('_', ' ')}: {meta[k]}" for k in ("player", "started_at", "finished_at")
+             if isinstance(meta.get(k), (str, int, float))]
+    if facts:
+        lines.extend(_wrap("; ".join(str(f)[:60] for f in facts).replace("; ", ", "), indent=""))
+    return lines
+
+
+def replay(log: GameLog, options: ReplayOptions = ReplayOptions()) -> Replay:
+    """Render ``log`` step by step; stop at the first illegal move, as the verifier does."""
+    style = options.style
+    out = _header(log)
+    try:
+        piles = resolve_deal(log.deal.number, log.deal.piles)
+    except BadDeal as exc:
+        error = ErrorInfo(index=None, path=exc.path, code="bad-deal", message=f"deal: {exc}")
+        return Replay(out + ["", f"error: {style.text(error.message)} (at {error.path}) [{error.code}]"], error, None)
+    game = Game.trusted(piles, log.resolved_rules())
+    steps = log.steps()
+    last = len(steps) if options.last is None else min(options.last, len(steps))
+    show_positions = not (options.moves_only or options.final_only)
+    if show_positions and options.first <= 1:
+        out += ["", "Start", *position_lines(game, style)]
+    elif show_positions:
+        out += ["", f"Before step {options.first}"]
+    error = None
+    for number, step in enumerate(steps, 1):
+        shown = options.first <= number <= last and not options.final_only
+        if show_positions and number == options.first and number > 1:
+            out += position_lines(game, style)
+        before = game.copy()
+        try:
+            game.push(step)
+        except IllegalMove as exc:
+            error = move_error(number - 1, exc)
+            out += ["", f"{number}. {describe(step, before, style)}  (illegal)",
+                    f"error: {style.text(error.message)} [{error.code}]",
+                    f"Position when move {number} was tried:",
+                    *position_lines(game, style)]
+            break
+        if not shown:
+            continue
+        line = f"{number}. {describe(step, before, style)}"
+        if options.moves_only:
+            out.append(line)
+            continue
+        out += ["", line]
+        if isinstance(step, Redeal):
+            out += _wrap(new_tops(before, game, style))
+        out += position_lines(game, style)
+    if error is None and options.final_only:
+        out += ["", "Final position", *position_lines(game, style)]
+    if error is None:
+        error = check_claim(game, log)
+    out += ["", _summary(game)]
+    if error is not None and error.code == "claim-mismatch":
+        out.append(f"error: {style.text(error.message)} (at {error.path}) [{error.code}]")
+    return Replay(out, error, game)
+
+
+def _summary(game: Game) -> str:
+    return (
+        f"Game result: {game.outcome().replace('_', ' ')}, {game.foundation_cards} foundation cards, "
+        f"{game.moves} moves, {game.redeals} redeals"
+    )
+
+
+def show(game: Game, title: str, style: Style) -> list[str]:
+    """A starting position with a title line."""
+    return [title, *position_lines(game, style)]
+
+
+def visible_width(line: str) -> int:
+    """Columns a rendered line takes on a terminal (colour codes take none)."""
+    return len(_visible(line))
+
+
+__all__ = ["LAYOUTS", "Replay", "ReplayOptions", "Style", "describe", "position_lines", "replay", "show"]
