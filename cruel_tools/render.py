@@ -7,6 +7,7 @@ always agree.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -195,7 +196,7 @@ def replay(log: GameLog, options: ReplayOptions = ReplayOptions()) -> Replay:
         piles = resolve_deal(log.deal.number, log.deal.piles)
     except BadDeal as exc:
         error = ErrorInfo(index=None, path=exc.path, code="bad-deal", message=f"deal: {exc}")
-        return Replay(out + ["", f"error: {style.text(error.message)} (at {error.path}) [{error.code}]"], error, None)
+        return Replay([*out, "", *_error_lines(error, style)], error, None)
     game = Game.trusted(piles, log.resolved_rules())
     steps = log.steps()
     last = len(steps) if options.last is None else min(options.last, len(steps))
@@ -215,7 +216,7 @@ def replay(log: GameLog, options: ReplayOptions = ReplayOptions()) -> Replay:
         except IllegalMove as exc:
             error = move_error(number - 1, exc)
             out += ["", f"{number}. {describe(step, before, style)}  (illegal)",
-                    f"error: {style.text(error.message)} [{error.code}]",
+                    *_error_lines(error, style),
                     f"Position when move {number} was tried:",
                     *position_lines(game, style)]
             break
@@ -235,8 +236,15 @@ def replay(log: GameLog, options: ReplayOptions = ReplayOptions()) -> Replay:
         error = check_claim(game, log)
     out += ["", _summary(game)]
     if error is not None and error.code == "claim-mismatch":
-        out.append(f"error: {style.text(error.message)} (at {error.path}) [{error.code}]")
+        out += _error_lines(error, style)
     return Replay(out, error, game)
+
+
+def _error_lines(error: ErrorInfo, style: Style) -> list[str]:
+    """The verifier's words for ``error``, wrapped to 80 columns."""
+    where = "" if error.index is not None else f" (at {error.path})"
+    text = f"error: {style.text(error.message)}{where} [{error.code}]"
+    return textwrap.wrap(text, WIDTH, subsequent_indent="    ", break_on_hyphens=False)
 
 
 def _summary(game: Game) -> str:
