@@ -76,7 +76,8 @@ def verify(
 ) -> None:
     """Replay game logs against the rules; report the first illegal move or confirm the result.
 
-    Exit status: 0 all valid, 1 an illegal move, bad deal or false claim, 2 unreadable input.
+    Exit status: 0 all valid, 1 an illegal move, bad deal or false claim, 2 unreadable input,
+    3 an internal error (a bug: please report it).
     """
     limits = Limits(max_bytes=max_bytes, max_moves=max_moves)
     progress = _Progress(count_units(logs))

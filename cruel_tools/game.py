@@ -309,10 +309,10 @@ class Game:
             onto = dst[-1]
             if onto != moving + 1 or moving % 13 == 12:
                 cls = WrongRank if onto // 13 == moving // 13 else WrongSuit
-                needs = "nothing (a king builds on no card)" if moving % 13 == 12 else cards.symbol(moving + 1)
+                why = "a king builds on no card" if moving % 13 == 12 else f"needs {cards.symbol(moving + 1)}"
                 raise cls(
                     f"{cards.symbol(moving)} from pile {source} cannot go onto "
-                    f"{cards.symbol(onto)} on pile {target} (needs {needs})"
+                    f"{cards.symbol(onto)} on pile {target} ({why})"
                 )
             if count == 1:
                 dst.append(src.pop())
@@ -339,7 +339,7 @@ class Game:
             return MoveAfterEnd("the game is already won")
         rules = self.rules
         if rules.max_redeals is not None and self.redeals >= rules.max_redeals:
-            return RedealLimit(f"no redeals left: {rules.preset} allows {rules.max_redeals}")
+            return RedealLimit(f"no redeals left: these rules allow {rules.max_redeals}")
         if rules.redeal_only_when_stuck and self.has_card_move():
             return RedealNotStuck(f"{rules.preset} allows a redeal only when no card can move")
         if is_packed(self.piles):

@@ -158,8 +158,8 @@ class Claim(BaseModel):
 
     outcome: Literal["won", "blocked", "in_progress"] | None = None
     foundation_cards: Annotated[int, Field(ge=4, le=52, strict=True)] | None = None
-    moves: Annotated[int, Field(ge=0, strict=True)] | None = None
-    redeals: Annotated[int, Field(ge=0, strict=True)] | None = None
+    moves: Annotated[int, Field(ge=0, le=10**6, strict=True)] | None = None
+    redeals: Annotated[int, Field(ge=0, le=10**6, strict=True)] | None = None
 
 
 class GameLog(BaseModel):
@@ -301,7 +301,9 @@ def _short_repr(value: Any) -> str:
     if isinstance(value, (list, dict)):
         # Never repr a hostile container whole: it may be huge or nested past the recursion limit.
         return "an array" if isinstance(value, list) else "an object"
-    text = repr(value)
+    if value is None or isinstance(value, bool):
+        return {None: "null", True: "true", False: "false"}[value]
+    text = repr(value) if not isinstance(value, int) or abs(value) < 10**30 else "a huge number"
     return text if len(text) <= 40 else text[:37] + "..."
 
 

@@ -18,7 +18,7 @@ from .deals import BadDeal, resolve_deal
 from .game import Game, IllegalMove, Redeal, Step
 from .log import GameLog
 from .rules import PRESETS
-from .verify import ErrorInfo, check_claim, move_error
+from .verify import ErrorInfo, check_claim, move_error, score_words
 
 Layout = Literal["rows", "grid", "wide"]
 LAYOUTS: tuple[Layout, ...] = ("rows", "grid", "wide")
@@ -248,10 +248,8 @@ def _error_lines(error: ErrorInfo, style: Style) -> list[str]:
 
 
 def _summary(game: Game) -> str:
-    return (
-        f"Game result: {game.outcome().replace('_', ' ')}, {game.foundation_cards} foundation cards, "
-        f"{game.moves} moves, {game.redeals} redeals"
-    )
+    words = score_words(game.foundation_cards, game.moves, game.redeals)
+    return f"Game result: {game.outcome().replace('_', ' ')}, {words}"
 
 
 def show(game: Game, title: str, style: Style) -> list[str]:

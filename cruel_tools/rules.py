@@ -21,7 +21,7 @@ PresetName = Literal[
 class Rules(BaseModel):
     """One rules profile. Immutable; compare with ``==``."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
     preset: PresetName = Field("cruel", description="The named preset this profile starts from.")
     redeal_order: RedealOrder = Field(

@@ -288,14 +288,21 @@ def report_json(report: VerifyReport) -> bytes:
     return orjson.dumps(report.model_dump(mode="json"))
 
 
+def score_words(foundation_cards: int, moves: int, redeals: int) -> str:
+    """``52 foundation cards, 56 moves, 1 redeal``: the score figures in words."""
+    def n(k: int, word: str) -> str:
+        return f"{k} {word}" if k == 1 else f"{k} {word}s"
+
+    return f"{n(foundation_cards, 'foundation card')}, {n(moves, 'move')}, {n(redeals, 'redeal')}"
+
+
 def report_line(report: VerifyReport) -> str:
     """One report as a line for people, as ``cruel verify`` prints it."""
     where = str(report.source) if report.source else "log"
     err = report.error
     if err is None:
-        return (
-            f"{where}: valid: {report.outcome}, {report.foundation_cards} foundation cards, "
-            f"{report.moves} moves, {report.redeals} redeals"
+        return f"{where}: valid: {report.outcome}, " + score_words(
+            report.foundation_cards or 0, report.moves or 0, report.redeals or 0
         )
     loc = f" (at {err.path})" if err.path not in ("", "/") else ""
     return f"{where}: {report.status}: {err.message}{loc} [{err.code}]"

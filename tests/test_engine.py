@@ -258,7 +258,7 @@ def test_redeal_limit(name: str, limit: int) -> None:
     g.redeal()  # the last one allowed
     g.piles[0].append(g.piles[1].pop())  # unpack again so only the limit can forbid a redeal
     msg = raises("redeal-limit", g.redeal)
-    assert f"allows {limit}" in msg
+    assert f"these rules allow {limit}" in msg
 
 
 def test_redeal_only_when_stuck() -> None:
@@ -342,3 +342,27 @@ def test_presets() -> None:
     assert PRESETS["pysolfc"].redeal_order == "top-down"
     with pytest.raises(KeyError, match="known"):
         preset("klondike")
+
+
+def test_regression_redeal_after_a_pile_grew_past_four() -> None:
+    """Full piles, then one pile of more than 4, then empty ones: a redeal changes that layout.
+
+    An earlier engine called such a layout packed and refused the redeal (found while writing
+    docs/rules.md, on deal 1 after 41 legal steps).
+    """
+    import pathlib
+
+    from cruel_tools.verify import verify_bytes
+
+    path = pathlib.Path(__file__).parent / "data" / "packed-redeal-regression.json"
+    report = verify_bytes(path.read_bytes())
+    assert report.valid, report.error
+    assert not is_packed([[0, 1, 2, 3], [4, 5, 6, 7, 8]] + [[] for _ in range(10)])
+    assert is_packed([[0, 1, 2, 3], [4, 5, 6]] + [[] for _ in range(10)])
+    assert not is_packed([[0, 1, 2, 3], [], [4]] + [[] for _ in range(9)])
+
+
+def test_kings_build_on_nothing_message() -> None:
+    g = position(["KH", "JH 5S"], foundations="H10")
+    msg = raises("wrong-suit", g.move, 1, 2)
+    assert msg.endswith("(a king builds on no card)")
