@@ -65,9 +65,17 @@ def _logs_for(number: int, steps: list) -> list[bytes]:  # type: ignore[type-arg
             "rules": "cruel",
             "deal": {"piles": [[cards.name(_relabel(c, perm)) for c in p] for p in piles]},
             "moves": moves,
-            "claim": {"outcome": "won", "foundation_cards": 52,
-                      "moves": game.moves, "redeals": game.redeals},
-            "meta": {"player": "bench", "source_deal": number, "suits": "".join("SHDC"[i] for i in perm)},
+            "claim": {
+                "outcome": "won",
+                "foundation_cards": 52,
+                "moves": game.moves,
+                "redeals": game.redeals,
+            },
+            "meta": {
+                "player": "bench",
+                "source_deal": number,
+                "suits": "".join("SHDC"[i] for i in perm),
+            },
         }
         if perm == (0, 1, 2, 3):
             doc["deal"]["number"] = number
@@ -106,10 +114,14 @@ def _median_time(fn, runs: int) -> float:  # type: ignore[no-untyped-def]
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--logs", type=int, default=2000)
     ap.add_argument("--runs", type=int, default=7)
-    ap.add_argument("--jobs", type=int, default=2, help="processes for the fixture and the parallel run")
+    ap.add_argument(
+        "--jobs", type=int, default=2, help="processes for the fixture and the parallel run"
+    )
     ap.add_argument("--data", type=Path, default=HERE / "data" / "won-logs.jsonl")
     args = ap.parse_args()
 
@@ -140,9 +152,13 @@ def main() -> None:
     t_cli = _median_time(lambda: cli_json(1), args.runs)
     t_par = _median_time(lambda: cli_json(args.jobs), args.runs)
     t_replay = _median_time(replay_only, args.runs)
-    print(f"machine: {platform.machine()} {platform.processor() or ''} {multiprocessing.cpu_count()} cores, "
-          f"Python {platform.python_version()}")
-    print(f"fixture: {n} winning logs, {moves} moves ({moves / n:.1f} per log), {len(b''.join(lines)) / n:.0f} bytes per log")
+    print(
+        f"machine: {platform.machine()} {platform.processor() or ''} {multiprocessing.cpu_count()} cores, "
+        f"Python {platform.python_version()}"
+    )
+    print(
+        f"fixture: {n} winning logs, {moves} moves ({moves / n:.1f} per log), {len(b''.join(lines)) / n:.0f} bytes per log"
+    )
     print(f"{'measure (median of runs)':42s} {'logs/s':>9s} {'us/log':>8s} {'us/move':>8s}")
     for label, t in [
         ("end to end, 1 process (read+parse+replay)", t_e2e),

@@ -8,14 +8,14 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import orjson
 import typer
 
 from . import cards, deals, render, schemas
-from . import stats as player_stats
 from . import log as log_format
+from . import stats as player_stats
 from .game import Game
 from .inputs import count_units, is_terminal, iter_units, load_deal
 from .log import Limits
@@ -66,13 +66,23 @@ class _Progress:
 
 @app.command()
 def verify(
-    logs: Annotated[list[str], typer.Argument(help="Log files, directories, .jsonl files, or - for stdin.")],
-    json: Annotated[bool, typer.Option("--json", help="One JSON report per log (JSON Lines).")] = False,
+    logs: Annotated[
+        list[str], typer.Argument(help="Log files, directories, .jsonl files, or - for stdin.")
+    ],
+    json: Annotated[
+        bool, typer.Option("--json", help="One JSON report per log (JSON Lines).")
+    ] = False,
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, max=64, help="Worker processes.")] = 1,
-    max_bytes: Annotated[int, typer.Option(min=1, help="Largest log accepted, in bytes.")] = Limits.max_bytes,
-    max_moves: Annotated[int, typer.Option(min=0, help="Most moves accepted in one log.")] = Limits.max_moves,
+    max_bytes: Annotated[
+        int, typer.Option(min=1, help="Largest log accepted, in bytes.")
+    ] = Limits.max_bytes,
+    max_moves: Annotated[
+        int, typer.Option(min=0, help="Most moves accepted in one log.")
+    ] = Limits.max_moves,
     jsonl: Annotated[bool, typer.Option("--jsonl", help="Read stdin as JSON Lines.")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only problems and the summary.")] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="Print only problems and the summary.")
+    ] = False,
 ) -> None:
     """Replay game logs against the rules; report the first illegal move or confirm the result.
 
@@ -92,7 +102,10 @@ def verify(
         progress.close()
     total = sum(tally.values())
     if total == 0:
-        typer.echo("error: no logs found (give .json or .jsonl files, directories holding them, or -)", err=True)
+        typer.echo(
+            "error: no logs found (give .json or .jsonl files, directories holding them, or -)",
+            err=True,
+        )
         raise typer.Exit(EXIT_CODES["unreadable"])
     summary = (
         f"verified {total} log{'s' if total != 1 else ''}: {tally['valid']} valid, "
@@ -117,7 +130,9 @@ def deal(number: Annotated[int, typer.Argument(help="Deal number, 0 to 429496729
 
 @app.command()
 def schema(
-    out: Annotated[Path, typer.Option("--out", help="Folder to write the schemas into.")] = Path("schemas"),
+    out: Annotated[Path, typer.Option("--out", help="Folder to write the schemas into.")] = Path(
+        "schemas"
+    ),
 ) -> None:
     """Write the JSON Schemas of every format we read or write."""
     for path in schemas.write_all(out):
@@ -150,7 +165,9 @@ def _read_log_or_exit(path: str, limits: Limits) -> log_format.GameLog:
         raise typer.Exit(EXIT_CODES["unreadable"]) from None
 
 
-LayoutOption = Annotated[str, typer.Option("--layout", help="rows (one line per pile), grid (3x4) or wide (2x6).")]
+LayoutOption = Annotated[
+    str, typer.Option("--layout", help="rows (one line per pile), grid (3x4) or wide (2x6).")
+]
 AsciiOption = Annotated[bool, typer.Option("--ascii", help="Write suits as S H D C.")]
 NoColorOption = Annotated[bool, typer.Option("--no-color", help="No colour even on a terminal.")]
 
@@ -168,9 +185,11 @@ def replay(
     ascii_: AsciiOption = False,
     no_color: NoColorOption = False,
     first: Annotated[int, typer.Option("--from", min=1, help="First step to show.")] = 1,
-    last: Annotated[Optional[int], typer.Option("--to", min=1, help="Last step to show.")] = None,
+    last: Annotated[int | None, typer.Option("--to", min=1, help="Last step to show.")] = None,
     final: Annotated[bool, typer.Option("--final", help="Only the final position.")] = False,
-    moves_only: Annotated[bool, typer.Option("--moves-only", help="One line per move, like a score sheet.")] = False,
+    moves_only: Annotated[
+        bool, typer.Option("--moves-only", help="One line per move, like a score sheet.")
+    ] = False,
 ) -> None:
     """Render a logged game step by step: each move in words and the position after it.
 
@@ -179,7 +198,11 @@ def replay(
     _check_layout(layout)
     game_log = _read_log_or_exit(log, Limits())
     options = render.ReplayOptions(
-        style=_style(layout, ascii_, no_color), first=first, last=last, final_only=final, moves_only=moves_only
+        style=_style(layout, ascii_, no_color),
+        first=first,
+        last=last,
+        final_only=final,
+        moves_only=moves_only,
     )
     result = render.replay(game_log, options)
     for line in result.lines:
@@ -189,7 +212,12 @@ def replay(
 
 @app.command()
 def show(
-    deal_spec: Annotated[str, typer.Argument(metavar="DEAL", help="A deal number, or a JSON file holding a deal or a log.")],
+    deal_spec: Annotated[
+        str,
+        typer.Argument(
+            metavar="DEAL", help="A deal number, or a JSON file holding a deal or a log."
+        ),
+    ],
     layout: LayoutOption = "rows",
     ascii_: AsciiOption = False,
     no_color: NoColorOption = False,
@@ -209,9 +237,13 @@ def show(
 
 @app.command()
 def stats(
-    logs: Annotated[list[str], typer.Argument(help="A player's logs: files, directories, .jsonl, or -.")],
+    logs: Annotated[
+        list[str], typer.Argument(help="A player's logs: files, directories, .jsonl, or -.")
+    ],
     json: Annotated[bool, typer.Option("--json", help="The record as one JSON object.")] = False,
-    today: Annotated[Optional[str], typer.Option(help="Day to count the current streak to (YYYY-MM-DD).")] = None,
+    today: Annotated[
+        str | None, typer.Option(help="Day to count the current streak to (YYYY-MM-DD).")
+    ] = None,
     jsonl: Annotated[bool, typer.Option("--jsonl", help="Read stdin as JSON Lines.")] = False,
 ) -> None:
     """A player's record: games, wins, win rate, fastest win, fewest moves, best score, streaks.

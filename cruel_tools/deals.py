@@ -68,7 +68,7 @@ def deal_order(number: int) -> list[Card]:
     check_deal_number(number)
     order = list(_START)
     # zip stops after 47 draws: one random int per position, from the top position down to 1.
-    for i, u in zip(range(len(order) - 1, 0, -1), mulberry32(number)):
+    for i, u in zip(range(len(order) - 1, 0, -1), mulberry32(number), strict=False):  # endless
         # Multiply-shift maps u to 0..i with integers only; JS computes the same value exactly
         # as Math.floor(u * (i + 1) / 4294967296), since u * (i + 1) < 2**38 fits a double.
         j = (u * (i + 1)) >> 32
@@ -94,7 +94,7 @@ class BadDeal(ValueError):
 
 
 def check_piles(piles: Sequence[Sequence[str]], base: str = "/deal/piles") -> list[list[Card]]:
-    """Read 12 piles of 4 card names into cards: 48 distinct cards, no aces, else :class:`BadDeal`."""
+    """Read 12 piles of 4 card names: 48 distinct cards, no aces, else :class:`BadDeal`."""
     by_text = cards.BY_TEXT
     try:
         result = [[by_text[t] for t in p] for p in piles]
@@ -120,7 +120,10 @@ def _blame(piles: list[list[Card]], base: str) -> None:
     where: dict[Card, int] = {}
     for i, pile in enumerate(piles):
         if len(pile) != PILE_SIZE:
-            raise BadDeal(f"{base}/{i}", f"pile {i + 1} has {len(pile)} cards (a deal has {PILE_SIZE} in each)")
+            raise BadDeal(
+                f"{base}/{i}",
+                f"pile {i + 1} has {len(pile)} cards (a deal has {PILE_SIZE} in each)",
+            )
         for j, card in enumerate(pile):
             if cards.rank(card) == 1:
                 raise BadDeal(
@@ -135,7 +138,9 @@ def _blame(piles: list[list[Card]], base: str) -> None:
             where[card] = i + 1
 
 
-def resolve_deal(number: int | None, piles_text: Sequence[Sequence[str]] | None) -> list[list[Card]]:
+def resolve_deal(
+    number: int | None, piles_text: Sequence[Sequence[str]] | None
+) -> list[list[Card]]:
     """The starting piles a log's deal names: by number, by piles, or both when they agree."""
     by_number = deal_piles(number) if number is not None else None
     if piles_text is None:

@@ -37,7 +37,7 @@ class Move(NamedTuple):
 
     source: int
     target: int | None
-    count: int = 1
+    count: int = 1  # type: ignore[assignment]  # shadows tuple.count, which nobody needs here
     card: Card | None = None
 
 
@@ -122,9 +122,21 @@ class MoveAfterEnd(IllegalMove):
 MOVE_ERRORS: dict[str, type[IllegalMove]] = {
     cls.code: cls
     for cls in (
-        BadPile, SamePile, EmptySource, EmptyTarget, CardMismatch, NotNextOnFoundation,
-        WrongSuit, WrongRank, RunsNotAllowed, NotARun, RunToFoundation, RedealUnchanged,
-        RedealLimit, RedealNotStuck, MoveAfterEnd,
+        BadPile,
+        SamePile,
+        EmptySource,
+        EmptyTarget,
+        CardMismatch,
+        NotNextOnFoundation,
+        WrongSuit,
+        WrongRank,
+        RunsNotAllowed,
+        NotARun,
+        RunToFoundation,
+        RedealUnchanged,
+        RedealLimit,
+        RedealNotStuck,
+        MoveAfterEnd,
     )
 }
 
@@ -269,7 +281,9 @@ class Game:
 
     # --- the rules ---
 
-    def move(self, source: int, target: int | None, count: int = 1, card: Card | None = None) -> None:
+    def move(
+        self, source: int, target: int | None, count: int = 1, card: Card | None = None
+    ) -> None:
         """Move the top ``count`` cards of ``source`` to ``target`` (None: the foundation)."""
         if not 1 <= source <= NUM_PILES or not (target is None or 1 <= target <= NUM_PILES):
             raise BadPile(f"piles are numbered 1 to {NUM_PILES}")
@@ -288,7 +302,8 @@ class Game:
         if card is not None and card != moving:
             what = "top card" if count == 1 else f"run of {count} starts at"
             raise CardMismatch(
-                f"the log says {cards.symbol(card)} but pile {source}'s {what} {cards.symbol(moving)}"
+                f"the log says {cards.symbol(card)} but pile {source}'s {what} "
+                f"{cards.symbol(moving)}"
             )
         if target is None:
             s, r = divmod(moving, 13)
@@ -309,7 +324,11 @@ class Game:
             onto = dst[-1]
             if onto != moving + 1 or moving % 13 == 12:
                 cls = WrongRank if onto // 13 == moving // 13 else WrongSuit
-                why = "a king builds on no card" if moving % 13 == 12 else f"needs {cards.symbol(moving + 1)}"
+                why = (
+                    "a king builds on no card"
+                    if moving % 13 == 12
+                    else f"needs {cards.symbol(moving + 1)}"
+                )
                 raise cls(
                     f"{cards.symbol(moving)} from pile {source} cannot go onto "
                     f"{cards.symbol(onto)} on pile {target} ({why})"
@@ -325,7 +344,9 @@ class Game:
         if not self.rules.run_moves:
             raise RunsNotAllowed(f"only one card moves at a time under {self.rules.preset}")
         if target is None:
-            raise RunToFoundation("runs move only onto piles; cards go to the foundation one by one")
+            raise RunToFoundation(
+                "runs move only onto piles; cards go to the foundation one by one"
+            )
         length = self.run_length(source)
         if not 1 <= count <= length:
             raise NotARun(

@@ -41,7 +41,9 @@ def _read_file(path: Path, limits: Limits) -> bytes | LogFormatError:
         with path.open("rb") as f:
             data = f.read(limits.max_bytes + 1)
     except OSError as exc:
-        return LogFormatError("unreadable", "", f"cannot read {display_name(path)}: {exc.strerror or 'error'}")
+        return LogFormatError(
+            "unreadable", "", f"cannot read {display_name(path)}: {exc.strerror or 'error'}"
+        )
     if len(data) > limits.max_bytes:
         return _too_large(len(data), limits)
     return data
@@ -76,7 +78,9 @@ def _expand(path: Path) -> list[Path]:
     return [path]
 
 
-def iter_units(paths: Sequence[str], limits: Limits = Limits(), stdin_jsonl: bool = False) -> Iterator[Unit]:
+def iter_units(
+    paths: Sequence[str], limits: Limits = Limits(), stdin_jsonl: bool = False
+) -> Iterator[Unit]:
     """Every log named by ``paths``, in order: files, directories (recursively, sorted), and
     ``-`` for standard input (one log, or JSON Lines with ``stdin_jsonl``)."""
     for name in paths:
@@ -86,12 +90,18 @@ def iter_units(paths: Sequence[str], limits: Limits = Limits(), stdin_jsonl: boo
                 yield from _lines(stdin, "-", limits)
             else:
                 data = stdin.read(limits.max_bytes + 1)
-                yield Source(file="-"), (_too_large(len(data), limits) if len(data) > limits.max_bytes else data)
+                yield (
+                    Source(file="-"),
+                    (_too_large(len(data), limits) if len(data) > limits.max_bytes else data),
+                )
             continue
         root = Path(name)
         if not root.exists():
             shown = display_name(name)
-            yield Source(file=shown), LogFormatError("unreadable", "", f"no such file or directory: {shown}")
+            yield (
+                Source(file=shown),
+                LogFormatError("unreadable", "", f"no such file or directory: {shown}"),
+            )
             continue
         for path in _expand(root):
             if path.suffix == ".jsonl":

@@ -10,11 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NotRequired
 
-from typing_extensions import NotRequired, TypedDict
-
-import orjson
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -28,6 +25,7 @@ from pydantic import (
     with_config,
 )
 from pydantic_core import PydanticCustomError
+from typing_extensions import TypedDict
 
 from . import cards
 from .cards import Card
@@ -95,7 +93,7 @@ MoveEntry.__doc__ = (
     'A card move: "from" pile (1-12), "to" "foundation" or a pile, optional "card" (the moving '
     'card; of a run, its deepest) and "count" (cards moved, default 1; runs under perseverance).'
 )
-MoveEntry = with_config(ConfigDict(extra="forbid", title="MoveEntry"))(MoveEntry)
+MoveEntry = with_config(ConfigDict(extra="forbid", title="MoveEntry"))(MoveEntry)  # type: ignore[misc]
 
 
 @with_config(ConfigDict(extra="forbid"))
@@ -181,7 +179,9 @@ class GameLog(BaseModel):
 
     @field_validator("moves", mode="wrap")
     @classmethod
-    def _move_limit(cls, value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> Any:
+    def _move_limit(
+        cls, value: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo
+    ) -> Any:
         # Checked before a single move is validated, so an absurd log costs no more than its size.
         limits = (info.context or {}).get("limits", _DEFAULT_LIMITS)
         if isinstance(value, list) and len(value) > limits.max_moves:
@@ -191,6 +191,7 @@ class GameLog(BaseModel):
                 {"count": len(value), "limit": limits.max_moves},
             )
         return handler(value)
+
     claim: Claim | None = None
     meta: dict[str, Any] | None = Field(None, description="Free-form: player, started_at, ...")
 
@@ -264,7 +265,8 @@ def step_entry(step: Step, card: Card | None = None) -> dict[str, Any]:
 # Keys of the v1 models: anything else in an error location is a union branch's label.
 _KEYS = frozenset(
     "format rules deal moves claim meta number piles type from to card count outcome "
-    "foundation_cards redeals preset redeal_order max_redeals redeal_only_when_stuck run_moves".split()
+    "foundation_cards redeals preset redeal_order max_redeals redeal_only_when_stuck "
+    "run_moves".split()
 )
 # Errors that only say "this union branch wanted another type": the least telling ones.
 _TYPE_ERRORS = frozenset(
@@ -288,6 +290,7 @@ def _best(errors: list[Any]) -> Any:
     """The error to show: in the first part of the log that has any (a top-level key, or one
     move), the most specific one: deepest location first, then not a mere type mismatch.
     """
+
     def part(err: Any) -> list[int | str]:
         keys = _keys(err)
         return keys[:2] if keys[:1] == ["moves"] else keys[:1]

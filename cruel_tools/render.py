@@ -18,14 +18,14 @@ from .deals import BadDeal, resolve_deal
 from .game import Game, IllegalMove, Redeal, Step
 from .log import GameLog
 from .rules import PRESETS
-from .verify import ErrorInfo, check_claim, move_error, score_words
+from .verify import ErrorInfo, check_claim, deal_error, move_error, score_words
 
 Layout = Literal["rows", "grid", "wide"]
 LAYOUTS: tuple[Layout, ...] = ("rows", "grid", "wide")
 WIDTH = 80
 _RED = "\x1b[31m"
 _RESET = "\x1b[0m"
-_TO_ASCII = str.maketrans(dict(zip(cards.SUIT_SYMBOLS, cards.SUITS)))
+_TO_ASCII = str.maketrans(dict(zip(cards.SUIT_SYMBOLS, cards.SUITS, strict=True)))
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,9 @@ class Style:
 
 def foundation_line(game: Game, style: Style) -> str:
     """``♠ 5  ♥ A  ♦ 3  ♣ 7``: the top rank of each foundation."""
-    return "  ".join(f"{style.suit(s)} {cards.RANK_NAMES[r]}" for s, r in enumerate(game.foundations))
+    return "  ".join(
+        f"{style.suit(s)} {cards.RANK_NAMES[r]}" for s, r in enumerate(game.foundations)
+    )
 
 
 def _rows(piles: Sequence[Sequence[Card]], style: Style) -> list[str]:
@@ -132,7 +134,11 @@ def describe(step: Step, before: Game, style: Style) -> str:
 def new_tops(before: Game, after: Game, style: Style) -> str:
     """After a redeal: the cards that are tops now and were not before (what players study)."""
     old = {p[-1] for p in before.piles if p}
-    fresh = [f"{style.card(p[-1])} (pile {i})" for i, p in enumerate(after.piles, 1) if p and p[-1] not in old]
+    fresh = [
+        f"{style.card(p[-1])} (pile {i})"
+        for i, p in enumerate(after.piles, 1)
+        if p and p[-1] not in old
+    ]
     return "new tops: " + (", ".join(fresh) if fresh else "none")
 
 
@@ -181,8 +187,11 @@ def _header(log: GameLog) -> list[str]:
     custom = "" if rules == PRESETS[rules.preset] else " (with overrides)"
     lines = [f"Cruel: {deal}, rules {rules.preset}{custom}"]
     meta = log.meta or {}
-    facts = [f"{k.replace('_', ' ')}: {meta[k]}" for k in ("player", "started_at", "finished_at")
-             if isinstance(meta.get(k), (str, int, float))]
+    facts = [
+        f"{k.replace('_', ' ')}: {meta[k]}"
+        for k in ("player", "started_at", "finished_at")
+        if isinstance(meta.get(k), (str, int, float))
+    ]
     if facts:
         lines.extend(_wrap("; ".join(str(f)[:60] for f in facts).replace("; ", ", "), indent=""))
     return lines
@@ -195,8 +204,8 @@ def replay(log: GameLog, options: ReplayOptions = ReplayOptions()) -> Replay:
     try:
         piles = resolve_deal(log.deal.number, log.deal.piles)
     except BadDeal as exc:
-        error = ErrorInfo(index=None, path=exc.path, code="bad-deal", message=f"deal: {exc}")
-        return Replay([*out, "", *_error_lines(error, style)], error, None)
+        bad = deal_error(exc)
+        return Replay([*out, "", *_error_lines(bad, style)], bad, None)
     game = Game.trusted(piles, log.resolved_rules())
     steps = log.steps()
     last = len(steps) if options.last is None else min(options.last, len(steps))
@@ -205,7 +214,7 @@ def replay(log: GameLog, options: ReplayOptions = ReplayOptions()) -> Replay:
         out += ["", "Start", *position_lines(game, style)]
     elif show_positions:
         out += ["", f"Before step {options.first}"]
-    error = None
+    error: ErrorInfo | None = None
     for number, step in enumerate(steps, 1):
         shown = options.first <= number <= last and not options.final_only
         if show_positions and number == options.first and number > 1:
@@ -215,10 +224,13 @@ def replay(log: GameLog, options: ReplayOptions = ReplayOptions()) -> Replay:
             game.push(step)
         except IllegalMove as exc:
             error = move_error(number - 1, exc)
-            out += ["", f"{number}. {describe(step, before, style)}  (illegal)",
-                    *_error_lines(error, style),
-                    f"Position when move {number} was tried:",
-                    *position_lines(game, style)]
+            out += [
+                "",
+                f"{number}. {describe(step, before, style)}  (illegal)",
+                *_error_lines(error, style),
+                f"Position when move {number} was tried:",
+                *position_lines(game, style),
+            ]
             break
         if not shown:
             continue
@@ -262,4 +274,13 @@ def visible_width(line: str) -> int:
     return len(_visible(line))
 
 
-__all__ = ["LAYOUTS", "Replay", "ReplayOptions", "Style", "describe", "position_lines", "replay", "show"]
+__all__ = [
+    "LAYOUTS",
+    "Replay",
+    "ReplayOptions",
+    "Style",
+    "describe",
+    "position_lines",
+    "replay",
+    "show",
+]

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from .log import Limits, LogFormatError, load
 from .verify import Source, Unit, verify
 
-STATS_FORMAT = "cruel-stats/1"
+STATS_FORMAT: Final = "cruel-stats/1"
 
 
 class Excluded(BaseModel):
@@ -76,15 +76,22 @@ def _duration(start: dt.datetime | None, end: dt.datetime | None) -> float | Non
     return seconds if seconds >= 0 else None
 
 
+def _day_before(day: dt.date) -> dt.date | None:
+    return day - dt.timedelta(days=1) if day > dt.date.min else None
+
+
 def _runs(days: set[dt.date]) -> dict[dt.date, int]:
     """For each day, the length of the run of consecutive days in ``days`` that ends on it."""
     runs: dict[dt.date, int] = {}
     for day in sorted(days):
-        runs[day] = runs.get(day - dt.timedelta(days=1), 0) + 1
+        before = _day_before(day)
+        runs[day] = (runs.get(before, 0) if before else 0) + 1
     return runs
 
 
-def record(units: Iterable[Unit], today: dt.date | None = None, limits: Limits = Limits()) -> Record:
+def record(
+    units: Iterable[Unit], today: dt.date | None = None, limits: Limits = Limits()
+) -> Record:
     """Compute a player's record from log units (see :func:`cruel_tools.inputs.iter_units`)."""
     played = wins = 0
     fastest: float | None = None
@@ -105,7 +112,9 @@ def record(units: Iterable[Unit], today: dt.date | None = None, limits: Limits =
         report = verify(log, source)
         if not report.valid or report.error is not None:
             assert report.error is not None
-            excluded.append(Excluded(source=source, code=report.error.code, message=report.error.message))
+            excluded.append(
+                Excluded(source=source, code=report.error.code, message=report.error.message)
+            )
             continue
         meta = log.meta or {}
         if isinstance(meta.get("player"), str):
@@ -130,7 +139,8 @@ def record(units: Iterable[Unit], today: dt.date | None = None, limits: Limits =
     reference = today or (max(all_days) if all_days else None)
     current = 0
     if reference is not None:
-        current = runs.get(reference, 0) or runs.get(reference - dt.timedelta(days=1), 0)
+        before = _day_before(reference)
+        current = runs.get(reference, 0) or (runs.get(before, 0) if before else 0)
     return Record(
         played=played,
         wins=wins,
@@ -159,6 +169,7 @@ def _days(n: int) -> str:
 
 def table(rec: Record) -> list[str]:
     """The record as a small table for people."""
+
     def opt(value: object, fmt: str = "{}") -> str:
         return "-" if value is None else fmt.format(value)
 
@@ -166,14 +177,22 @@ def table(rec: Record) -> list[str]:
         ("games played", str(rec.played)),
         ("wins", str(rec.wins)),
         ("win rate", opt(None if rec.win_rate is None else rec.win_rate * 100, "{:.1f}%")),
-        ("fastest win", "-" if rec.fastest_win_seconds is None else _clock(rec.fastest_win_seconds)),
+        (
+            "fastest win",
+            "-" if rec.fastest_win_seconds is None else _clock(rec.fastest_win_seconds),
+        ),
         ("fewest moves", opt(rec.fewest_moves_win, "{} (in a win)")),
         ("best score", opt(rec.best_score, "{} foundation cards")),
-        ("current streak", _days(rec.current_streak)
-         + (f" (to {rec.reference_day.isoformat()})" if rec.reference_day else "")),
+        (
+            "current streak",
+            _days(rec.current_streak)
+            + (f" (to {rec.reference_day.isoformat()})" if rec.reference_day else ""),
+        ),
         ("best streak", _days(rec.best_streak)),
     ]
-    who = f" of {', '.join(rec.players)}" if rec.players and len(", ".join(rec.players)) <= 40 else ""
+    who = (
+        f" of {', '.join(rec.players)}" if rec.players and len(", ".join(rec.players)) <= 40 else ""
+    )
     lines = [f"Record{who}: {rec.played} logs counted, {len(rec.excluded)} left out"]
     lines += [f"  {name:<15} {value}" for name, value in rows]
     if rec.excluded:

@@ -12,7 +12,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 from multiprocessing.pool import AsyncResult
-from typing import Literal, TypeVar
+from typing import Any, Final, Literal, TypeVar, cast
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
@@ -23,7 +23,7 @@ from .game import Game, IllegalMove, Outcome
 from .log import FORMAT_ERROR_CODES, GameLog, Limits, LogFormatError, load, parse_compact
 from .rules import Rules
 
-REPORT_FORMAT = "cruel-verify-report/1"
+REPORT_FORMAT: Final = "cruel-verify-report/1"
 T = TypeVar("T")
 
 #: What each status makes ``cruel verify`` exit with (the worst status of a batch wins).
@@ -113,7 +113,8 @@ def replay(game: Game, log: GameLog) -> ErrorInfo | None:
     index = 0
     move, redeal, by_text = game.move, game.redeal, cards.BY_TEXT
     try:
-        for index, entry in enumerate(log.moves):
+        entries = cast(list[Any], log.moves)  # dicts and strings, checked by the model
+        for index, entry in enumerate(entries):  # noqa: B007 - the except clause reports it
             if type(entry) is str:
                 game.push(parse_compact(entry))
             elif entry["type"] == "move":
@@ -129,6 +130,11 @@ def replay(game: Game, log: GameLog) -> ErrorInfo | None:
     except IllegalMove as exc:
         return move_error(index, exc)
     return None
+
+
+def deal_error(exc: BadDeal) -> ErrorInfo:
+    """How piles that are not a deal are reported."""
+    return ErrorInfo(index=None, path=exc.path, code="bad-deal", message=f"deal: {exc}")
 
 
 def move_error(index: int, exc: IllegalMove) -> ErrorInfo:
@@ -168,12 +174,16 @@ def verify(log: GameLog, source: Source | None = None) -> VerifyReport:
     try:
         piles = resolve_deal(number, log.deal.piles)
     except BadDeal as exc:
-        error = ErrorInfo(index=None, path=exc.path, code="bad-deal", message=f"deal: {exc}")
         return VerifyReport(
-            source=source, status="invalid", valid=False, rules=rules, deal_number=number, error=error
+            source=source,
+            status="invalid",
+            valid=False,
+            rules=rules,
+            deal_number=number,
+            error=deal_error(exc),
         )
     game = Game.trusted(piles, rules)
-    error = replay(game, log) or check_claim(game, log)
+    error: ErrorInfo | None = replay(game, log) or check_claim(game, log)
     return VerifyReport.model_construct(
         source=source,
         status="invalid" if error else "valid",
@@ -195,7 +205,9 @@ def unreadable(exc: LogFormatError, source: Source | None = None) -> VerifyRepor
     return VerifyReport(source=source, status="unreadable", valid=False, error=error)
 
 
-def verify_bytes(data: bytes, source: Source | None = None, limits: Limits = Limits()) -> VerifyReport:
+def verify_bytes(
+    data: bytes, source: Source | None = None, limits: Limits = Limits()
+) -> VerifyReport:
     """Verify one log given as JSON text. Never raises for bad input: it reports it."""
     try:
         log = load(data, limits)
@@ -219,13 +231,17 @@ def verify_unit(unit: Unit, limits: Limits = Limits()) -> VerifyReport:
         return verify_bytes(data, source, limits)
     except Exception as exc:  # noqa: BLE001 - the last line of defence, tested to stay unused
         error = ErrorInfo(
-            index=None, path="/", code="internal-error",
+            index=None,
+            path="/",
+            code="internal-error",
             message=f"cruel-tools failed on this log ({type(exc).__name__}); please report it",
         )
         return VerifyReport(source=source, status="internal-error", valid=False, error=error)
 
 
-def verify_many(units: Iterable[Unit], limits: Limits = Limits(), jobs: int = 1) -> Iterator[VerifyReport]:
+def verify_many(
+    units: Iterable[Unit], limits: Limits = Limits(), jobs: int = 1
+) -> Iterator[VerifyReport]:
     """Reports in input order; ``jobs`` > 1 verifies in that many worker processes."""
     if jobs <= 1:
         for unit in units:
@@ -261,7 +277,9 @@ def _lines_of_chunk(chunk: list[Unit], limits: Limits, as_json: bool) -> list[tu
     return [_render(verify_unit(u, limits), as_json) for u in chunk]
 
 
-def _in_workers(fn: Callable[..., list[T]], units: Iterable[Unit], extra: tuple[object, ...], jobs: int) -> Iterator[T]:
+def _in_workers(
+    fn: Callable[..., list[T]], units: Iterable[Unit], extra: tuple[object, ...], jobs: int
+) -> Iterator[T]:
     """Run ``fn(chunk, *extra)`` over chunks of units in ``jobs`` processes, results in order.
 
     At most two chunks per worker are in flight, so memory stays bounded however long the input.
@@ -290,6 +308,7 @@ def report_json(report: VerifyReport) -> bytes:
 
 def score_words(foundation_cards: int, moves: int, redeals: int) -> str:
     """``52 foundation cards, 56 moves, 1 redeal``: the score figures in words."""
+
     def n(k: int, word: str) -> str:
         return f"{k} {word}" if k == 1 else f"{k} {word}s"
 

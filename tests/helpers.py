@@ -23,9 +23,7 @@ def pile(text: str) -> list[Card]:
     return [c(t) for t in text.split()]
 
 
-def position(
-    piles: Sequence[str], foundations: str = "", rules: Rules = DEFAULT
-) -> Game:
+def position(piles: Sequence[str], foundations: str = "", rules: Rules = DEFAULT) -> Game:
     """A position from up to 12 pile strings; every card not named goes where it must.
 
     ``foundations`` like ``"S3 D2"`` sets foundation tops (others stay at the ace). Cards neither in

@@ -78,7 +78,7 @@ def pile_names(game: Game) -> list[list[str]]:
 
 
 def foundations(game: Game) -> dict[str, int]:
-    return dict(zip("SHDC", game.foundations))
+    return dict(zip("SHDC", game.foundations, strict=True))
 
 
 def illegal_for(game: Game) -> dict[str, Any]:
@@ -140,8 +140,16 @@ def test_valid_log_human_line_and_exit_0(tmp_path: Path) -> None:
 def test_valid_log_json_report(tmp_path: Path) -> None:
     result, rep = verify_one(tmp_path, log())
     assert result.exit_code == 0
-    assert {"valid", "outcome", "foundation_cards", "moves", "redeals", "error", "final",
-            "source"} <= rep.keys()
+    assert {
+        "valid",
+        "outcome",
+        "foundation_cards",
+        "moves",
+        "redeals",
+        "error",
+        "final",
+        "source",
+    } <= rep.keys()
     assert rep["valid"] is True and rep["status"] == "valid" and rep["error"] is None
     assert rep["outcome"] == FINAL.outcome() == "in_progress"
     assert rep["foundation_cards"] == FINAL.foundation_cards > 4
@@ -238,10 +246,20 @@ HOSTILE: list[tuple[str, Any, str, str, str]] = [
     ("string", b'"cruel-log/1"', "schema", "/", "JSON object"),
     ("null", b"null", "schema", "/", "JSON object"),
     ("deep-100000", deep(100_000), "not-json", "/", "not JSON"),
-    ("invalid-utf8", b'{"format": "cruel-log/1", "deal": {"number": 17}, "meta": {"p": "\xff\xfe"}}',
-     "not-json", "/", "not JSON"),
-    ("lone-surrogate", b'{"format": "cruel-log/1", "deal": {"number": 17}, "x\\ud800": 1}',
-     "not-json", "/", "not JSON"),
+    (
+        "invalid-utf8",
+        b'{"format": "cruel-log/1", "deal": {"number": 17}, "meta": {"p": "\xff\xfe"}}',
+        "not-json",
+        "/",
+        "not JSON",
+    ),
+    (
+        "lone-surrogate",
+        b'{"format": "cruel-log/1", "deal": {"number": 17}, "x\\ud800": 1}',
+        "not-json",
+        "/",
+        "not JSON",
+    ),
     ("bom", b"\xef\xbb\xbf" + dump(log()), "not-json", "/", "not JSON"),
     ("from-str", with_move(**{"from": "3"}), "schema", "/moves/0/from", ""),
     ("from-float", with_move(**{"from": 3.0}), "schema", "/moves/0/from", ""),
@@ -256,17 +274,32 @@ HOSTILE: list[tuple[str, Any, str, str, str]] = [
     ("compact-13F", log(["13F"]), "schema", "/moves/0", "not a move: '13F'"),
     ("moves-not-list", log(moves=None) | {"moves": "2F"}, "schema", "/moves", ""),
     ("unknown-top", log(colour="red"), "schema", "/colour", "unknown key 'colour'"),
-    ("unknown-deal", log(deal={"number": NUMBER, "seed": 1}), "schema", "/deal/seed",
-     "unknown key 'seed'"),
+    (
+        "unknown-deal",
+        log(deal={"number": NUMBER, "seed": 1}),
+        "schema",
+        "/deal/seed",
+        "unknown key 'seed'",
+    ),
     ("unknown-move", with_move(note="x"), "schema", "/moves/0/note", "unknown key 'note'"),
     ("unknown-claim", log(claim={"score": 3}), "schema", "/claim/score", "unknown key 'score'"),
     # unknown keys that happen to share a name with a key used elsewhere in the format
     ("unknown-top-piles", log(piles=[]), "schema", "/piles", "unknown key 'piles'"),
-    ("unknown-claim-count", log(claim={"count": 3}), "schema", "/claim/count",
-     "unknown key 'count'"),
+    (
+        "unknown-claim-count",
+        log(claim={"count": 3}),
+        "schema",
+        "/claim/count",
+        "unknown key 'count'",
+    ),
     ("format-2", log(format="cruel-log/2"), "schema", "/format", "cruel-log/1"),
-    ("no-format", {k: v for k, v in log().items() if k != "format"}, "schema", "/format",
-     "missing"),
+    (
+        "no-format",
+        {k: v for k, v in log().items() if k != "format"},
+        "schema",
+        "/format",
+        "missing",
+    ),
     ("no-deal", {k: v for k, v in log().items() if k != "deal"}, "schema", "/deal", "missing"),
     ("deal-empty", log(deal={}), "schema", "/deal", '"number" or "piles"'),
     ("deal-null-number", log(deal={"number": None}), "schema", "/deal", '"number" or "piles"'),
@@ -275,17 +308,28 @@ HOSTILE: list[tuple[str, Any, str, str, str]] = [
     ("deal-number-2**64", log(deal={"number": 2**64}), "schema", "/deal/number", ""),
     ("deal-number-float", log(deal={"number": 17.0}), "schema", "/deal/number", ""),
     ("rules-unknown", log(rules="cruelest"), "schema", "/rules", "cruel-when-stuck"),
-    ("rules-override-unknown", log(rules={"preset": "cruel", "undo": True}), "schema",
-     "/rules/undo", "unknown key 'undo'"),
-    ("rules-override-bad-value", log(rules={"preset": "cruel", "max_redeals": -1}), "schema",
-     "/rules/max_redeals", ""),
+    (
+        "rules-override-unknown",
+        log(rules={"preset": "cruel", "undo": True}),
+        "schema",
+        "/rules/undo",
+        "unknown key 'undo'",
+    ),
+    (
+        "rules-override-bad-value",
+        log(rules={"preset": "cruel", "max_redeals": -1}),
+        "schema",
+        "/rules/max_redeals",
+        "",
+    ),
     ("claim-moves-bool", log(claim={"moves": True}), "schema", "/claim/moves", ""),
     ("pile-card-bad", log(deal={"piles": [["XX"]]}), "schema", "/deal/piles/0/0", "not a card"),
 ]
 
 
-@pytest.mark.parametrize(("data", "code", "path", "words"),
-                         [h[1:] for h in HOSTILE], ids=[h[0] for h in HOSTILE])
+@pytest.mark.parametrize(
+    ("data", "code", "path", "words"), [h[1:] for h in HOSTILE], ids=[h[0] for h in HOSTILE]
+)
 def test_hostile_input_exits_2(tmp_path: Path, data: Any, code: str, path: str, words: str) -> None:
     result, rep = verify_one(tmp_path, data)
     assert result.exit_code == 2, rep
@@ -334,7 +378,9 @@ def test_too_large_file_and_max_bytes(tmp_path: Path) -> None:
 
 def test_file_of_exactly_max_bytes_is_accepted(tmp_path: Path) -> None:
     data = dump(log())
-    assert run(["verify", "--max-bytes", len(data), write(tmp_path / "a.json", data)]).exit_code == 0
+    assert (
+        run(["verify", "--max-bytes", len(data), write(tmp_path / "a.json", data)]).exit_code == 0
+    )
     assert run(["verify", "--max-bytes", len(data) - 1, tmp_path / "a.json"]).exit_code == 2
 
 
@@ -413,8 +459,9 @@ BAD_DEALS = [
 ]
 
 
-@pytest.mark.parametrize(("deal", "path", "words"), [b[1:] for b in BAD_DEALS],
-                         ids=[b[0] for b in BAD_DEALS])
+@pytest.mark.parametrize(
+    ("deal", "path", "words"), [b[1:] for b in BAD_DEALS], ids=[b[0] for b in BAD_DEALS]
+)
 def test_bad_deal_exits_1(tmp_path: Path, deal: dict, path: str, words: list[str]) -> None:
     result, rep = verify_one(tmp_path, log([], deal=deal))
     assert result.exit_code == 1
@@ -451,8 +498,12 @@ def test_true_claim_is_valid(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("field", "lie"),
-    [("moves", FINAL.moves + 1), ("outcome", "won"),
-     ("foundation_cards", FINAL.foundation_cards + 1), ("redeals", FINAL.redeals + 1)],
+    [
+        ("moves", FINAL.moves + 1),
+        ("outcome", "won"),
+        ("foundation_cards", FINAL.foundation_cards + 1),
+        ("redeals", FINAL.redeals + 1),
+    ],
 )
 def test_false_claim_exits_1(tmp_path: Path, field: str, lie: Any) -> None:
     claim = dict(TRUE_CLAIM, **{field: lie})
@@ -524,8 +575,14 @@ def test_batch_jobs_2_is_byte_identical(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("names", "code"),
-    [(["ok"], 0), (["ok", "bad"], 1), (["bad", "ok"], 1), (["junk", "ok", "bad"], 2),
-     (["ok", "bad", "junk"], 2), (["bad", "junk", "bad", "ok"], 2)],
+    [
+        (["ok"], 0),
+        (["ok", "bad"], 1),
+        (["bad", "ok"], 1),
+        (["junk", "ok", "bad"], 2),
+        (["ok", "bad", "junk"], 2),
+        (["bad", "junk", "bad", "ok"], 2),
+    ],
 )
 def test_exit_code_is_the_worst(tmp_path: Path, names: list[str], code: int) -> None:
     content = {"ok": log(), "bad": log([illegal_for(POSITIONS[0])]), "junk": b"[1,"}
@@ -542,7 +599,11 @@ def test_jsonl_line_over_max_bytes_is_skipped(tmp_path: Path) -> None:
     result = run(["verify", "--json", "--max-bytes", len(small) + 100, path])
     reports = json_reports(result)
     assert [(r["source"]["line"], r["status"]) for r in reports] == [
-        (1, "valid"), (2, "unreadable"), (3, "valid"), (4, "unreadable"), (5, "valid")
+        (1, "valid"),
+        (2, "unreadable"),
+        (3, "valid"),
+        (4, "unreadable"),
+        (5, "valid"),
     ]
     for r in reports[1], reports[3]:
         assert r["error"]["code"] == "too-large"
@@ -598,8 +659,12 @@ def test_deal_17() -> None:
 
 @pytest.mark.parametrize(
     ("args", "words"),
-    [(["-1"], "-1"), (["--", "-1"], "out of range"), (["4294967296"], "out of range"),
-     (["seventeen"], "Invalid value")],
+    [
+        (["-1"], "-1"),
+        (["--", "-1"], "out of range"),
+        (["4294967296"], "out of range"),
+        (["seventeen"], "Invalid value"),
+    ],
 )
 def test_deal_out_of_range(args: list[str], words: str) -> None:
     result = run(["deal", *args])
@@ -615,7 +680,11 @@ def cli(*args: Any, input: bytes | None = None, cwd: Path | None = None) -> Any:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     return subprocess.run(
         [sys.executable, "-m", "cruel_tools.cli", *map(str, args)],
-        input=input, capture_output=True, timeout=60, env=env, cwd=cwd,
+        input=input,
+        capture_output=True,
+        timeout=60,
+        env=env,
+        cwd=cwd,
     )
 
 
@@ -639,9 +708,10 @@ def test_subprocess_hostile_batch_no_traceback(tmp_path: Path) -> None:
 
 
 def test_subprocess_deep_nesting_is_a_schema_error_not_internal(tmp_path: Path) -> None:
-    path = write(tmp_path / "deep.json",
-                 b'{"format": "cruel-log/1", "deal": {"number": 17}, "moves": ['
-                 + deep(1000) + b"]}")
+    path = write(
+        tmp_path / "deep.json",
+        b'{"format": "cruel-log/1", "deal": {"number": 17}, "moves": [' + deep(1000) + b"]}",
+    )
     proc = cli("verify", path)
     assert b"Traceback" not in proc.stderr
     assert b"internal" not in proc.stdout + proc.stderr
@@ -656,7 +726,9 @@ def test_subprocess_non_utf8_file_name(tmp_path: Path) -> None:
     except (OSError, UnicodeError):
         pytest.skip("file system refuses non-UTF-8 names")
     runs = {mode: cli("verify", *mode.split(), folder) for mode in ("", "--json")}
-    tails = {m: p.stderr.decode(errors="replace").strip().splitlines()[-1:] for m, p in runs.items()}
+    tails = {
+        m: p.stderr.decode(errors="replace").strip().splitlines()[-1:] for m, p in runs.items()
+    }
     assert all(b"Traceback" not in p.stderr for p in runs.values()), tails
     assert [p.returncode for p in runs.values()] == [0, 0]
     assert [len(p.stdout.splitlines()) for p in runs.values()] == [1, 1]

@@ -39,8 +39,16 @@ def raises(code: str, fn, *args):  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize(
     ("text", "expected"),
-    [("10H", "10H"), ("TH", "10H"), ("th", "10H"), ("4♦", "4D"), ("4♦\ufe0f", "4D"), ("as", "AS"),
-     ("KC", "KC"), ("q♣", "QC")],
+    [
+        ("10H", "10H"),
+        ("TH", "10H"),
+        ("th", "10H"),
+        ("4♦", "4D"),
+        ("4♦\ufe0f", "4D"),
+        ("as", "AS"),
+        ("KC", "KC"),
+        ("q♣", "QC"),
+    ],
 )
 def test_card_spellings(text: str, expected: str) -> None:
     assert cards.name(cards.parse(text)) == expected
@@ -117,7 +125,10 @@ def test_build_down_in_suit() -> None:
 def test_wrong_suit_names_what_is_needed() -> None:
     # Seed 000: "8♣ goes on 9♣, not 9♠".
     g = position(["9S", "8C"])
-    assert raises("wrong-suit", g.move, 2, 1) == "8♣ from pile 2 cannot go onto 9♠ on pile 1 (needs 9♣)"
+    assert (
+        raises("wrong-suit", g.move, 2, 1)
+        == "8♣ from pile 2 cannot go onto 9♠ on pile 1 (needs 9♣)"
+    )
 
 
 def test_wrong_rank_message_like_the_guide() -> None:
@@ -249,8 +260,9 @@ def test_redeal_with_short_last_pile_is_unchanged() -> None:
     raises("redeal-unchanged", g.redeal)
 
 
-@pytest.mark.parametrize(("name", "limit"), [("cruel-limited-3", 3), ("cruel-limited-5", 5),
-                                             ("perseverance", 2)])
+@pytest.mark.parametrize(
+    ("name", "limit"), [("cruel-limited-3", 3), ("cruel-limited-5", 5), ("perseverance", 2)]
+)
 def test_redeal_limit(name: str, limit: int) -> None:
     g = position(["2D", "9H 3D"], rules=preset(name))
     g.move(1, None)
@@ -303,23 +315,28 @@ def test_won_and_move_after_end() -> None:
 
 def test_blocked_when_nothing_moves_and_redeal_changes_nothing() -> None:
     # Pile 1 holds K♠ over 2♠ (the pile-1 lock): after packing nothing can ever move.
-    g = position(["2S KS QH JH", "3S 4S 5S 6S", "7S 8S 9S 10S", "JS QS 10H KH"],
-                 foundations="H9 D13 C13")
+    g = position(
+        ["2S KS QH JH", "3S 4S 5S 6S", "7S 8S 9S 10S", "JS QS 10H KH"], foundations="H9 D13 C13"
+    )
     assert not g.has_card_move()
     assert g.outcome() == "blocked"
 
 
 def test_in_progress_when_only_a_redeal_is_legal() -> None:
-    g = position(["2S KS JH", "3S 4S 5S 6S", "7S 8S 9S 10S", "JS QS QH 10H KH"],
-                 foundations="H9 D13 C13")
+    g = position(
+        ["2S KS JH", "3S 4S 5S 6S", "7S 8S 9S 10S", "JS QS QH 10H KH"], foundations="H9 D13 C13"
+    )
     assert not g.has_card_move()
     assert g.outcome() == "in_progress"
     assert list(g.legal_steps()) == [REDEAL]
 
 
 def test_limited_profile_blocks_when_redeals_run_out() -> None:
-    g = position(["2S KS JH", "3S 4S 5S 6S", "7S 8S 9S 10S", "JS QS QH 10H KH"],
-                 foundations="H9 D13 C13", rules=preset("cruel-limited-3"))
+    g = position(
+        ["2S KS JH", "3S 4S 5S 6S", "7S 8S 9S 10S", "JS QS QH 10H KH"],
+        foundations="H9 D13 C13",
+        rules=preset("cruel-limited-3"),
+    )
     g.redeals = 3
     assert g.outcome() == "blocked"
 
@@ -336,7 +353,12 @@ def test_every_error_code_has_a_test() -> None:
 
 def test_presets() -> None:
     assert set(PRESETS) == {
-        "cruel", "cruel-when-stuck", "cruel-limited-3", "cruel-limited-5", "perseverance", "pysolfc"
+        "cruel",
+        "cruel-when-stuck",
+        "cruel-limited-3",
+        "cruel-limited-5",
+        "perseverance",
+        "pysolfc",
     }
     assert PRESETS["perseverance"].max_redeals == 2 and PRESETS["perseverance"].run_moves
     assert PRESETS["pysolfc"].redeal_order == "top-down"

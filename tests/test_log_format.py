@@ -40,15 +40,23 @@ def test_card_pattern_accepts_exactly_the_spellings_we_read() -> None:
 
 @pytest.mark.parametrize(
     ("text", "step"),
-    [("3F", Move(3, None)), ("3f", Move(3, None)), ("12-1", Move(12, 1)), ("3-7x2", Move(3, 7, 2)),
-     ("R", REDEAL), ("r", REDEAL)],
+    [
+        ("3F", Move(3, None)),
+        ("3f", Move(3, None)),
+        ("12-1", Move(12, 1)),
+        ("3-7x2", Move(3, 7, 2)),
+        ("R", REDEAL),
+        ("r", REDEAL),
+    ],
 )
 def test_compact_moves(text: str, step: object) -> None:
     assert parse_compact(text) == step
     assert re.fullmatch(COMPACT_PATTERN, text)
 
 
-@pytest.mark.parametrize("text", ["0F", "13F", "3", "3-", "3-13", "3 F", " R", "R\n", "3-7x0", "3-7x13", "F3", "", "RR"])
+@pytest.mark.parametrize(
+    "text", ["0F", "13F", "3", "3-", "3-13", "3 F", " R", "R\n", "3-7x0", "3-7x13", "F3", "", "RR"]
+)
 def test_not_compact_moves(text: str) -> None:
     with pytest.raises(ValueError):
         parse_compact(text)
@@ -58,10 +66,19 @@ def test_not_compact_moves(text: str) -> None:
 
 
 def test_object_and_compact_forms_give_the_same_steps() -> None:
-    log = from_object({**BASE, "moves": [
-        {"type": "move", "from": 3, "to": "foundation", "card": "4d"},
-        {"type": "move", "from": 3, "to": 7, "count": 2},
-        {"type": "redeal"}, "3F", "3-7x2", "R"]})
+    log = from_object(
+        {
+            **BASE,
+            "moves": [
+                {"type": "move", "from": 3, "to": "foundation", "card": "4d"},
+                {"type": "move", "from": 3, "to": 7, "count": 2},
+                {"type": "redeal"},
+                "3F",
+                "3-7x2",
+                "R",
+            ],
+        }
+    )
     steps = [to_step(e) for e in log.moves]
     assert steps[0] == Move(3, None, 1, cards.parse("4D"))
     assert steps[1] == steps[4] == Move(3, 7, 2)
@@ -78,9 +95,13 @@ def test_step_entry_round_trip() -> None:
 def test_rules_by_name_and_by_override() -> None:
     assert from_object(BASE).resolved_rules() == PRESETS["cruel"]
     assert from_object({**BASE, "rules": "pysolfc"}).resolved_rules() == PRESETS["pysolfc"]
-    custom = from_object({**BASE, "rules": {"preset": "perseverance", "max_redeals": 5}}).resolved_rules()
+    custom = from_object(
+        {**BASE, "rules": {"preset": "perseverance", "max_redeals": 5}}
+    ).resolved_rules()
     assert custom.run_moves and custom.max_redeals == 5 and custom.preset == "perseverance"
-    unlimited = from_object({**BASE, "rules": {"preset": "cruel-limited-3", "max_redeals": None}}).resolved_rules()
+    unlimited = from_object(
+        {**BASE, "rules": {"preset": "cruel-limited-3", "max_redeals": None}}
+    ).resolved_rules()
     assert unlimited.max_redeals is None
     with pytest.raises(LogFormatError) as info:
         from_object({**BASE, "rules": {"preset": "cruel", "shuffle": True}})
@@ -89,8 +110,11 @@ def test_rules_by_name_and_by_override() -> None:
 
 def test_meta_is_free_form_but_nothing_else_is() -> None:
     from_object({**BASE, "meta": {"player": "ann", "anything": [1, {"x": None}]}})
-    for where, doc in [("/x", {**BASE, "x": 1}), ("/deal/seed", {**BASE, "deal": {"number": 3, "seed": 1}}),
-                       ("/claim/score", {**BASE, "claim": {"score": 1}})]:
+    for where, doc in [
+        ("/x", {**BASE, "x": 1}),
+        ("/deal/seed", {**BASE, "deal": {"number": 3, "seed": 1}}),
+        ("/claim/score", {**BASE, "claim": {"score": 1}}),
+    ]:
         with pytest.raises(LogFormatError) as info:
             from_object(doc)
         assert info.value.path == where and "unknown key" in info.value.message
@@ -110,8 +134,15 @@ def test_limits() -> None:
 
 @pytest.mark.parametrize(
     ("data", "code"),
-    [(b"", "not-json"), (b"{", "not-json"), (b"\xff", "not-json"), (b"[]", "schema"), (b"null", "schema"),
-     (b"[" * 5000, "not-json"), (b'{"format": "cruel-log/1"}', "schema")],
+    [
+        (b"", "not-json"),
+        (b"{", "not-json"),
+        (b"\xff", "not-json"),
+        (b"[]", "schema"),
+        (b"null", "schema"),
+        (b"[" * 5000, "not-json"),
+        (b'{"format": "cruel-log/1"}', "schema"),
+    ],
 )
 def test_unreadable_bytes(data: bytes, code: str) -> None:
     with pytest.raises(LogFormatError) as info:

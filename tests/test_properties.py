@@ -11,7 +11,16 @@ from hypothesis import strategies as st
 
 from cruel_tools import cards
 from cruel_tools.deals import MAX_DEAL_NUMBER
-from cruel_tools.game import REDEAL, Game, IllegalMove, Move, Redeal, Step, redeal_piles, tableau_sequence
+from cruel_tools.game import (
+    REDEAL,
+    Game,
+    IllegalMove,
+    Move,
+    Redeal,
+    Step,
+    redeal_piles,
+    tableau_sequence,
+)
 from cruel_tools.log import step_entry
 from cruel_tools.rules import PRESETS
 from cruel_tools.verify import verify_bytes
@@ -26,7 +35,9 @@ FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthChe
 
 # An independent statement of the single-card rules, written from the seeds rather than from
 # cruel_tools.game, so the engine is checked against something other than itself.
-def oracle_card_moves(piles: list[list[int]], foundations: list[int]) -> set[tuple[int, int | None]]:
+def oracle_card_moves(
+    piles: list[list[int]], foundations: list[int]
+) -> set[tuple[int, int | None]]:
     legal: set[tuple[int, int | None]] = set()
     for i, p in enumerate(piles, 1):
         if not p:
@@ -42,7 +53,11 @@ def oracle_card_moves(piles: list[list[int]], foundations: list[int]) -> set[tup
 
 
 @FAST
-@given(deal_numbers, seeds, st.sampled_from(["cruel", "cruel-when-stuck", "cruel-limited-3", "pysolfc"]))
+@given(
+    deal_numbers,
+    seeds,
+    st.sampled_from(["cruel", "cruel-when-stuck", "cruel-limited-3", "pysolfc"]),
+)
 def test_card_moves_match_the_oracle_along_random_games(number: int, seed: int, name: str) -> None:
     rng = random.Random(seed)
     game = Game.from_deal(random_game(number, rng, PRESETS[name], 0)[0], PRESETS[name])
@@ -57,7 +72,9 @@ def test_card_moves_match_the_oracle_along_random_games(number: int, seed: int, 
 
 @FAST
 @given(deal_numbers, seeds, profiles)
-def test_random_legal_games_verify_with_the_right_outcome(number: int, seed: int, name: str) -> None:
+def test_random_legal_games_verify_with_the_right_outcome(
+    number: int, seed: int, name: str
+) -> None:
     rules = PRESETS[name]
     piles, steps, game = random_game(number, random.Random(seed), rules, max_steps=80)
     claim = {
@@ -86,7 +103,9 @@ def _all_steps(count_max: int) -> list[Step]:
 
 @FAST
 @given(deal_numbers, seeds, profiles, st.data())
-def test_a_corrupted_move_is_caught_at_its_index(number: int, seed: int, name: str, data: st.DataObject) -> None:
+def test_a_corrupted_move_is_caught_at_its_index(
+    number: int, seed: int, name: str, data: st.DataObject
+) -> None:
     rules = PRESETS[name]
     rng = random.Random(seed)
     piles, steps, _ = random_game(number, rng, rules, max_steps=40)

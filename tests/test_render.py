@@ -82,15 +82,41 @@ def test_colour_marks_red_suits_only() -> None:
 
 
 def test_move_descriptions() -> None:
-    game = Game.from_deal([[cards.parse(t) for t in p.split()] for p in [
-        "5C 9H 2D KD", "3S 8C 5D 6C", "JH QH 6S 4D", "7C 8D 9D 10D", "2S 3D 4S 5S", "6D 7S 8S 9S",
-        "10S JS QS KS", "2H 3H 4H 5H", "6H 7H 8H 10H", "JD QD KH QC", "2C 3C 4C KC", "7D 9C 10C JC"]])
+    game = Game.from_deal(
+        [
+            [cards.parse(t) for t in p.split()]
+            for p in [
+                "5C 9H 2D KD",
+                "3S 8C 5D 6C",
+                "JH QH 6S 4D",
+                "7C 8D 9D 10D",
+                "2S 3D 4S 5S",
+                "6D 7S 8S 9S",
+                "10S JS QS KS",
+                "2H 3H 4H 5H",
+                "6H 7H 8H 10H",
+                "JD QD KH QC",
+                "2C 3C 4C KC",
+                "7D 9C 10C JC",
+            ]
+        ]
+    )
     style = Style()
     assert render.describe(Move(3, 2), game, style) == "4♦ pile 3 → pile 2, onto 6♣"
     assert render.describe(Move(1, None), game, style) == "K♦ pile 1 → foundation"
     assert render.describe(REDEAL, game, Style(ascii=True)) == "Redeal (1st)"
     assert [render.ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 101)] == [
-        "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st"]
+        "1st",
+        "2nd",
+        "3rd",
+        "4th",
+        "11th",
+        "12th",
+        "13th",
+        "21st",
+        "22nd",
+        "101st",
+    ]
 
 
 def test_redeal_step_names_the_new_tops(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -127,10 +153,15 @@ def test_replay_claim_mismatch_exits_1(tmp_path: Path) -> None:
     result = runner.invoke(app, ["replay", str(path), "--final"])
     assert result.exit_code == 1
     joined = result.stdout.replace("\n    ", " ")
-    assert "error: the claim says moves 1, the replay gives 56 (at /claim/moves) [claim-mismatch]" in joined
+    assert (
+        "error: the claim says moves 1, the replay gives 56 (at /claim/moves) [claim-mismatch]"
+        in joined
+    )
 
 
-def test_show_accepts_numbers_deals_and_logs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_show_accepts_numbers_deals_and_logs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(ROOT)
     by_number = runner.invoke(app, ["show", "1"]).stdout.splitlines()[1:]
     by_log = runner.invoke(app, ["show", "samples/won.json"]).stdout.splitlines()[1:]

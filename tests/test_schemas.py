@@ -62,9 +62,21 @@ def test_logs_and_reports_satisfy_their_schemas(number: int, seed: int, name: st
 @pytest.mark.parametrize(
     "doc",
     [
-        {"format": "cruel-log/1", "deal": {"number": 5}, "moves": ["3F", "3-7", "3-7x2", "r", "12f"]},
-        {"format": "cruel-log/1", "rules": {"preset": "perseverance", "max_redeals": 4}, "deal": {"number": 5}},
-        {"format": "cruel-log/1", "deal": {"number": 5}, "moves": [{"type": "move", "from": 1, "to": 2, "card": "t♥"}]},
+        {
+            "format": "cruel-log/1",
+            "deal": {"number": 5},
+            "moves": ["3F", "3-7", "3-7x2", "r", "12f"],
+        },
+        {
+            "format": "cruel-log/1",
+            "rules": {"preset": "perseverance", "max_redeals": 4},
+            "deal": {"number": 5},
+        },
+        {
+            "format": "cruel-log/1",
+            "deal": {"number": 5},
+            "moves": [{"type": "move", "from": 1, "to": 2, "card": "t♥"}],
+        },
     ],
 )
 def test_schema_and_model_accept_the_same_examples(doc: dict) -> None:  # type: ignore[type-arg]
@@ -78,7 +90,11 @@ def test_schema_and_model_accept_the_same_examples(doc: dict) -> None:  # type: 
         {"format": "cruel-log/1", "deal": {"number": 5}, "moves": ["3 F"]},
         {"format": "cruel-log/1", "deal": {"number": 5}, "moves": ["13F"]},
         {"format": "cruel-log/1", "deal": {"number": 5}, "extra": 1},
-        {"format": "cruel-log/1", "deal": {"number": 5}, "moves": [{"type": "move", "from": 1, "to": 2, "card": "1H"}]},
+        {
+            "format": "cruel-log/1",
+            "deal": {"number": 5},
+            "moves": [{"type": "move", "from": 1, "to": 2, "card": "1H"}],
+        },
         {"format": "cruel-log/1", "deal": {"number": 5}, "moves": [{"type": "redeal", "n": 1}]},
         {"format": "cruel-log/1", "rules": "freecell", "deal": {"number": 5}},
         {"format": "cruel-log/2", "deal": {"number": 5}},
