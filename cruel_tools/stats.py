@@ -49,7 +49,8 @@ class Record(BaseModel):
     fewest_moves_win: int | None = Field(description="Fewest card moves in a win.")
     best_score: int | None = Field(description="Most foundation cards in one game (4-52).")
     current_streak: int = Field(
-        description="Consecutive days with a win, ending on the reference day or the day before."
+        description="Consecutive days with a win, ending on the reference day, or on the day "
+        "before it when the reference day has no game."
     )
     best_streak: int = Field(description="Longest run of consecutive days with a win.")
     reference_day: dt.date | None = Field(
@@ -139,7 +140,9 @@ def record(
     reference = today or (max(all_days) if all_days else None)
     current = 0
     if reference is not None:
-        before = _day_before(reference)
+        # A streak is still alive on a day not played yet (the run may end the day before), but
+        # a day with games and no win ends it, as a lost daily puzzle does on puzzle sites.
+        before = _day_before(reference) if reference not in all_days else None
         current = runs.get(reference, 0) or (runs.get(before, 0) if before else 0)
     return Record(
         played=played,

@@ -210,19 +210,20 @@ def test_current_streak_counts_to_today(today: dt.date, current: int) -> None:
     assert rec.reference_day == today
 
 
-def test_a_day_with_only_losses_is_the_reference_but_the_run_to_the_day_before_counts() -> None:
-    # stats.py documents: "Consecutive days with a win, ending on the reference day or the day
-    # before"; the reference is the latest game day, 01-07, which has no win, so the run
-    # ending on 01-06 (01-05, 01-06) is the current streak.
+def test_a_day_with_only_losses_ends_the_current_streak() -> None:
+    # The reference is the latest game day, 01-07: it has games and no win, so the run ending
+    # on 01-06 is over (the day-before grace is only for a day without games).
     logs = STREAK_LOGS + units(
         ("l0107-blocked.json", blocked(player="cy", finished_at=day("2027-01-07"))),
         ("l0107-open.json", in_progress(player="cy", started_at=day("2027-01-07", 12))),
     )
     rec = record(logs)
     assert rec.reference_day == D(2027, 1, 7)
-    assert rec.current_streak == 2
+    assert rec.current_streak == 0
     assert rec.best_streak == 3
     assert (rec.played, rec.wins) == (7, 5)
+    # without the loss day the same wins give a live streak of 2 on 01-07
+    assert record(STREAK_LOGS, today=D(2027, 1, 7)).current_streak == 2
     # the day after the loss day, the streak is over
     assert record(logs, today=D(2027, 1, 8)).current_streak == 0
 
@@ -309,7 +310,7 @@ def test_full_record_exact_numbers() -> None:
     assert rec.players == ["ada", "bob", "cy"]  # mallory's logs are all left out
     assert rec.reference_day == D(2027, 1, 7)
     assert rec.best_streak == 3  # 01-01..01-03; the invalid win on 01-04 does not bridge the gap
-    assert rec.current_streak == 2  # 01-05, 01-06
+    assert rec.current_streak == 0  # 01-07 has games and no win: the run to 01-06 is over
     assert [(e.source.file, e.code) for e in rec.excluded] == [
         ("x-0104-claim.json", "claim-mismatch"),
         ("x-0104-illegal.json", "wrong-rank"),
@@ -446,7 +447,7 @@ def test_table_for_people() -> None:
     assert "  fastest win     4m 05s" in lines
     assert "  fewest moves    53 (in a win)" in lines
     assert "  best score      52 foundation cards" in lines
-    assert "  current streak  2 days (to 2027-01-07)" in lines
+    assert "  current streak  0 days (to 2027-01-07)" in lines
     assert "  best streak     3 days" in lines
     assert "Left out:" in lines
     assert (
@@ -530,7 +531,7 @@ def test_cli_json_matches_library_and_model(tmp_path: Path) -> None:
     assert len(lines) == 1
     rec = Record.model_validate_json(lines[0])
     assert rec == record(iter_units([str(folder)]))
-    assert (rec.played, rec.wins, rec.best_streak, rec.current_streak) == (9, 7, 3, 2)
+    assert (rec.played, rec.wins, rec.best_streak, rec.current_streak) == (9, 7, 3, 0)
     assert rec.reference_day == D(2027, 1, 7)
     assert [Path(e.source.file).name for e in rec.excluded] == [
         "x-0104-claim.json",
@@ -559,7 +560,7 @@ def test_cli_table(tmp_path: Path) -> None:
     out = result.stdout.splitlines()
     assert "  games played    9" in out
     assert "  win rate        77.8%" in out
-    assert "  current streak  2 days (to 2027-01-07)" in out
+    assert "  current streak  0 days (to 2027-01-07)" in out
     assert any(line.strip().startswith("games played") for line in out)
     assert any(line.strip().startswith("win rate") for line in out)
     assert any(line.strip().startswith("current streak") for line in out)
@@ -586,7 +587,7 @@ def test_cli_jsonl_file(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     rec = Record.model_validate_json(result.stdout)
     assert (rec.played, rec.wins) == (9, 7)
-    assert (rec.best_streak, rec.current_streak) == (3, 2)
+    assert (rec.best_streak, rec.current_streak) == (3, 0)
     # the three left out: the false claim (line 4), the illegal log (line 5) and "not json",
     # which follows a blank line (blank lines are skipped but counted)
     assert [(e.source.line, e.code) for e in rec.excluded] == [
@@ -614,7 +615,7 @@ def test_cli_jsonl_stdin() -> None:
     result = runner.invoke(app, ["stats", "-", "--jsonl", "--json"], input=data)
     assert result.exit_code == 0, result.output
     rec = Record.model_validate_json(result.stdout)
-    assert (rec.played, rec.wins, rec.best_streak, rec.current_streak) == (3, 2, 2, 2)
+    assert (rec.played, rec.wins, rec.best_streak, rec.current_streak) == (3, 2, 2, 0)  # lost 01-03
     assert rec.reference_day == D(2027, 1, 3)
     assert rec.excluded == [
         Excluded(
