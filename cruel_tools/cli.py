@@ -197,6 +197,11 @@ def replay(
     """
     _check_layout(layout)
     game_log = _read_log_or_exit(log, Limits())
+    steps = len(game_log.moves)
+    if first > max(steps, 1) or (last is not None and last < first):
+        window = f"--from {first}" + (f" --to {last}" if last is not None else "")
+        typer.echo(f"error: {window} shows no step: the log has {steps} steps", err=True)
+        raise typer.Exit(2)
     options = render.ReplayOptions(
         style=_style(layout, ascii_, no_color),
         first=first,

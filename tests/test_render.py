@@ -176,3 +176,21 @@ def test_show_accepts_numbers_deals_and_logs(
     result = runner.invoke(app, ["show", str(dup)])
     assert result.exit_code == 1 and "again in pile 1" in result.output
     assert runner.invoke(app, ["show", str(tmp_path / "none.json")]).exit_code == 2
+
+
+@pytest.mark.parametrize("window", [["--from", "70"], ["--from", "5", "--to", "4"]])
+def test_empty_windows_are_refused(window: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    result = runner.invoke(app, ["replay", "samples/won.json", *window])
+    assert result.exit_code == 2
+    assert "the log has 69 steps" in result.output
+
+
+def test_replay_from_stdin(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    data = (ROOT / "samples" / "won.json").read_bytes()
+    result = runner.invoke(app, ["replay", "-", "--final"], input=data)
+    assert result.exit_code == 0
+    assert result.stdout.rstrip().endswith(
+        "Game result: won, 52 foundation cards, 56 moves, 13 redeals"
+    )
