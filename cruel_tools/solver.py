@@ -1,69 +1,247 @@
-"""A first solver: best-first search over positions, ordered by foundation cards.
+"""An exact solver for Cruel: best-first search with a transposition table and proven pruning.
 
-This is the baseline that issue #2's benchmark fixtures and tests need (winning logs made by
-search, then checked by the verifier). It only answers ``won`` or ``unknown``: it proves nothing
-unwinnable. The exact solver with proven pruning is issue #4's work.
+Verdicts:
 
-All rules come from :class:`cruel_tools.game.Game`; the solver only chooses among legal steps.
+* ``won``: a solution was found (every solution is replayed through the engine before it is
+  returned);
+* ``unwinnable``: every reachable position was expanded or cut by a proven rule
+  (docs/solver.md states each rule with its proof);
+* ``unknown``: the budget (states or seconds) ran out first.
+
+The solver holds no rule of the game: children come from :meth:`Game.legal_steps` and
+:meth:`Game.push`. What it adds is search, and *sound* tests for positions that can never be won.
 """
 
 from __future__ import annotations
 
 import heapq
+import time
 from dataclasses import dataclass, field
 from itertools import count
-from typing import Literal
+from typing import Any, Literal
 
-from .game import Game, Step
+import orjson
+
+from . import cards
+from .cards import KING, Card
+from .game import Game, Move, Redeal, Step
+from .log import step_entry
+from .rules import PRESETS, Rules
+from .verify import verify_bytes
+
+Verdict = Literal["won", "unwinnable", "unknown"]
+
+
+@dataclass
+class SolveStats:
+    expanded: int = 0  # positions whose children were generated
+    unique: int = 0  # distinct positions met (the transposition table's size)
+    pruned: int = 0  # positions cut by a proven dead-position rule
+    seconds: float = 0.0
 
 
 @dataclass
 class SolveResult:
-    verdict: Literal["won", "unknown"]
+    verdict: Verdict
     steps: list[Step] = field(default_factory=list)
-    states: int = 0
+    stats: SolveStats = field(default_factory=SolveStats)
+    reason: str = ""  # why unwinnable / unknown, in words
+
+    @property
+    def solution_moves(self) -> int:
+        return sum(1 for s in self.steps if isinstance(s, Move))
+
+    @property
+    def solution_redeals(self) -> int:
+        return sum(1 for s in self.steps if isinstance(s, Redeal))
 
 
-def _key(g: Game) -> tuple[object, ...]:
-    # The piles determine the foundations (every other card is on one); the redeal count matters
-    # only when the profile limits it.
-    piles = tuple(tuple(p) for p in g.piles)
-    return (piles, g.redeals) if g.rules.max_redeals is not None else (piles,)
+# --- proven dead-position tests ------------------------------------------------------------------
 
 
-def best_first(start: Game, max_states: int = 200_000) -> SolveResult:
-    """Search for a win, expanding positions with the most foundation cards first."""
+def pile1_lock(game: Game) -> Card | None:
+    """A card of pile 1's bottom four that can never leave the tableau, or None.
+
+    Sound for profiles with the bottom-up redeal and single-card moves (docs/solver.md, rule L):
+    those four cards keep their places until they leave from the top, so a card ``b`` above a
+    lower card of its own suit, whose successor is a king's nothing or lies below it too, is
+    stuck for ever. A locked card locks every card below it, so one is enough to report.
+    """
+    rules = game.rules
+    if rules.redeal_order != "bottom-up" or rules.run_moves:
+        return None
+    p = game.piles[0][:4]
+    for k in range(len(p) - 1, 0, -1):
+        b = p[k]
+        below = p[:k]
+        suit, rank = divmod(b, 13)
+        if not any(a // 13 == suit and a % 13 < rank for a in below):
+            continue
+        if rank + 1 == KING or b + 1 in below:
+            return b
+    return None
+
+
+# --- search --------------------------------------------------------------------------------------
+
+
+def _key(game: Game) -> tuple[tuple[int, ...], ...]:
+    # The piles determine the foundations: every card not in a pile is on one.
+    return tuple(map(tuple, game.piles))
+
+
+def solve(
+    start: Game,
+    max_states: int = 200_000,
+    max_seconds: float | None = None,
+) -> SolveResult:
+    """Search ``start`` for a win within the budget.
+
+    Best-first: the position with the most foundation cards is expanded next (ties: the most
+    recently found), which wins quickly where a win exists. With a redeal limit, a position met
+    again with fewer redeals used is expanded again, since it may do more.
+    """
+    began = time.perf_counter()
+    stats = SolveStats()
+    limited = start.rules.max_redeals is not None
     tie = count()
-    seen: dict[tuple[object, ...], tuple[tuple[object, ...] | None, Step | None]] = {
-        _key(start): (None, None)
-    }
-    frontier: list[tuple[int, int, int, Game, tuple[object, ...]]] = [
-        (-start.foundation_cards, 0, next(tie), start, _key(start))
+    # key -> (parent key, step from parent, redeals used when first met)
+    seen: dict[tuple[tuple[int, ...], ...], tuple[object, Step | None, int]] = {}
+    root = _key(start)
+    seen[root] = (None, None, start.redeals)
+    frontier: list[tuple[int, int, Game, tuple[tuple[int, ...], ...]]] = [
+        (-start.foundation_cards, 0, start, root)
     ]
-    expanded = 0
-    while frontier and expanded < max_states:
-        _, depth, _, g, key = heapq.heappop(frontier)
-        expanded += 1
-        if g.is_won():
-            return SolveResult("won", _path(seen, key), expanded)
-        for step in g.legal_steps():
-            child = g.copy()
+    stats.unique = 1
+    if pile1_lock(start) is not None:
+        stats.pruned = 1
+        frontier.clear()
+    while frontier:
+        if stats.expanded >= max_states:
+            return _finish(
+                SolveResult("unknown", reason=f"state budget of {max_states} spent"), stats, began
+            )
+        if (
+            max_seconds is not None
+            and stats.expanded % 256 == 0
+            and time.perf_counter() - began > max_seconds
+        ):
+            return _finish(
+                SolveResult("unknown", reason=f"time budget of {max_seconds} s spent"), stats, began
+            )
+        _, _, game, key = heapq.heappop(frontier)
+        if game.is_won():
+            return _finish(SolveResult("won", _path(seen, key)), stats, began)
+        stats.expanded += 1
+        for step in game.legal_steps():
+            child = game.copy()
             child.push(step)
             ck = _key(child)
-            if ck in seen:
+            old = seen.get(ck)
+            if old is not None and (not limited or old[2] <= child.redeals):
                 continue
-            seen[ck] = (key, step)
-            heapq.heappush(frontier, (-child.foundation_cards, depth + 1, next(tie), child, ck))
-    return SolveResult("unknown", [], expanded)
+            seen[ck] = (key, step, child.redeals)
+            if old is None:
+                stats.unique += 1
+            if pile1_lock(child) is not None:  # proven lost: never expanded (rule L)
+                stats.pruned += 1
+                continue
+            heapq.heappush(frontier, (-child.foundation_cards, -next(tie), child, ck))
+    lock = pile1_lock(start)
+    reason = (
+        f"{cards.name(lock)} in pile 1 can never leave (rule L)"
+        if lock is not None
+        else "every reachable position searched or proven lost"
+    )
+    return _finish(SolveResult("unwinnable", reason=reason), stats, began)
+
+
+def _finish(result: SolveResult, stats: SolveStats, began: float) -> SolveResult:
+    stats.seconds = time.perf_counter() - began
+    result.stats = stats
+    return result
 
 
 def _path(
-    seen: dict[tuple[object, ...], tuple[tuple[object, ...] | None, Step | None]],
-    key: tuple[object, ...],
+    seen: dict[tuple[tuple[int, ...], ...], tuple[object, Step | None, int]], key: object
 ) -> list[Step]:
     steps: list[Step] = []
-    parent, step = seen[key]
+    parent, step, _ = seen[key]  # type: ignore[index]
     while parent is not None and step is not None:
         steps.append(step)
-        parent, step = seen[parent]
+        parent, step, _ = seen[parent]  # type: ignore[index]
     return steps[::-1]
+
+
+def exhaustive(start: Game, max_states: int = 1_000_000) -> bool | None:
+    """Whether ``start`` can be won, by plain depth-first search over every reachable position,
+    with no pruning at all; None past ``max_states``. The reference the solver is tested against.
+    """
+    limited = start.rules.max_redeals is not None
+    seen: dict[tuple[tuple[int, ...], ...], int] = {}
+    stack = [start]
+    while stack:
+        game = stack.pop()
+        if game.is_won():
+            return True
+        for step in game.legal_steps():
+            child = game.copy()
+            child.push(step)
+            ck = _key(child)
+            if ck in seen and (not limited or seen[ck] <= child.redeals):
+                continue
+            seen[ck] = child.redeals
+            if len(seen) > max_states:
+                return None
+            stack.append(child)
+    return False
+
+
+# Kept for callers of the first baseline (benchmark fixtures): a win or nothing.
+def best_first(start: Game, max_states: int = 200_000) -> SolveResult:
+    return solve(start, max_states=max_states)
+
+
+# --- solutions as logs ---------------------------------------------------------------------------
+
+
+def solution_log(
+    number: int | None,
+    piles: list[list[Card]],
+    rules: Rules,
+    steps: list[Step],
+    prefix: list[Step] | None = None,
+    meta: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A complete ``cruel-log/1`` document: ``prefix`` (moves already played) then ``steps``,
+    from the deal, with a true claim. It is verified before it is returned; a log the verifier
+    would not accept is a bug here, raised as :class:`AssertionError`.
+    """
+    game = Game.from_deal(piles, rules)
+    entries = []
+    for step in [*(prefix or []), *steps]:
+        moving = game.piles[step.source - 1][-step.count] if isinstance(step, Move) else None
+        entries.append(step_entry(step, moving))
+        game.push(step)
+    doc: dict[str, Any] = {
+        "format": "cruel-log/1",
+        "rules": rules.preset
+        if rules == PRESETS[rules.preset]
+        else rules.model_dump(exclude_defaults=False),
+        "deal": {"number": number}
+        if number is not None
+        else {"piles": [[cards.name(c) for c in p] for p in piles]},
+        "moves": entries,
+        "claim": {
+            "outcome": game.outcome(),
+            "foundation_cards": game.foundation_cards,
+            "moves": game.moves,
+            "redeals": game.redeals,
+        },
+    }
+    if meta:
+        doc["meta"] = meta
+    report = verify_bytes(orjson.dumps(doc))
+    if not report.valid:
+        raise AssertionError(f"solver produced a log the verifier rejects: {report.error}")
+    return doc
