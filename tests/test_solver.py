@@ -1,0 +1,141 @@
+"""The solver: solutions verified by the engine, proven verdicts, and agreement with plain search."""
+
+from __future__ import annotations
+
+import random
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cruel_tools import cards
+from cruel_tools.deals import deal_piles
+from cruel_tools.game import Game
+from cruel_tools.rules import PRESETS
+from cruel_tools.solver import exhaustive, pile1_lock, solution_log, solve
+from cruel_tools.verify import verify_bytes
+
+from .helpers import pile
+
+
+def test_solutions_of_many_deals_replay_to_a_win() -> None:
+    won = 0
+    for number in range(1, 61):
+        result = solve(Game.from_deal(deal_piles(number)), max_states=4000)
+        if result.verdict != "won":
+            continue
+        won += 1
+        game = Game.from_deal(deal_piles(number))
+        for step in result.steps:
+            game.push(step)
+        assert game.is_won()
+        doc = solution_log(number, deal_piles(number), PRESETS["cruel"], result.steps)
+        report = verify_bytes(orjson.dumps(doc))
+        assert report.valid and report.outcome == "won"
+        assert (report.moves, report.redeals) == (result.solution_moves, result.solution_redeals)
+    assert won >= 40
+
+
+def deal_with_pile1(first: str) -> list[list[int]]:
+    """A deal whose pile 1 is ``first`` (bottom to top); the other cards follow in deck order."""
+    p1 = pile(first)
+    rest = [c for c in cards.DECK if cards.rank(c) != 1 and c not in p1]
+    return [p1] + [rest[i : i + 4] for i in range(0, 44, 4)]
+
+
+@pytest.mark.parametrize(
+    ("first", "stuck"),
+    # The examples of shared/notes/solver-facts.md section 3.
+    [("7H 7D 7S KH", "KH"), ("6D JD 10H 10D", "10D"), ("KC 6C 8D QC", "QC")],
+)
+def test_rule_l_examples_are_unwinnable(first: str, stuck: str) -> None:
+    game = Game.from_deal(deal_with_pile1(first))
+    assert pile1_lock(game) == cards.parse(stuck)
+    result = solve(game)
+    assert result.verdict == "unwinnable"
+    assert "rule L" in result.reason and cards.name(cards.parse(stuck)) in result.reason
+    assert result.stats.expanded == 0
+
+
+def test_rule_l_does_not_fire_without_its_conditions() -> None:
+    # A lower card of the suit below, but the successor is elsewhere: J♥ can leave onto Q♥.
+    assert pile1_lock(Game.from_deal(deal_with_pile1("7H 2S 3S JH"))) is None
+    # The successor below, but no lower card of the suit: 10♦ can go home when its time comes.
+    assert pile1_lock(Game.from_deal(deal_with_pile1("JD 2S 3S 10D"))) is None
+
+
+def test_rule_l_is_off_where_its_proof_does_not_hold() -> None:
+    piles = deal_with_pile1("7H 7D 7S KH")
+    assert pile1_lock(Game.from_deal(piles, PRESETS["pysolfc"])) is None
+    assert pile1_lock(Game.from_deal(piles, PRESETS["perseverance"])) is None
+    assert pile1_lock(Game.from_deal(piles, PRESETS["cruel-when-stuck"])) is not None
+
+
+def test_a_deal_with_no_move_at_all_is_unwinnable_by_search() -> None:
+    result = solve(Game.from_deal(deal_piles(36)))
+    assert result.verdict == "unwinnable"
+    assert "searched" in result.reason
+
+
+def test_budgets_give_unknown() -> None:
+    assert solve(Game.from_deal(deal_piles(8)), max_states=50).verdict == "unknown"
+    result = solve(Game.from_deal(deal_piles(8)), max_seconds=0.0)
+    assert result.verdict == "unknown" and "time" in result.reason
+
+
+# --- small positions: the solver against plain exhaustive search ---------------------------------
+
+
+def small_position(seed: int, left: int, rules_name: str, lock_bias: bool) -> Game:
+    """A random position with ``left`` cards still in piles, the rest on the foundations."""
+    rng = random.Random(seed)
+    heights = [13] * 4
+    for _ in range(left):
+        s = rng.choice([i for i in range(4) if heights[i] > 1])
+        heights[s] -= 1
+    remaining = [cards.make(s, r) for s in range(4) for r in range(heights[s] + 1, 14)]
+    rng.shuffle(remaining)
+    if lock_bias and len(remaining) >= 3:
+        # Put a suit's low card under its king at the bottom of pile 1, often a lock.
+        by_suit: dict[int, list[int]] = {}
+        for card in remaining:
+            by_suit.setdefault(card // 13, []).append(card)
+        for group in by_suit.values():
+            if len(group) >= 2:
+                low, high = min(group), max(group)
+                remaining.remove(low)
+                remaining.remove(high)
+                remaining[:0] = [low, high]
+                break
+    piles: list[list[int]] = [[] for _ in range(12)]
+    k = 0
+    for card in remaining:
+        if k < 12 and piles[k] and rng.random() < 0.4:
+            k += 1
+        piles[min(k, 11)].append(card)
+    return Game(piles, heights, PRESETS[rules_name])
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.integers(0, 2**32),
+    st.integers(2, 9),
+    st.sampled_from(sorted(PRESETS)),
+    st.booleans(),
+)
+def test_solver_verdict_equals_exhaustive_search(
+    seed: int, left: int, name: str, bias: bool
+) -> None:
+    game = small_position(seed, left, name, bias)
+    truth = exhaustive(game.copy(), max_states=200_000)
+    assert truth is not None
+    result = solve(game.copy(), max_states=10**7)
+    assert result.verdict == ("won" if truth else "unwinnable")
+    if pile1_lock(game) is not None:
+        assert truth is False  # rule L never cuts a winnable position
+    if result.verdict == "won":
+        replay = game.copy()
+        for step in result.steps:
+            replay.push(step)
+        assert replay.is_won()
