@@ -386,20 +386,20 @@ class Game:
 
     def card_moves(self) -> Iterator[Move]:
         """Every legal card move (runs included where the profile allows them)."""
-        if self.is_won():
-            return
         piles, found = self.piles, self.foundations
-        tops = {p[-1]: i for i, p in enumerate(piles, 1) if p}
+        tops = {p[-1]: i for i, p in enumerate(piles, 1) if p}  # empty when the game is won
         runs = self.rules.run_moves
-        for i, p in enumerate(piles, 1):
-            if not p:
-                continue
-            c = p[-1]
+        for c, i in tops.items():
             s, r = divmod(c, 13)
             if found[s] == r:
                 yield Move(i, None)
-            length = self.run_length(i) if runs else 1
-            for k in range(1, length + 1):
+            if not runs:
+                j = tops.get(c + 1)
+                if j is not None and r != 12:  # the successor of a king is no card
+                    yield Move(i, j)
+                continue
+            p = piles[i - 1]
+            for k in range(1, self.run_length(i) + 1):
                 deepest = p[-k]
                 j = tops.get(deepest + 1)
                 if j is not None and deepest % 13 != 12:

@@ -143,7 +143,10 @@ def solve(
             seen[ck] = (key, step, child.redeals)
             if old is None:
                 stats.unique += 1
-            if pile1_lock(child) is not None:  # proven lost: never expanded (rule L)
+            # Proven lost: never expanded (rule L). Pile 1 changes only by a step that touches it
+            # or by a redeal; otherwise the parent's check stands.
+            touches = isinstance(step, Redeal) or step.source == 1 or step.target == 1
+            if touches and pile1_lock(child) is not None:
                 stats.pruned += 1
                 continue
             heapq.heappush(frontier, (-child.foundation_cards, -next(tie), child, ck))
