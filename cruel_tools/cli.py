@@ -7,20 +7,25 @@ import os
 import sys
 import time
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
 import orjson
 import typer
+from pydantic import ValidationError
 
 from . import cards, deals, render, schemas
 from . import log as log_format
+from . import solver as cruel_solver
 from . import stats as player_stats
-from .game import Game
-from .inputs import count_units, is_terminal, iter_units, load_deal
+from .cards import Card
+from .game import Game, IllegalMove, Move, Step
+from .inputs import count_units, display_name, is_terminal, iter_units, load_deal
 from .log import Limits
-from .rules import PRESETS
-from .verify import EXIT_CODES, render_many
+from .rules import PRESETS, Rules
+from .verify import EXIT_CODES, Source, move_error, render_many, report_line
+from .verify import verify as verify_log
 
 app = typer.Typer(
     add_completion=False,
@@ -269,6 +274,249 @@ def stats(
     if rec.played == 0 and not rec.excluded:
         typer.echo("error: no logs found", err=True)
         raise typer.Exit(EXIT_CODES["unreadable"])
+
+
+# --- solving ---------------------------------------------------------------------------------
+
+SOLVE_REPORT_FORMAT = "cruel-solve-report/1"
+
+
+def _fail(message: str, code: int) -> typer.Exit:
+    """Print a one-line error on stderr; the caller raises the returned Exit."""
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(code)
+
+
+def _read_input(spec: str, limits: Limits) -> bytes:
+    shown = display_name(spec)
+    try:
+        if spec == "-":
+            data = sys.stdin.buffer.read(limits.max_bytes + 1)
+        else:
+            with open(spec, "rb") as f:
+                data = f.read(limits.max_bytes + 1)
+    except OSError as exc:
+        raise _fail(f"cannot read {shown}: {exc.strerror or type(exc).__name__}", 2) from None
+    if len(data) > limits.max_bytes:
+        raise _fail(f"{shown}: over the size limit of {limits.max_bytes} bytes", 2)
+    return data
+
+
+@dataclass
+class _Start:
+    """What ``cruel solve`` starts from: a deal, and the logged steps already played on it."""
+
+    number: int | None
+    piles: list[list[Card]]
+    rules: Rules
+    prefix: list[Step]
+    game: Game  # the position after the prefix
+
+
+def _start_from_log(spec: str, data: bytes, rules_name: str | None, limits: Limits) -> _Start:
+    shown = display_name(spec)
+    try:
+        game_log = log_format.load(data, limits)
+    except log_format.LogFormatError as exc:
+        typer.echo(f"{shown}: unreadable: {exc} [{exc.code}]", err=True)
+        raise typer.Exit(EXIT_CODES["unreadable"]) from None
+    rules = game_log.resolved_rules()
+    if rules_name is not None and PRESETS[rules_name] != rules:
+        raise _fail(
+            f"--rules {rules_name} differs from the rules of {shown} ({rules.preset}"
+            f"{'' if rules == PRESETS[rules.preset] else ' with overrides'}); "
+            "leave --rules out to use the log's",
+            2,
+        )
+    report = verify_log(game_log, Source(file=shown))
+    if report.error is not None and report.error.code != "claim-mismatch":
+        typer.echo(report_line(report), err=True)  # the verifier's words
+        raise typer.Exit(EXIT_CODES["invalid"])
+    if report.error is not None:  # the moves are legal: the position is still worth solving
+        typer.echo(f"warning: {report_line(report)}", err=True)
+    piles = deals.resolve_deal(game_log.deal.number, game_log.deal.piles)
+    game = Game.from_deal(piles, rules)
+    prefix = game_log.steps()
+    for index, step in enumerate(prefix):
+        try:
+            game.push(step)
+        except IllegalMove as exc:  # the verifier passed it: this would be a bug of ours
+            raise _fail(f"{shown}: {move_error(index, exc).message}", 1) from None
+    return _Start(game_log.deal.number, piles, rules, prefix, game)
+
+
+def _load_start(spec: str, rules_name: str | None, limits: Limits) -> _Start:
+    """The position to solve: a deal number, a deal file, or a log's final position."""
+    rules = PRESETS[rules_name or "cruel"]
+    if spec.isascii() and spec.isdigit():
+        try:
+            number: int | None = int(spec)
+            piles = deals.deal_piles(int(spec))
+        except deals.DealNumberError as exc:
+            raise _fail(str(exc), 2) from None
+        return _Start(number, piles, rules, [], Game.from_deal(piles, rules))
+    data = _read_input(spec, limits)
+    shown = display_name(spec)
+    try:
+        obj = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        raise _fail(f"{shown}: neither a deal number nor JSON ({exc.msg})", 2) from None
+    if isinstance(obj, dict) and "format" in obj:
+        return _start_from_log(spec, data, rules_name, limits)
+    try:
+        deal_spec = log_format.Deal.model_validate(obj)
+    except ValidationError as exc:
+        why = str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
+        raise _fail(f"{shown}: neither a deal nor a game log ({why})", 2) from None
+    try:
+        piles = deals.resolve_deal(deal_spec.number, deal_spec.piles)
+    except deals.BadDeal as exc:
+        raise _fail(f"{shown}: deal: {exc} (at {exc.path})", 1) from None
+    return _Start(deal_spec.number, piles, rules, [], Game.from_deal(piles, rules))
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _solution_entries(game: Game, steps: list[Step]) -> list[dict[str, object]]:
+    """The solution as log entries naming each moving card (``game`` is left unchanged)."""
+    game = game.copy()
+    entries = []
+    for step in steps:
+        moving = game.piles[step.source - 1][-step.count] if isinstance(step, Move) else None
+        entries.append(log_format.step_entry(step, moving))
+        game.push(step)
+    return entries
+
+
+def _score_sheet(game: Game, steps: list[Step], first: int) -> list[str]:
+    """One numbered line per step, as ``cruel replay --moves-only`` writes them."""
+    game, style, lines = game.copy(), render.Style(), []
+    for number, step in enumerate(steps, first):
+        lines.append(f"{number}. {render.describe(step, game, style)}")
+        game.push(step)
+    return lines
+
+
+@app.command()
+def solve(
+    deal_spec: Annotated[
+        str,
+        typer.Argument(
+            metavar="DEAL",
+            help="A deal number, a deal JSON file, or a game log (solved from its final position);"
+            " - for stdin.",
+        ),
+    ],
+    rules_name: Annotated[
+        str | None,
+        typer.Option(
+            "--rules",
+            metavar="PRESET",
+            help=f"Rules preset: {', '.join(PRESETS)} (default cruel; a log's own by default).",
+        ),
+    ] = None,
+    max_states: Annotated[
+        int, typer.Option("--max-states", min=1, help="Most positions to expand.")
+    ] = 200_000,
+    max_seconds: Annotated[
+        float, typer.Option("--max-seconds", help="Most seconds to search (more than 0).")
+    ] = 60.0,
+    json: Annotated[bool, typer.Option("--json", help="The report as one JSON object.")] = False,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="On a win, write the whole game as a cruel-log/1 file here."),
+    ] = None,
+) -> None:
+    """Search a deal, or a logged game's final position, for a win.
+
+    Prints the verdict (won, unwinnable or unknown when the budget runs out) and, for a win, the
+    solution as a numbered score sheet. With --out, a win is written as a complete log from the
+    deal (a log's own moves first) that `cruel verify` accepts.
+
+    Exit status: 0 the search finished (won, unwinnable and unknown are all answers), 1 a log
+    with an illegal move or a bad deal, 2 unreadable input or bad options, 3 an internal error
+    (a bug: please report it).
+    """
+    if rules_name is not None and rules_name not in PRESETS:
+        raise _fail(f"--rules must be one of {', '.join(PRESETS)}, not {rules_name!r}", 2)
+    if not max_seconds > 0:
+        raise _fail(f"--max-seconds must be more than 0, not {max_seconds}", 2)
+    start = _load_start(deal_spec, rules_name, Limits())
+    result = cruel_solver.solve(start.game, max_states=max_states, max_seconds=max_seconds)
+    won = result.verdict == "won"
+    st = result.stats
+    if json:
+        solution = (
+            {
+                "moves": result.solution_moves,
+                "redeals": result.solution_redeals,
+                "steps": _solution_entries(start.game, result.steps),
+            }
+            if won
+            else None
+        )
+        _out(
+            orjson.dumps(
+                {
+                    "format": SOLVE_REPORT_FORMAT,
+                    "deal": {
+                        "number": start.number,
+                        "piles": [[cards.name(c) for c in p] for p in start.piles],
+                    },
+                    "rules": start.rules.model_dump(),
+                    "prefix_steps": len(start.prefix),
+                    "verdict": result.verdict,
+                    "reason": result.reason,
+                    "stats": {
+                        "expanded": st.expanded,
+                        "unique": st.unique,
+                        "pruned": st.pruned,
+                        "seconds": st.seconds,
+                    },
+                    "solution": solution,
+                }
+            )
+        )
+    else:
+        title = f"deal {start.number}" if start.number is not None else "deal given by its piles"
+        if start.prefix:
+            title += f", after {_plural(len(start.prefix), 'logged step')}"
+        if won:
+            verdict = (
+                f"won in {_plural(result.solution_moves, 'move')} and "
+                f"{_plural(result.solution_redeals, 'redeal')}"
+            )
+        else:
+            verdict = f"{result.verdict}: {result.reason}"
+        _out(
+            f"{title}: {verdict} ({_plural(st.expanded, 'state')} expanded, "
+            f"{st.unique} unique, {st.seconds:.2f} s)"
+        )
+        if won:
+            for line in _score_sheet(start.game, result.steps, len(start.prefix) + 1):
+                _out(line)
+    if out is not None:
+        if not won:
+            typer.echo(f"no solution found ({result.verdict}): {out} not written", err=True)
+            return
+        try:
+            doc = cruel_solver.solution_log(
+                start.number,
+                start.piles,
+                start.rules,
+                result.steps,
+                prefix=start.prefix,
+                meta={"generator": "cruel solve"},
+            )
+        except AssertionError as exc:
+            raise _fail(f"internal error: {exc}; please report it", 3) from None
+        try:
+            out.write_bytes(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
+        except OSError as exc:
+            raise _fail(f"cannot write {out}: {exc.strerror or type(exc).__name__}", 2) from None
+        typer.echo(f"wrote {out}", err=True)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -131,7 +131,9 @@ def solve(
             )
         _, _, game, key = heapq.heappop(frontier)
         if game.is_won():
-            return _finish(SolveResult("won", _path(seen, key)), stats, began)
+            steps = _path(seen, key)
+            _check_solution(start, steps)
+            return _finish(SolveResult("won", steps), stats, began)
         stats.expanded += 1
         for step in game.legal_steps():
             child = game.copy()
@@ -157,6 +159,15 @@ def solve(
         else "every reachable position searched or proven lost"
     )
     return _finish(SolveResult("unwinnable", reason=reason), stats, began)
+
+
+def _check_solution(start: Game, steps: list[Step]) -> None:
+    """Replay a solution through the engine: a solution that does not win is a bug here."""
+    game = start.copy()
+    for step in steps:
+        game.push(step)
+    if not game.is_won():
+        raise AssertionError("the solver's solution does not win")
 
 
 def _finish(result: SolveResult, stats: SolveStats, began: float) -> SolveResult:
