@@ -418,7 +418,7 @@ def solve(
         ),
     ] = None,
     max_states: Annotated[
-        int, typer.Option("--max-states", min=1, help="Most positions to expand.")
+        int, typer.Option("--max-states", help="Most positions to expand (at least 1).")
     ] = 200_000,
     max_seconds: Annotated[
         float, typer.Option("--max-seconds", help="Most seconds to search (more than 0).")
@@ -441,6 +441,8 @@ def solve(
     """
     if rules_name is not None and rules_name not in PRESETS:
         raise _fail(f"--rules must be one of {', '.join(PRESETS)}, not {rules_name!r}", 2)
+    if max_states < 1:
+        raise _fail(f"--max-states must be at least 1, not {max_states}", 2)
     if not max_seconds > 0:
         raise _fail(f"--max-seconds must be more than 0, not {max_seconds}", 2)
     start = _load_start(deal_spec, rules_name, Limits())
