@@ -20,11 +20,11 @@ from . import log as log_format
 from . import solver as cruel_solver
 from . import stats as player_stats
 from .cards import Card
-from .game import Game, IllegalMove, Move, Step
+from .game import Game, IllegalMove, Step
 from .inputs import count_units, display_name, is_terminal, iter_units, load_deal
 from .log import Limits
 from .rules import PRESETS, Rules
-from .verify import EXIT_CODES, Source, move_error, render_many, report_line
+from .verify import EXIT_CODES, Source, move_error, plural, render_many, report_line
 from .verify import verify as verify_log
 
 app = typer.Typer(
@@ -278,8 +278,6 @@ def stats(
 
 # --- solving ---------------------------------------------------------------------------------
 
-SOLVE_REPORT_FORMAT = "cruel-solve-report/1"
-
 
 def _fail(message: str, code: int) -> typer.Exit:
     """Print a one-line error on stderr; the caller raises the returned Exit."""
@@ -375,21 +373,6 @@ def _load_start(spec: str, rules_name: str | None, limits: Limits) -> _Start:
     return _Start(deal_spec.number, piles, rules, [], Game.from_deal(piles, rules))
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
-def _solution_entries(game: Game, steps: list[Step]) -> list[dict[str, object]]:
-    """The solution as log entries naming each moving card (``game`` is left unchanged)."""
-    game = game.copy()
-    entries = []
-    for step in steps:
-        moving = game.piles[step.source - 1][-step.count] if isinstance(step, Move) else None
-        entries.append(log_format.step_entry(step, moving))
-        game.push(step)
-    return entries
-
-
 def _score_sheet(game: Game, steps: list[Step], first: int) -> list[str]:
     """One numbered line per step, as ``cruel replay --moves-only`` writes them."""
     game, style, lines = game.copy(), render.Style(), []
@@ -450,50 +433,23 @@ def solve(
     won = result.verdict == "won"
     st = result.stats
     if json:
-        solution = (
-            {
-                "moves": result.solution_moves,
-                "redeals": result.solution_redeals,
-                "steps": _solution_entries(start.game, result.steps),
-            }
-            if won
-            else None
+        report = cruel_solver.solve_report(
+            result, start.number, start.piles, start.game, len(start.prefix)
         )
-        _out(
-            orjson.dumps(
-                {
-                    "format": SOLVE_REPORT_FORMAT,
-                    "deal": {
-                        "number": start.number,
-                        "piles": [[cards.name(c) for c in p] for p in start.piles],
-                    },
-                    "rules": start.rules.model_dump(),
-                    "prefix_steps": len(start.prefix),
-                    "verdict": result.verdict,
-                    "reason": result.reason,
-                    "stats": {
-                        "expanded": st.expanded,
-                        "unique": st.unique,
-                        "pruned": st.pruned,
-                        "seconds": st.seconds,
-                    },
-                    "solution": solution,
-                }
-            )
-        )
+        _out(report.model_dump_json())
     else:
         title = f"deal {start.number}" if start.number is not None else "deal given by its piles"
         if start.prefix:
-            title += f", after {_plural(len(start.prefix), 'logged step')}"
+            title += f", after {plural(len(start.prefix), 'logged step')}"
         if won:
             verdict = (
-                f"won in {_plural(result.solution_moves, 'move')} and "
-                f"{_plural(result.solution_redeals, 'redeal')}"
+                f"won in {plural(result.solution_moves, 'move')} and "
+                f"{plural(result.solution_redeals, 'redeal')}"
             )
         else:
             verdict = f"{result.verdict}: {result.reason}"
         _out(
-            f"{title}: {verdict} ({_plural(st.expanded, 'state')} expanded, "
+            f"{title}: {verdict} ({plural(st.expanded, 'state')} expanded, "
             f"{st.unique} unique, {st.seconds:.2f} s)"
         )
         if won:

@@ -30,7 +30,7 @@ from typing_extensions import TypedDict
 from . import cards
 from .cards import Card
 from .deals import MAX_DEAL_NUMBER
-from .game import REDEAL, Move, Step
+from .game import REDEAL, Game, Move, Step
 from .rules import PRESETS, PresetName, Rules
 
 FORMAT = "cruel-log/1"
@@ -257,6 +257,17 @@ def step_entry(step: Step, card: Card | None = None) -> dict[str, Any]:
     if step.count != 1:
         entry["count"] = step.count
     return entry
+
+
+def played_entries(game: Game, steps: list[Step]) -> list[dict[str, Any]]:
+    """``steps`` as log entries naming each moving card, played from ``game`` (left unchanged)."""
+    game = game.copy()
+    entries = []
+    for step in steps:
+        moving = game.piles[step.source - 1][-step.count] if isinstance(step, Move) else None
+        entries.append(step_entry(step, moving))
+        game.push(step)
+    return entries
 
 
 # --- parsing ----------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import orjson
 from pydantic import BaseModel
 
 from .log import GameLog
+from .solver import SolveReport
 from .stats import Record
 from .verify import VerifyReport
 
@@ -20,6 +21,7 @@ MODELS: dict[str, type[BaseModel]] = {
     "game-log.schema.json": GameLog,
     "verify-report.schema.json": VerifyReport,
     "stats.schema.json": Record,
+    "solve-report.schema.json": SolveReport,
 }
 
 

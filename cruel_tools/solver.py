@@ -18,14 +18,15 @@ import heapq
 import time
 from dataclasses import dataclass, field
 from itertools import count
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 import orjson
+from pydantic import BaseModel, ConfigDict, Field
 
 from . import cards
 from .cards import KING, Card
 from .game import Game, Move, Redeal, Step
-from .log import step_entry
+from .log import LogEntry, played_entries
 from .rules import PRESETS, Rules
 from .verify import verify_bytes
 
@@ -277,10 +278,9 @@ def solution_log(
     would not accept is a bug here, raised as :class:`AssertionError`.
     """
     game = Game.from_deal(piles, rules)
-    entries = []
-    for step in [*(prefix or []), *steps]:
-        moving = game.piles[step.source - 1][-step.count] if isinstance(step, Move) else None
-        entries.append(step_entry(step, moving))
+    every = [*(prefix or []), *steps]
+    entries = played_entries(game, every)
+    for step in every:
         game.push(step)
     doc: dict[str, Any] = {
         "format": "cruel-log/1",
@@ -304,3 +304,79 @@ def solution_log(
     if not report.valid:
         raise AssertionError(f"solver produced a log the verifier rejects: {report.error}")
     return doc
+
+
+# --- reports -------------------------------------------------------------------------------------
+
+SOLVE_REPORT_FORMAT: Final = "cruel-solve-report/1"
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class DealInfo(_Frozen):
+    number: int | None = Field(description="The deal number, or null for a deal given by piles.")
+    piles: list[list[str]] = Field(description="The deal's 12 piles, each bottom to top.")
+
+
+class StatsInfo(_Frozen):
+    expanded: int = Field(description="Positions whose children were generated.")
+    unique: int = Field(description="Distinct positions met.")
+    pruned: int = Field(description="Positions cut by a proven rule (docs/solver.md).")
+    seconds: float
+
+
+class Solution(_Frozen):
+    moves: int
+    redeals: int
+    steps: list[LogEntry] = Field(description="The solution's steps in log form.")
+
+
+class SolveReport(_Frozen):
+    """What ``cruel solve --json`` prints."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        title="Cruel solve report v1",
+        json_schema_extra={"$id": "https://cruel-tools.invalid/schemas/solve-report.schema.json"},
+    )
+
+    format: Literal["cruel-solve-report/1"] = SOLVE_REPORT_FORMAT
+    deal: DealInfo
+    rules: Rules
+    prefix_steps: int = Field(description="Logged steps played before the solution starts.")
+    verdict: Verdict
+    reason: str = Field(description="Why unwinnable or unknown, in words; empty for a win.")
+    stats: StatsInfo
+    solution: Solution | None
+
+
+def solve_report(
+    result: SolveResult,
+    number: int | None,
+    piles: list[list[Card]],
+    position: Game,
+    prefix_steps: int = 0,
+) -> SolveReport:
+    """The report of ``result``, found from ``position`` (a deal after ``prefix_steps``)."""
+    st = result.stats
+    solution = None
+    if result.verdict == "won":
+        solution = Solution(
+            moves=result.solution_moves,
+            redeals=result.solution_redeals,
+            steps=played_entries(position, result.steps),
+        )
+    return SolveReport(
+        deal=DealInfo(number=number, piles=[[cards.name(c) for c in p] for p in piles]),
+        rules=position.rules,
+        prefix_steps=prefix_steps,
+        verdict=result.verdict,
+        reason=result.reason,
+        stats=StatsInfo(
+            expanded=st.expanded, unique=st.unique, pruned=st.pruned, seconds=st.seconds
+        ),
+        solution=solution,
+    )

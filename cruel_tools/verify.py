@@ -306,13 +306,17 @@ def report_json(report: VerifyReport) -> bytes:
     return orjson.dumps(report.model_dump(mode="json"))
 
 
+def plural(k: int, word: str) -> str:
+    """``1 move``, ``2 moves``."""
+    return f"{k} {word}" if k == 1 else f"{k} {word}s"
+
+
 def score_words(foundation_cards: int, moves: int, redeals: int) -> str:
     """``52 foundation cards, 56 moves, 1 redeal``: the score figures in words."""
-
-    def n(k: int, word: str) -> str:
-        return f"{k} {word}" if k == 1 else f"{k} {word}s"
-
-    return f"{n(foundation_cards, 'foundation card')}, {n(moves, 'move')}, {n(redeals, 'redeal')}"
+    return (
+        f"{plural(foundation_cards, 'foundation card')}, {plural(moves, 'move')}, "
+        f"{plural(redeals, 'redeal')}"
+    )
 
 
 def report_line(report: VerifyReport) -> str:

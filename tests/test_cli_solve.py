@@ -314,3 +314,16 @@ def test_deal_from_stdin() -> None:
     result = runner.invoke(app, ["solve", "-", "--json"], input=json.dumps({"number": 3}))
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["deal"]["number"] == 3
+
+
+def test_json_report_matches_its_schema() -> None:
+    from jsonschema import Draft202012Validator
+
+    from cruel_tools import schemas
+
+    result = runner.invoke(app, ["solve", "3", "--json"])
+    assert result.exit_code == 0
+    validator = Draft202012Validator(schemas.schema_of(schemas.MODELS["solve-report.schema.json"]))
+    report = orjson.loads(result.stdout)
+    validator.validate(report)
+    assert report["format"] == "cruel-solve-report/1"
