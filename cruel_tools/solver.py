@@ -91,8 +91,10 @@ def _key(game: Game) -> tuple[tuple[int, ...], ...]:
     return tuple(map(tuple, game.piles))
 
 
-#: Share of the budget the restricted first pass may use (see :func:`solve`).
-FIRST_PASS_SHARE = 0.2
+#: The passes of :func:`solve`: at most this many early redeals (made while a card could still
+#: move), and the share of the budget each may use. ``None`` is the full search, which gets
+#: whatever the earlier passes left.
+PASSES: tuple[tuple[int | None, float], ...] = ((0, 0.15), (1, 0.35), (None, 1.0))
 
 
 def solve(
@@ -102,75 +104,76 @@ def solve(
 ) -> SolveResult:
     """Search ``start`` for a win within the budget.
 
-    Where the rules let a player redeal at any time, a first pass searches only the games that
-    redeal when stuck (a subset of the legal games: every such step is legal under the full
-    rules), with a fifth of the budget. That smaller space is often searched to the end in a few
-    hundred positions and holds a win for many deals the full space hides. A win found there is
-    replayed under the full rules; anything else from the first pass proves nothing, and the full
-    search follows with the rest of the budget.
+    Passes of growing breadth: first only the games whose every redeal is made when no card can
+    move, then those with at most one early redeal, then every legal game. Each narrow pass
+    searches a subset of the legal games (the solver only chooses among legal steps), so a win it
+    finds is a win; that it finds none proves nothing, and only the full pass may answer
+    ``unwinnable``. The narrow spaces are small and hold wins for many deals that best-first
+    search of the full space, which may redeal after every move, does not reach within budget.
+    Under ``redeal_only_when_stuck`` rules the first pass is the whole game already.
     """
     began = time.perf_counter()
-    rules = start.rules
-    if rules.redeal_only_when_stuck:
-        return search(start, max_states, max_seconds)
-    narrow = start.copy()
-    narrow.rules = rules.model_copy(update={"redeal_only_when_stuck": True})
-    first = search(
-        narrow,
-        max(1, int(max_states * FIRST_PASS_SHARE)),
-        None if max_seconds is None else max_seconds * FIRST_PASS_SHARE,
-    )
-    if first.verdict == "won":
-        _check_solution(start, first.steps)  # legal under the full rules too
-        first.stats.seconds = time.perf_counter() - began
-        return first
-    spent = time.perf_counter() - began
-    rest = search(
-        start,
-        max(1, max_states - first.stats.expanded),
-        None if max_seconds is None else max(0.0, max_seconds - spent),
-    )
-    rest.stats.expanded += first.stats.expanded
-    rest.stats.unique += first.stats.unique
-    rest.stats.pruned += first.stats.pruned
-    rest.stats.seconds = time.perf_counter() - began
-    if rest.verdict == "unknown":  # name the whole budget, not what the second pass had left
-        rest.reason = (
+    total = SolveStats()
+    passes = PASSES[-1:] if start.rules.redeal_only_when_stuck else PASSES
+    result = SolveResult("unknown")
+    for early, share in passes:
+        left_states = max_states - total.expanded
+        left_seconds = None if max_seconds is None else max_seconds - (time.perf_counter() - began)
+        if early is not None:
+            left_states = min(left_states, max(1, int(max_states * share)))
+            if max_seconds is not None:
+                left_seconds = min(left_seconds or 0.0, max_seconds * share)
+        result = search(start, max(1, left_states), left_seconds, early_redeals=early)
+        total.expanded += result.stats.expanded
+        total.unique += result.stats.unique
+        total.pruned += result.stats.pruned
+        if result.verdict == "won" or early is None:
+            break
+    result.stats = total
+    total.seconds = time.perf_counter() - began
+    if result.verdict == "unknown":  # name the whole budget, not what the last pass had left
+        result.reason = (
             f"state budget of {max_states} spent"
-            if rest.reason.startswith("state")
+            if result.reason.startswith("state")
             else f"time budget of {max_seconds} s spent"
         )
-    return rest
+    return result
 
 
 def search(
     start: Game,
     max_states: int = 200_000,
     max_seconds: float | None = None,
+    early_redeals: int | None = None,
 ) -> SolveResult:
-    """Best-first search of every legal game from ``start``, within the budget.
+    """Best-first search of the legal games from ``start``, within the budget.
 
     The position with the most foundation cards is expanded next (ties: the most recently
-    found), which wins quickly where a win exists. With a redeal limit, a position met again with
-    fewer redeals used is expanded again, since it may do more.
+    found), which wins quickly where a win exists. ``early_redeals`` limits the redeals made
+    while a card could still move (None: no limit); such a narrowed search can find a win but
+    never proves a deal unwinnable, so it answers ``unknown`` when its space is exhausted.
+
+    A position met again is expanded again only if it may do more than when first met: with
+    fewer redeals used (under a redeal limit) or fewer early redeals used (when narrowed).
     """
     began = time.perf_counter()
     stats = SolveStats()
     limited = start.rules.max_redeals is not None
+    narrowed = early_redeals is not None
     tie = count()
-    # key -> (parent key, step from parent, redeals used when first met)
-    seen: dict[tuple[tuple[int, ...], ...], tuple[object, Step | None, int]] = {}
+    # key -> (parent key, step from parent, (redeals used, early redeals used) when met)
+    seen: dict[tuple[tuple[int, ...], ...], tuple[object, Step | None, tuple[int, int]]] = {}
     root = _key(start)
-    seen[root] = (None, None, start.redeals)
-    frontier: list[tuple[int, int, Game, tuple[tuple[int, ...], ...]]] = [
-        (-start.foundation_cards, 0, start, root)
+    seen[root] = (None, None, (start.redeals, 0))
+    frontier: list[tuple[int, int, Game, tuple[tuple[int, ...], ...], int]] = [
+        (-start.foundation_cards, 0, start, root, 0)
     ]
     stats.unique = 1
     if pile1_lock(start) is not None:
         stats.pruned = 1
         frontier.clear()
     while frontier:
-        _, _, game, key = heapq.heappop(frontier)
+        _, _, game, key, early = heapq.heappop(frontier)
         if game.is_won():
             steps = _path(seen, key)
             _check_solution(start, steps)
@@ -186,14 +189,21 @@ def search(
             reason = f"time budget of {max_seconds} s spent"
             return _finish(SolveResult("unknown", reason=reason), stats, began)
         stats.expanded += 1
+        stuck = narrowed and not game.has_card_move()
         for step in game.legal_steps():
+            child_early = early
+            if narrowed and isinstance(step, Redeal) and not stuck:
+                child_early += 1
+                if child_early > early_redeals:  # type: ignore[operator]
+                    continue
             child = game.copy()
             child.push(step)
             ck = _key(child)
             old = seen.get(ck)
-            if old is not None and (not limited or old[2] <= child.redeals):
+            mark = (child.redeals if limited else 0, child_early)
+            if old is not None and old[2][0] <= mark[0] and old[2][1] <= mark[1]:
                 continue
-            seen[ck] = (key, step, child.redeals)
+            seen[ck] = (key, step, mark)
             if old is None:
                 stats.unique += 1
             # Proven lost: never expanded (rule L). Pile 1 changes only by a step that touches it
@@ -202,13 +212,20 @@ def search(
             if touches and pile1_lock(child) is not None:
                 stats.pruned += 1
                 continue
-            heapq.heappush(frontier, (-child.foundation_cards, -next(tie), child, ck))
+            heapq.heappush(frontier, (-child.foundation_cards, -next(tie), child, ck, child_early))
     lock = pile1_lock(start)
-    reason = (
-        f"{cards.name(lock)} in pile 1 can never leave (rule L)"
-        if lock is not None
-        else "every reachable position searched or proven lost"
-    )
+    if lock is not None:
+        return _finish(
+            SolveResult(
+                "unwinnable", reason=f"{cards.name(lock)} in pile 1 can never leave (rule L)"
+            ),
+            stats,
+            began,
+        )
+    if narrowed:
+        reason = f"no win with at most {early_redeals} early redeals (proves nothing)"
+        return _finish(SolveResult("unknown", reason=reason), stats, began)
+    reason = "every reachable position searched or proven lost"
     return _finish(SolveResult("unwinnable", reason=reason), stats, began)
 
 
@@ -228,7 +245,8 @@ def _finish(result: SolveResult, stats: SolveStats, began: float) -> SolveResult
 
 
 def _path(
-    seen: dict[tuple[tuple[int, ...], ...], tuple[object, Step | None, int]], key: object
+    seen: dict[tuple[tuple[int, ...], ...], tuple[object, Step | None, tuple[int, int]]],
+    key: object,
 ) -> list[Step]:
     steps: list[Step] = []
     parent, step, _ = seen[key]  # type: ignore[index]
