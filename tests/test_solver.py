@@ -139,3 +139,33 @@ def test_solver_verdict_equals_exhaustive_search(
         for step in result.steps:
             replay.push(step)
         assert replay.is_won()
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2**32), st.integers(2, 9), st.sampled_from(["cruel", "cruel-limited-3"]))
+def test_narrowed_passes_only_find_wins(seed: int, left: int, name: str) -> None:
+    from cruel_tools.solver import search
+
+    game = small_position(seed, left, name, lock_bias=False)
+    truth = exhaustive(game.copy(), max_states=200_000)
+    for early in (0, 1):
+        result = search(game.copy(), max_states=10**6, early_redeals=early)
+        if result.verdict == "unwinnable":
+            assert "rule L" in result.reason and truth is False
+        if result.verdict == "won":
+            assert truth is True
+            replay = game.copy()
+            for step in result.steps:
+                replay.push(step)
+            assert replay.is_won()
+
+
+def test_deal_27_needs_an_early_redeal() -> None:
+    from cruel_tools.solver import search
+
+    game = Game.from_deal(deal_piles(27))
+    narrow = search(game.copy(), max_states=10**6, early_redeals=0)
+    assert narrow.verdict == "unknown" and "proves nothing" in narrow.reason
+    won = search(game.copy(), max_states=10**6, early_redeals=1)
+    assert won.verdict == "won"
+    assert solve(game.copy(), max_states=10**6).verdict == "won"
