@@ -13,7 +13,6 @@ from typing import Annotated
 
 import orjson
 import typer
-from pydantic import ValidationError
 
 from . import cards, deals, render, schemas
 from . import log as log_format
@@ -21,7 +20,15 @@ from . import solver as cruel_solver
 from . import stats as player_stats
 from .cards import Card
 from .game import Game, IllegalMove, Step
-from .inputs import count_units, display_name, is_terminal, iter_units, load_deal
+from .inputs import (
+    count_units,
+    deal_or_log,
+    display_name,
+    is_terminal,
+    iter_units,
+    load_deal,
+    read_spec,
+)
 from .log import Limits
 from .rules import PRESETS, Rules
 from .verify import EXIT_CODES, Source, move_error, plural, render_many, report_line
@@ -285,21 +292,6 @@ def _fail(message: str, code: int) -> typer.Exit:
     return typer.Exit(code)
 
 
-def _read_input(spec: str, limits: Limits) -> bytes:
-    shown = display_name(spec)
-    try:
-        if spec == "-":
-            data = sys.stdin.buffer.read(limits.max_bytes + 1)
-        else:
-            with open(spec, "rb") as f:
-                data = f.read(limits.max_bytes + 1)
-    except OSError as exc:
-        raise _fail(f"cannot read {shown}: {exc.strerror or type(exc).__name__}", 2) from None
-    if len(data) > limits.max_bytes:
-        raise _fail(f"{shown}: over the size limit of {limits.max_bytes} bytes", 2)
-    return data
-
-
 @dataclass
 class _Start:
     """What ``cruel solve`` starts from: a deal, and the logged steps already played on it."""
@@ -311,13 +303,8 @@ class _Start:
     game: Game  # the position after the prefix
 
 
-def _start_from_log(spec: str, data: bytes, rules_name: str | None, limits: Limits) -> _Start:
+def _start_from_log(spec: str, game_log: log_format.GameLog, rules_name: str | None) -> _Start:
     shown = display_name(spec)
-    try:
-        game_log = log_format.load(data, limits)
-    except log_format.LogFormatError as exc:
-        typer.echo(f"{shown}: unreadable: {exc} [{exc.code}]", err=True)
-        raise typer.Exit(EXIT_CODES["unreadable"]) from None
     rules = game_log.resolved_rules()
     if rules_name is not None and PRESETS[rules_name] != rules:
         raise _fail(
@@ -346,6 +333,7 @@ def _start_from_log(spec: str, data: bytes, rules_name: str | None, limits: Limi
 def _load_start(spec: str, rules_name: str | None, limits: Limits) -> _Start:
     """The position to solve: a deal number, a deal file, or a log's final position."""
     rules = PRESETS[rules_name or "cruel"]
+    shown = display_name(spec)
     if spec.isascii() and spec.isdigit():
         try:
             number: int | None = int(spec)
@@ -353,24 +341,22 @@ def _load_start(spec: str, rules_name: str | None, limits: Limits) -> _Start:
         except deals.DealNumberError as exc:
             raise _fail(str(exc), 2) from None
         return _Start(number, piles, rules, [], Game.from_deal(piles, rules))
-    data = _read_input(spec, limits)
-    shown = display_name(spec)
     try:
-        obj = orjson.loads(data)
-    except orjson.JSONDecodeError as exc:
-        raise _fail(f"{shown}: neither a deal number nor JSON ({exc.msg})", 2) from None
-    if isinstance(obj, dict) and "format" in obj:
-        return _start_from_log(spec, data, rules_name, limits)
+        parsed = deal_or_log(read_spec(spec, limits), spec, limits)
+    except OSError as exc:
+        raise _fail(f"cannot read {shown}: {exc.strerror or type(exc).__name__}", 2) from None
+    except log_format.LogFormatError as exc:
+        typer.echo(f"{shown}: unreadable: {exc} [{exc.code}]", err=True)
+        raise typer.Exit(EXIT_CODES["unreadable"]) from None
+    except ValueError as exc:
+        raise _fail(str(exc), 2) from None
+    if isinstance(parsed, log_format.GameLog):
+        return _start_from_log(spec, parsed, rules_name)
     try:
-        deal_spec = log_format.Deal.model_validate(obj)
-    except ValidationError as exc:
-        why = str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
-        raise _fail(f"{shown}: neither a deal nor a game log ({why})", 2) from None
-    try:
-        piles = deals.resolve_deal(deal_spec.number, deal_spec.piles)
+        piles = deals.resolve_deal(parsed.number, parsed.piles)
     except deals.BadDeal as exc:
         raise _fail(f"{shown}: deal: {exc} (at {exc.path})", 1) from None
-    return _Start(deal_spec.number, piles, rules, [], Game.from_deal(piles, rules))
+    return _Start(parsed.number, piles, rules, [], Game.from_deal(piles, rules))
 
 
 def _score_sheet(game: Game, steps: list[Step], first: int) -> list[str]:

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from . import deals
 from .cards import Card
-from .log import Deal, Limits, LogFormatError, from_object
+from .log import Deal, GameLog, Limits, LogFormatError, load
 from .verify import Source, Unit
 
 LOG_SUFFIXES = (".json", ".jsonl")
@@ -151,26 +151,45 @@ def is_terminal(stream: object) -> bool:
         return False
 
 
-def load_deal(spec: str, limits: Limits = Limits()) -> tuple[int | None, list[list[Card]]]:
-    """A deal from a number (``"17"``), or from a JSON file (``-`` for stdin) holding a deal
-    (``{"number": ...}`` / ``{"piles": ...}``) or a whole log. Raises ``ValueError`` subclasses
-    (:class:`~cruel_tools.deals.BadDeal` for piles that are not a deal) or ``OSError``."""
-    if spec.isdigit():
-        return int(spec), deals.deal_piles(int(spec))
-    stream = sys.stdin.buffer if spec == "-" else Path(spec).open("rb")
-    with stream:
-        data = stream.read(limits.max_bytes + 1)
+def read_spec(spec: str, limits: Limits = Limits()) -> bytes:
+    """The bytes of file ``spec`` (``-``: stdin), read only up to the size limit.
+
+    Raises ``OSError`` when it cannot be read and ``ValueError`` when it is over the limit.
+    """
+    shown = display_name(spec)
+    if spec == "-":
+        data = sys.stdin.buffer.read(limits.max_bytes + 1)
+    else:
+        with open(spec, "rb") as f:
+            data = f.read(limits.max_bytes + 1)
     if len(data) > limits.max_bytes:
-        raise ValueError(f"{spec}: over the size limit of {limits.max_bytes} bytes")
+        raise ValueError(f"{shown}: over the size limit of {limits.max_bytes} bytes")
+    return data
+
+
+def deal_or_log(data: bytes, spec: str, limits: Limits = Limits()) -> Deal | GameLog:
+    """JSON holding a deal (``{"number": ...}`` / ``{"piles": ...}``) or a whole log (anything
+    with a ``format``). Raises :class:`LogFormatError` for a bad log, ``ValueError`` otherwise."""
+    shown = display_name(spec)
     try:
         obj = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
-        raise ValueError(f"{spec}: not JSON ({exc.msg})") from None
+        raise ValueError(f"{shown}: neither a deal number nor JSON ({exc.msg})") from None
     if isinstance(obj, dict) and "format" in obj:
-        deal = from_object(obj, limits).deal
-    else:
-        try:
-            deal = Deal.model_validate(obj)
-        except ValidationError as exc:
-            raise ValueError(f"{spec}: not a deal ({exc.errors()[0]['msg']})") from None
+        return load(data, limits)
+    try:
+        return Deal.model_validate(obj)
+    except ValidationError as exc:
+        why = str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
+        raise ValueError(f"{shown}: neither a deal nor a game log ({why})") from None
+
+
+def load_deal(spec: str, limits: Limits = Limits()) -> tuple[int | None, list[list[Card]]]:
+    """A deal from a number (``"17"``), or from a JSON file (``-`` for stdin) holding a deal or
+    a whole log (its deal). Raises ``ValueError`` subclasses (:class:`~cruel_tools.deals.BadDeal`
+    for piles that are not a deal, :class:`LogFormatError` for a bad log) or ``OSError``."""
+    if spec.isascii() and spec.isdigit():
+        return int(spec), deals.deal_piles(int(spec))
+    parsed = deal_or_log(read_spec(spec, limits), spec, limits)
+    deal = parsed.deal if isinstance(parsed, GameLog) else parsed
     return deal.number, deals.resolve_deal(deal.number, deal.piles)
