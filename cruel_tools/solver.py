@@ -31,6 +31,8 @@ from .rules import PRESETS, Rules
 from .verify import verify_bytes
 
 Verdict = Literal["won", "unwinnable", "unknown"]
+Key = tuple[tuple[int, ...], ...]
+Node = tuple[Key, tuple[int, int]]
 
 
 @dataclass
@@ -161,11 +163,17 @@ def search(
     limited = start.rules.max_redeals is not None
     narrowed = early_redeals is not None
     tie = count()
-    # key -> (parent key, step from parent, (redeals used, early redeals used) when met)
-    seen: dict[tuple[tuple[int, ...], ...], tuple[object, Step | None, tuple[int, int]]] = {}
-    root = _key(start)
-    seen[root] = (None, None, (start.redeals, 0))
-    frontier: list[tuple[int, int, Game, tuple[tuple[int, ...], ...], int]] = [
+    # A node is a position with the (redeals used, early redeals used) it was reached with.
+    # ``best`` keeps, per position, the marks met that no other mark met is below in both counts
+    # (a position reached with fewer redeals or early redeals used may do more);
+    # ``parents`` gives each node the node it was first reached from. A node is created only
+    # after its parent, so following parents always ends at the root: a node re-reached with a
+    # smaller mark is a new node, never a re-pointed old one (which could close a loop).
+    root_key = _key(start)
+    root: Node = (root_key, (start.redeals if limited else 0, 0))
+    best: dict[Key, list[tuple[int, int]]] = {root_key: [root[1]]}
+    parents: dict[Node, tuple[Node | None, Step | None]] = {root: (None, None)}
+    frontier: list[tuple[int, int, Game, Node, int]] = [
         (-start.foundation_cards, 0, start, root, 0)
     ]
     stats.unique = 1
@@ -173,9 +181,9 @@ def search(
         stats.pruned = 1
         frontier.clear()
     while frontier:
-        _, _, game, key, early = heapq.heappop(frontier)
+        _, _, game, node, early = heapq.heappop(frontier)
         if game.is_won():
-            steps = _path(seen, key)
+            steps = _path(parents, node)
             _check_solution(start, steps)
             return _finish(SolveResult("won", steps), stats, began)
         if stats.expanded >= max_states:
@@ -199,11 +207,16 @@ def search(
             child = game.copy()
             child.push(step)
             ck = _key(child)
-            old = seen.get(ck)
+            old = best.get(ck)
             mark = (child.redeals if limited else 0, child_early)
-            if old is not None and old[2][0] <= mark[0] and old[2][1] <= mark[1]:
+            if old is not None and any(r <= mark[0] and e <= mark[1] for r, e in old):
                 continue
-            seen[ck] = (key, step, mark)
+            if old is None:
+                best[ck] = [mark]
+            else:
+                best[ck] = [m for m in old if not (mark[0] <= m[0] and mark[1] <= m[1])] + [mark]
+            child_node: Node = (ck, mark)
+            parents[child_node] = (node, step)
             if old is None:
                 stats.unique += 1
             # Proven lost: never expanded (rule L). Pile 1 changes only by a step that touches it
@@ -212,7 +225,9 @@ def search(
             if touches and pile1_lock(child) is not None:
                 stats.pruned += 1
                 continue
-            heapq.heappush(frontier, (-child.foundation_cards, -next(tie), child, ck, child_early))
+            heapq.heappush(
+                frontier, (-child.foundation_cards, -next(tie), child, child_node, child_early)
+            )
     lock = pile1_lock(start)
     if lock is not None:
         return _finish(
@@ -244,15 +259,12 @@ def _finish(result: SolveResult, stats: SolveStats, began: float) -> SolveResult
     return result
 
 
-def _path(
-    seen: dict[tuple[tuple[int, ...], ...], tuple[object, Step | None, tuple[int, int]]],
-    key: object,
-) -> list[Step]:
+def _path(parents: dict[Node, tuple[Node | None, Step | None]], node: Node) -> list[Step]:
     steps: list[Step] = []
-    parent, step, _ = seen[key]  # type: ignore[index]
+    parent, step = parents[node]
     while parent is not None and step is not None:
         steps.append(step)
-        parent, step, _ = seen[parent]  # type: ignore[index]
+        parent, step = parents[parent]
     return steps[::-1]
 
 

@@ -169,3 +169,24 @@ def test_deal_27_needs_an_early_redeal() -> None:
     won = search(game.copy(), max_states=10**6, early_redeals=1)
     assert won.verdict == "won"
     assert solve(game.copy(), max_states=10**6).verdict == "won"
+
+
+def test_regression_solution_paths_never_loop() -> None:
+    # Re-reaching a position with fewer early redeals once re-pointed its parent and could close
+    # a loop of parents (found grading deal 1: every alternative at every step of its solution).
+    game = Game.from_deal(deal_piles(1))
+    result = solve(game.copy())
+    checked = 0
+    for step in result.steps:
+        for other in [s for s in game.legal_steps() if s != step]:
+            trial = game.copy()
+            trial.push(other)
+            verdict = solve(trial, max_states=400)
+            if verdict.verdict == "won":
+                replay = trial.copy()
+                for s in verdict.steps:
+                    replay.push(s)
+                assert replay.is_won()
+            checked += 1
+        game.push(step)
+    assert checked > 50
