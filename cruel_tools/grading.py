@@ -1,0 +1,269 @@
+"""Difficulty grading: a ladder of deterministic players of growing skill, then the solver.
+
+A deal's tier is set by the weakest player that wins it (docs/grading.md):
+
+| tier | the weakest winner |
+|---|---|
+| easy | player 1 (foundation moves, redeal when stuck) or player 2 (also builds down in suit) |
+| medium | player 3: plans perfectly, but never redeals while a card can still move |
+| hard | player 4: plans perfectly, with at most one early redeal |
+| expert | only the full solver (several early redeals) |
+
+Players 3 and 4 are the solver's narrow passes (docs/solver.md) used as players: the technique a
+deal needs (no early redeal, one, several) is what makes it hard, as in Simon Tatham's puzzles,
+where a grade is the weakest solving technique that suffices.
+
+Every player plays through :class:`cruel_tools.game.Game` (legal steps only); grading adds the
+metrics a puzzle site shows: the solver's effort, par (the shortest solution found), critical
+decisions along it, and how often a random legal player wins.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from . import cards
+from .cards import Card
+from .game import Game, Move, Redeal, Step
+from .log import LogEntry, played_entries
+from .rules import DEFAULT, Rules
+from .solver import DealInfo, Verdict, search, solve
+
+GRADE_FORMAT: Final = "cruel-grade/1"
+GRADER_VERSION: Final = "1"
+Tier = Literal["easy", "medium", "hard", "expert"]
+TIERS: tuple[Tier, ...] = ("easy", "medium", "hard", "expert")
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How hard grading tries; the defaults are what published puzzles use."""
+
+    solver_states: int = 200_000
+    solver_seconds: float = 10.0
+    critical_states: int = 300  # per alternative checked at a decision point
+    playouts: int = 100  # random players
+    playout_steps: int = 400
+    player_states: int = 30_000  # search budget of players 3 and 4
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Par(_Frozen):
+    moves: int
+    redeals: int
+
+
+class Metrics(_Frozen):
+    ladder: dict[str, bool] = Field(description="Which ladder player wins (player1..player4).")
+    solver_states: int = Field(description="Positions the solver expanded.")
+    par: Par = Field(description="The shortest solution found: card moves and redeals.")
+    critical_decisions: int = Field(
+        description="Positions on the par solution where only one legal step still wins, as far "
+        "as a small search from each alternative can tell."
+    )
+    random_win_rate: float = Field(description="Share of seeded random legal playouts that win.")
+    random_playouts: int
+
+
+class Grade(_Frozen):
+    """What ``cruel grade --json`` prints."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        title="Cruel grade v1",
+        json_schema_extra={"$id": "https://cruel-tools.invalid/schemas/grade.schema.json"},
+    )
+
+    format: Literal["cruel-grade/1"] = GRADE_FORMAT
+    grader_version: str = GRADER_VERSION
+    deal: DealInfo
+    rules: Rules
+    verdict: Verdict
+    tier: Tier | None = Field(description="null unless the deal is won.")
+    metrics: Metrics | None
+    solution: list[LogEntry] | None = Field(description="The par solution in log form.")
+
+
+# --- the ladder ----------------------------------------------------------------------------------
+
+Player = Callable[[Game, Budget], list[Step] | None]
+
+
+def _greedy(game: Game, build: bool) -> list[Step]:
+    """Play in place: foundation moves first, then (if ``build``) a build move, else redeal."""
+    steps: list[Step] = []
+    # Emptying a one-card pile onto its neighbour and redealing can restore a layout, so a
+    # simple player can go round in circles: seeing a position again ends its game.
+    seen: set[tuple[tuple[int, ...], ...]] = set()
+    while not game.is_won():
+        key = tuple(map(tuple, game.piles))
+        if key in seen:
+            break
+        seen.add(key)
+        moves = list(game.card_moves())
+        home = [m for m in moves if m.target is None]
+        if home:
+            step: Step = home[0]
+        elif build and (builds := [m for m in moves if m.target is not None]):
+            step = _best_build(game, builds)
+        elif game.redeal_problem() is None:
+            step = Redeal()
+        else:
+            break
+        game.push(step)
+        steps.append(step)
+    return steps
+
+
+def _best_build(game: Game, builds: Sequence[Move]) -> Move:
+    """The simple rule of player 2: the build that uncovers the lowest card (ties: first)."""
+
+    def uncovered_rank(m: Move) -> int:
+        pile = game.piles[m.source - 1]
+        return cards.rank(pile[-1 - m.count]) if len(pile) > m.count else 14
+
+    return min(builds, key=uncovered_rank)
+
+
+def player1(game: Game, budget: Budget) -> list[Step] | None:
+    """Plays every foundation move it can and redeals when stuck."""
+    g = game.copy()
+    steps = _greedy(g, build=False)
+    return steps if g.is_won() else None
+
+
+def player2(game: Game, budget: Budget) -> list[Step] | None:
+    """Player 1, but when no card can go home it builds down in suit (see :func:`_best_build`)."""
+    g = game.copy()
+    steps = _greedy(g, build=True)
+    return steps if g.is_won() else None
+
+
+def _technique(early: int) -> Player:
+    def play(game: Game, budget: Budget) -> list[Step] | None:
+        result = search(game.copy(), max_states=budget.player_states, early_redeals=early)
+        return result.steps if result.verdict == "won" else None
+
+    play.__doc__ = f"A perfect planner that makes at most {early} early redeal(s)."
+    return play
+
+
+player3 = _technique(0)
+player4 = _technique(1)
+LADDER: tuple[tuple[str, Player], ...] = (
+    ("player1", player1),
+    ("player2", player2),
+    ("player3", player3),
+    ("player4", player4),
+)
+_TIER_OF = {"player1": "easy", "player2": "easy", "player3": "medium", "player4": "hard"}
+
+
+# --- metrics -------------------------------------------------------------------------------------
+
+
+def random_win_rate(game: Game, playouts: int, max_steps: int, seed: int = 0) -> float:
+    """Share of ``playouts`` seeded random games that win.
+
+    The random player picks uniformly among the legal card moves, and redeals (when that is
+    legal) only when no card can move: picking redeals at random as well would make nearly every
+    game an endless shuffle of layouts. It stops when a position comes back.
+    """
+    wins = 0
+    for k in range(playouts):
+        rng = random.Random(seed * 1_000_003 + k)
+        g = game.copy()
+        seen: set[tuple[tuple[int, ...], ...]] = set()
+        for _ in range(max_steps):
+            key = tuple(map(tuple, g.piles))
+            if g.is_won() or key in seen:
+                break
+            seen.add(key)
+            moves = list(g.card_moves())
+            if moves:
+                g.push(rng.choice(moves))
+            elif g.redeal_problem() is None:
+                g.push(Redeal())
+            else:
+                break
+        wins += g.is_won()
+    return wins / playouts if playouts else 0.0
+
+
+def critical_decisions(game: Game, steps: Sequence[Step], budget: Budget) -> int:
+    """Positions on ``steps`` where no other legal step is shown to still win by a small search."""
+    g = game.copy()
+    count = 0
+    for step in steps:
+        options = [s for s in g.legal_steps() if s != step]
+        if options:
+            alternative_wins = False
+            for other in options:
+                trial = g.copy()
+                trial.push(other)
+                if solve(trial, max_states=budget.critical_states).verdict == "won":
+                    alternative_wins = True
+                    break
+            count += not alternative_wins
+        g.push(step)
+    return count
+
+
+def _moves_redeals(steps: Sequence[Step]) -> tuple[int, int]:
+    redeals = sum(1 for s in steps if isinstance(s, Redeal))
+    return len(steps) - redeals, redeals
+
+
+def grade(
+    piles: list[list[Card]],
+    number: int | None = None,
+    rules: Rules = DEFAULT,
+    budget: Budget = Budget(),
+) -> Grade:
+    """Grade a deal: its tier, metrics and par solution (only for deals the solver wins)."""
+    start = Game.from_deal(piles, rules)
+    deal = DealInfo(number=number, piles=[[cards.name(c) for c in p] for p in piles])
+    result = solve(start.copy(), max_states=budget.solver_states, max_seconds=budget.solver_seconds)
+    if result.verdict != "won":
+        return Grade(
+            deal=deal, rules=rules, verdict=result.verdict, tier=None, metrics=None, solution=None
+        )
+    ladder: dict[str, bool] = {}
+    solutions: list[list[Step]] = [result.steps]
+    tier: Tier = "expert"
+    for name, player in LADDER:
+        steps = player(start, budget)
+        ladder[name] = steps is not None
+        if steps is not None:
+            solutions.append(steps)
+            if tier == "expert":
+                tier = _TIER_OF[name]  # type: ignore[assignment]
+    par = min(
+        solutions, key=lambda s: (_moves_redeals(s)[0] + _moves_redeals(s)[1], _moves_redeals(s)[1])
+    )
+    moves, redeals = _moves_redeals(par)
+    metrics = Metrics(
+        ladder=ladder,
+        solver_states=result.stats.expanded,
+        par=Par(moves=moves, redeals=redeals),
+        critical_decisions=critical_decisions(start, par, budget),
+        random_win_rate=random_win_rate(start, budget.playouts, budget.playout_steps, number or 0),
+        random_playouts=budget.playouts,
+    )
+    return Grade(
+        deal=deal,
+        rules=rules,
+        verdict="won",
+        tier=tier,
+        metrics=metrics,
+        solution=played_entries(start, par),
+    )
