@@ -62,7 +62,10 @@ class Par(_Frozen):
 
 
 class Metrics(_Frozen):
-    ladder: dict[str, bool] = Field(description="Which ladder player wins (player1..player4).")
+    ladder: dict[str, bool] = Field(
+        description="Which ladder players were tried and whether they won, weakest first; the "
+        "stronger ones are not played once one wins."
+    )
     solver_states: int = Field(description="Positions the solver expanded.")
     par: Par = Field(description="The shortest solution found: card moves and redeals.")
     critical_decisions: int = Field(
@@ -165,7 +168,12 @@ LADDER: tuple[tuple[str, Player], ...] = (
     ("player3", player3),
     ("player4", player4),
 )
-_TIER_OF = {"player1": "easy", "player2": "easy", "player3": "medium", "player4": "hard"}
+_TIER_OF: dict[str, Tier] = {
+    "player1": "easy",
+    "player2": "easy",
+    "player3": "medium",
+    "player4": "hard",
+}
 
 
 # --- metrics -------------------------------------------------------------------------------------
@@ -223,6 +231,36 @@ def _moves_redeals(steps: Sequence[Step]) -> tuple[int, int]:
     return len(steps) - redeals, redeals
 
 
+@dataclass
+class Classified:
+    """The cheap part of grading: verdict, tier, and the solutions found on the way."""
+
+    verdict: Verdict
+    tier: Tier | None
+    ladder: dict[str, bool]
+    solutions: list[list[Step]]
+    solver_states: int
+
+
+def classify(game: Game, budget: Budget = Budget()) -> Classified:
+    """Verdict and tier of a position, without the costlier metrics (for choosing puzzles)."""
+    result = solve(game.copy(), max_states=budget.solver_states, max_seconds=budget.solver_seconds)
+    if result.verdict != "won":
+        return Classified(result.verdict, None, {}, [], result.stats.expanded)
+    ladder: dict[str, bool] = {}
+    solutions: list[list[Step]] = [result.steps]
+    tier: Tier = "expert"
+    for name, player in LADDER:
+        if tier != "expert":  # the weakest winner is known: the stronger ones need not play
+            break
+        steps = player(game, budget)
+        ladder[name] = steps is not None
+        if steps is not None:
+            solutions.append(steps)
+            tier = _TIER_OF[name]
+    return Classified("won", tier, ladder, solutions, result.stats.expanded)
+
+
 def grade(
     piles: list[list[Card]],
     number: int | None = None,
@@ -232,28 +270,19 @@ def grade(
     """Grade a deal: its tier, metrics and par solution (only for deals the solver wins)."""
     start = Game.from_deal(piles, rules)
     deal = DealInfo(number=number, piles=[[cards.name(c) for c in p] for p in piles])
-    result = solve(start.copy(), max_states=budget.solver_states, max_seconds=budget.solver_seconds)
-    if result.verdict != "won":
+    found = classify(start, budget)
+    if found.tier is None:
         return Grade(
-            deal=deal, rules=rules, verdict=result.verdict, tier=None, metrics=None, solution=None
+            deal=deal, rules=rules, verdict=found.verdict, tier=None, metrics=None, solution=None
         )
-    ladder: dict[str, bool] = {}
-    solutions: list[list[Step]] = [result.steps]
-    tier: Tier = "expert"
-    for name, player in LADDER:
-        steps = player(start, budget)
-        ladder[name] = steps is not None
-        if steps is not None:
-            solutions.append(steps)
-            if tier == "expert":
-                tier = _TIER_OF[name]  # type: ignore[assignment]
+    tier, ladder, solutions = found.tier, found.ladder, found.solutions
     par = min(
         solutions, key=lambda s: (_moves_redeals(s)[0] + _moves_redeals(s)[1], _moves_redeals(s)[1])
     )
     moves, redeals = _moves_redeals(par)
     metrics = Metrics(
         ladder=ladder,
-        solver_states=result.stats.expanded,
+        solver_states=found.solver_states,
         par=Par(moves=moves, redeals=redeals),
         critical_decisions=critical_decisions(start, par, budget),
         random_win_rate=random_win_rate(start, budget.playouts, budget.playout_steps, number or 0),
