@@ -7,6 +7,7 @@ import os
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
@@ -14,7 +15,7 @@ from typing import Annotated
 import orjson
 import typer
 
-from . import cards, deals, render, schemas
+from . import cards, deals, grading, puzzles, render, schemas
 from . import log as log_format
 from . import solver as cruel_solver
 from . import stats as player_stats
@@ -31,7 +32,18 @@ from .inputs import (
 )
 from .log import Limits
 from .rules import PRESETS, Rules
-from .verify import EXIT_CODES, Source, move_error, plural, render_many, report_line
+from .verify import (
+    EXIT_CODES,
+    Source,
+    Status,
+    Unit,
+    move_error,
+    plural,
+    render_many,
+    report_json,
+    report_line,
+    unreadable,
+)
 from .verify import verify as verify_log
 
 app = typer.Typer(
@@ -50,9 +62,10 @@ def _out(line: str | bytes) -> None:
 class _Progress:
     """A progress bar on stderr, only for long batches on a terminal."""
 
-    def __init__(self, total: int | None) -> None:
+    def __init__(self, total: int | None, label: str = "verifying", at_least: int = 200) -> None:
         self.total = total
-        self.on = total is not None and total >= 200 and is_terminal(sys.stderr)
+        self.label = label
+        self.on = total is not None and total >= at_least and is_terminal(sys.stderr)
         self.done = 0
         self.last = 0.0
 
@@ -67,7 +80,7 @@ class _Progress:
         width = 30
         filled = width * self.done // max(self.total, 1)
         sys.stderr.write(
-            f"\rverifying [{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total}"
+            f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total}"
         )
         sys.stderr.flush()
 
@@ -95,17 +108,38 @@ def verify(
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="Print only problems and the summary.")
     ] = False,
+    puzzle_file: Annotated[
+        Path | None,
+        typer.Option("--puzzle", help="Accept only games of this puzzle; compare them to par."),
+    ] = None,
+    puzzles_dir: Annotated[
+        Path | None, typer.Option("--puzzles", help="A puzzle set (with --puzzle-id).")
+    ] = None,
+    puzzle_id: Annotated[
+        str | None,
+        typer.Option("--puzzle-id", help="A puzzle of --puzzles: 2027-01-05-hard."),
+    ] = None,
 ) -> None:
     """Replay game logs against the rules; report the first illegal move or confirm the result.
 
-    Exit status: 0 all valid, 1 an illegal move, bad deal or false claim, 2 unreadable input,
-    3 an internal error (a bug: please report it).
+    With --puzzle (or --puzzles and --puzzle-id) a log must play the puzzle's deal under its
+    rules (else puzzle-mismatch), and valid lines add the puzzle's par.
+
+    Exit status: 0 all valid, 1 an illegal move, bad deal, false claim or another puzzle's game,
+    2 unreadable input, 3 an internal error (a bug: please report it).
     """
     limits = Limits(max_bytes=max_bytes, max_moves=max_moves)
+    puzzle = _puzzle_option(puzzle_file, puzzles_dir, puzzle_id)
     progress = _Progress(count_units(logs))
     tally: Counter[str] = Counter()
+    units = iter_units(logs, limits, jsonl)
+    lines = (
+        render_many(units, limits, jobs, json)
+        if puzzle is None
+        else _puzzle_lines(units, limits, puzzle, json)
+    )
     try:
-        for status, line in render_many(iter_units(logs, limits, jsonl), limits, jobs, json):
+        for status, line in lines:
             tally[status] += 1
             progress.step()
             if json or not (quiet and status == "valid"):
@@ -127,6 +161,51 @@ def verify(
         summary += f", {tally['internal-error']} internal errors"
     typer.echo(summary, err=True)
     raise typer.Exit(max((EXIT_CODES[s] for s in tally), default=0))  # type: ignore[index]
+
+
+def _puzzle_option(
+    puzzle_file: Path | None, puzzles_dir: Path | None, puzzle_id: str | None
+) -> puzzles.Puzzle | None:
+    if puzzle_file is not None and (puzzles_dir is not None or puzzle_id is not None):
+        raise _fail("give --puzzle FILE, or --puzzles DIR with --puzzle-id ID, not both", 2)
+    if (puzzles_dir is None) != (puzzle_id is None):
+        raise _fail("--puzzles and --puzzle-id go together", 2)
+    try:
+        if puzzle_file is not None:
+            return puzzles.load_puzzle(puzzle_file)
+        if puzzles_dir is not None and puzzle_id is not None:
+            return puzzles.find_puzzle(puzzles_dir, puzzle_id)
+    except KeyError as exc:
+        raise _fail(str(exc.args[0]), 2) from None
+    except OSError as exc:
+        raise _fail(f"cannot read the puzzle: {exc.strerror or type(exc).__name__}", 2) from None
+    except ValueError as exc:  # pydantic's ValidationError
+        first = str(exc).splitlines()[0]
+        raise _fail(f"not a cruel-puzzle/1 file: {first}", 2) from None
+    return None
+
+
+def _puzzle_lines(
+    units: Iterable[Unit], limits: Limits, puzzle: puzzles.Puzzle, as_json: bool
+) -> Iterator[tuple[Status, bytes]]:
+    """What ``cruel verify --puzzle`` prints: one report per log, checked against the puzzle."""
+    for source, data in units:
+        if isinstance(data, log_format.LogFormatError):
+            report = unreadable(data, source)
+        else:
+            try:
+                report = puzzles.verify_for_puzzle(log_format.load(data, limits), puzzle, source)
+            except log_format.LogFormatError as exc:
+                report = unreadable(exc, source)
+        if as_json:
+            yield report.status, report_json(report)
+        elif report.valid:
+            yield (
+                report.status,
+                f"{report_line(report)}; {puzzles.versus_par(report, puzzle)}".encode(),
+            )
+        else:
+            yield report.status, report_line(report).encode()
 
 
 @app.command()
@@ -461,6 +540,115 @@ def solve(
         except OSError as exc:
             raise _fail(f"cannot write {out}: {exc.strerror or type(exc).__name__}", 2) from None
         typer.echo(f"wrote {out}", err=True)
+
+
+# --- grading and puzzles ---------------------------------------------------------------------
+
+
+RulesOption = Annotated[
+    str,
+    typer.Option("--rules", metavar="PRESET", help=f"Rules preset: {', '.join(PRESETS)}."),
+]
+
+
+def _rules(name: str) -> Rules:
+    if name not in PRESETS:
+        raise _fail(f"--rules must be one of {', '.join(PRESETS)}, not {name!r}", 2)
+    return PRESETS[name]
+
+
+@app.command()
+def grade(
+    deal_spec: Annotated[
+        str,
+        typer.Argument(
+            metavar="DEAL", help="A deal number, or a JSON file holding a deal or a log."
+        ),
+    ],
+    json: Annotated[bool, typer.Option("--json", help="The grade as one JSON object.")] = False,
+    rules_name: RulesOption = "cruel",
+) -> None:
+    """Grade a deal: its tier (easy, medium, hard, expert), par and metrics (docs/grading.md).
+
+    Exit status: 0 graded (an unwinnable or undecided deal has no tier), 1 a bad deal,
+    2 unreadable input or bad options.
+    """
+    rules = _rules(rules_name)
+    try:
+        number, piles = load_deal(deal_spec)
+    except (ValueError, OSError) as exc:
+        raise _fail(str(exc), 1 if isinstance(exc, deals.BadDeal) else 2) from None
+    result = grading.grade(piles, number, rules)
+    if json:
+        _out(result.model_dump_json())
+        return
+    title = f"deal {number}" if number is not None else f"deal from {display_name(deal_spec)}"
+    m = result.metrics
+    if result.tier is None or m is None:
+        _out(f"{title}: no tier ({result.verdict}): not a puzzle")
+        return
+    ladder = ", ".join(f"{k} {'won' if v else 'lost'}" for k, v in m.ladder.items())
+    for line in (
+        f"{title}: {result.tier}",
+        f"ladder: {ladder}",
+        f"par: {plural(m.par.moves, 'move')}, {plural(m.par.redeals, 'redeal')}",
+        f"critical decisions: {m.critical_decisions}",
+        f"random win rate: {m.random_win_rate:.0%} of {m.random_playouts} playouts",
+        f"solver states: {m.solver_states}",
+    ):
+        _out(line)
+
+
+JobsOption = Annotated[int, typer.Option("--jobs", "-j", min=1, max=64, help="Worker processes.")]
+
+
+@app.command()
+def generate(
+    tier: Annotated[str, typer.Option("--tier", help=f"One of {', '.join(grading.TIERS)}.")],
+    seed: Annotated[str, typer.Option("--seed", help="Any string: the same seed, the same deals.")],
+    count: Annotated[int, typer.Option("--count", min=1, help="How many puzzles.")] = 1,
+    jobs: JobsOption = 1,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Write <id>.json files here (default: JSON Lines on stdout)."),
+    ] = None,
+    rules_name: RulesOption = "cruel",
+) -> None:
+    """Puzzles of one tier: the first COUNT deals of that tier in the stream of SEED."""
+    if tier not in grading.TIERS:
+        raise _fail(f"--tier must be one of {', '.join(grading.TIERS)}, not {tier!r}", 2)
+    found = puzzles.generate(tier, count, seed, _rules(rules_name), jobs)
+    for puzzle in found:
+        if out is None:
+            _out(orjson.dumps(puzzle.model_dump(mode="json"), option=orjson.OPT_SORT_KEYS))
+        else:
+            out.mkdir(parents=True, exist_ok=True)
+            path = out / f"{puzzle.id}.json"
+            path.write_bytes(puzzles.puzzle_bytes(puzzle))
+            typer.echo(str(path), err=True)
+
+
+@app.command()
+def daily(
+    start: Annotated[str, typer.Option("--start", help="First day, e.g. 2027-01-01.")],
+    days: Annotated[int, typer.Option("--days", min=1, help="How many days.")] = 1,
+    out: Annotated[Path, typer.Option("--out", help="The puzzle set folder.")] = Path("puzzles"),
+    jobs: JobsOption = 1,
+) -> None:
+    """Write the daily puzzles (one per tier per day) and index.json (puzzles/README.md).
+
+    Rerunning the same command rewrites the same bytes.
+    """
+    try:
+        first = dt.date.fromisoformat(start)
+    except ValueError:
+        raise _fail(f"--start must be a date like 2027-01-31, not {start!r}", 2) from None
+    progress = _Progress(days, label="grading", at_least=1)
+    try:
+        written = puzzles.daily(first, days, out, jobs, progress=lambda _day: progress.step())
+    finally:
+        progress.close()
+    typer.echo(f"wrote {plural(len(written) - 1, 'puzzle')} and {written[-1]}", err=True)
 
 
 if __name__ == "__main__":  # pragma: no cover

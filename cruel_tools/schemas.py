@@ -12,6 +12,7 @@ import orjson
 from pydantic import BaseModel
 
 from .log import GameLog
+from .puzzles import Puzzle
 from .solver import SolveReport
 from .stats import Record
 from .verify import VerifyReport
@@ -22,6 +23,7 @@ MODELS: dict[str, type[BaseModel]] = {
     "verify-report.schema.json": VerifyReport,
     "stats.schema.json": Record,
     "solve-report.schema.json": SolveReport,
+    "puzzle.schema.json": Puzzle,
 }
 
 

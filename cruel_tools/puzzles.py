@@ -1,0 +1,362 @@
+"""Puzzles: graded deals chosen from a seeded stream of deal numbers, and the daily set.
+
+A puzzle is a deal the solver wins, with its tier, par and par solution (``cruel_tools.grading``).
+Choosing is deterministic: a string seed gives a stream of deal numbers (:func:`candidates`), and a
+tier's puzzles are the first deals of the stream with that tier. The daily set (puzzles/README.md)
+uses the seed ``daily-<date>`` and gives each date one puzzle of each tier.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import multiprocessing
+import sys
+import zlib
+from collections.abc import Callable, Iterable, Iterator
+from functools import partial
+from itertools import islice
+from multiprocessing.pool import Pool
+from pathlib import Path
+from typing import Any, Final, Literal, TypeVar
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field
+
+from . import cards, deals
+from .game import Game
+from .grading import GRADER_VERSION, TIERS, Budget, Grade, Metrics, Par, Tier, classify, grade
+from .log import GameLog, LogEntry
+from .rules import DEFAULT, Rules
+from .solver import DealInfo
+from .verify import ErrorInfo, Source, VerifyReport, verify
+
+PUZZLE_FORMAT: Final = "cruel-puzzle/1"
+INDEX_FORMAT: Final = "cruel-puzzle-index/1"
+GENERATOR: Final = f"cruel-tools {GRADER_VERSION}"
+#: Most candidates graded for one day before its missing tiers are given up.
+MAX_CANDIDATES: Final = 1000
+_JSON_OPTIONS: Final = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
+T = TypeVar("T")
+
+
+class Puzzle(BaseModel):
+    """One published puzzle: a graded deal with its par solution."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        title="Cruel puzzle v1",
+        json_schema_extra={"$id": "https://cruel-tools.invalid/schemas/puzzle.schema.json"},
+    )
+
+    format: Literal["cruel-puzzle/1"] = PUZZLE_FORMAT
+    id: str = Field(description='e.g. "2027-01-05-hard" (daily) or "<seed>-hard-1" (generate).')
+    date: dt.date | None = Field(description="The day of a daily puzzle; null otherwise.")
+    tier: Tier
+    rules: Rules
+    deal: DealInfo
+    par: Par = Field(description="The shortest solution found: card moves and redeals.")
+    solution: list[LogEntry] = Field(description="The par solution as cruel-log/1 moves.")
+    metrics: Metrics
+    generator: str = Field(description='What made it, e.g. "cruel-tools 1" (grader version).')
+
+
+# --- choosing deals ------------------------------------------------------------------------------
+
+
+def candidates(seed: str) -> Iterator[int]:
+    """Deal numbers from a string seed, no repeats: mulberry32 seeded with the seed's CRC-32."""
+    seen: set[int] = set()
+    for number in deals.mulberry32(zlib.crc32(seed.encode("utf-8"))):
+        if number not in seen:
+            seen.add(number)
+            yield number
+
+
+def tier_of(number: int, rules: Rules = DEFAULT, budget: Budget = Budget()) -> Tier | None:
+    """The tier of deal ``number`` (None: unwinnable or undecided), without the costly metrics."""
+    return classify(Game.from_deal(deals.deal_piles(number), rules), budget).tier
+
+
+def grade_deal(number: int, rules: Rules = DEFAULT, budget: Budget = Budget()) -> Grade:
+    return grade(deals.deal_piles(number), number, rules, budget)
+
+
+def puzzle_from_grade(
+    graded: Grade, date: dt.date | None, tier: Tier | None = None, puzzle_id: str | None = None
+) -> Puzzle:
+    """The puzzle of a won grade; ``id`` defaults to ``<date>-<tier>``."""
+    tier = tier or graded.tier
+    if tier is None or graded.tier != tier or graded.metrics is None or graded.solution is None:
+        raise ValueError(f"deal {graded.deal.number} is not a won {tier} deal")
+    if puzzle_id is None:
+        if date is None:
+            raise ValueError("a puzzle without a date needs an id")
+        puzzle_id = f"{date.isoformat()}-{tier}"
+    return Puzzle(
+        id=puzzle_id,
+        date=date,
+        tier=tier,
+        rules=graded.rules,
+        deal=graded.deal,
+        par=graded.metrics.par,
+        solution=graded.solution,
+        metrics=graded.metrics,
+        generator=GENERATOR,
+    )
+
+
+class _Workers:
+    """``map`` in order, in this process (jobs 1) or in a pool of ``jobs`` processes."""
+
+    def __init__(self, jobs: int) -> None:
+        self.jobs = max(jobs, 1)
+        self.pool: Pool | None = None
+        if self.jobs > 1:
+            context = multiprocessing.get_context("spawn" if sys.platform == "win32" else "fork")
+            self.pool = context.Pool(self.jobs)
+
+    def map(self, fn: Callable[[int], T], items: Iterable[int]) -> Iterator[T]:
+        """Results in input order, computed in chunks of ``2 * jobs`` (input may be endless)."""
+        it = iter(items)
+        while chunk := list(islice(it, 2 * self.jobs)):
+            if self.pool is None:
+                yield from map(fn, chunk)
+            else:
+                yield from self.pool.imap(fn, chunk)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.terminate()
+            self.pool.join()
+
+
+def generate(
+    tier: Tier,
+    count: int,
+    seed: str,
+    rules: Rules = DEFAULT,
+    jobs: int = 1,
+    exclude: Iterable[int] = (),
+    budget: Budget = Budget(),
+    max_candidates: int | None = None,
+) -> list[Puzzle]:
+    """The first ``count`` deals of tier ``tier`` in the stream of ``seed`` (skipping
+    ``exclude``), as puzzles ``<seed>-<tier>-1``, ``-2``... The same arguments give the same
+    puzzles whatever ``jobs`` is. Fewer come back if ``max_candidates`` runs out first."""
+    skip = set(exclude)
+    stream: Iterator[int] = (n for n in candidates(seed) if n not in skip)
+    if max_candidates is not None:
+        stream = islice(stream, max_candidates)
+    workers = _Workers(jobs)
+    try:
+        chosen: list[int] = []
+        if count > 0:
+            for number, found in _tiers(stream, workers, rules, budget):
+                if found == tier:
+                    chosen.append(number)
+                    if len(chosen) == count:
+                        break
+        grades = list(workers.map(partial(grade_deal, rules=rules, budget=budget), chosen))
+    finally:
+        workers.close()
+    return [puzzle_from_grade(g, None, tier, f"{seed}-{tier}-{k}") for k, g in enumerate(grades, 1)]
+
+
+def _tiers(
+    numbers: Iterable[int], workers: _Workers, rules: Rules, budget: Budget
+) -> Iterator[tuple[int, Tier | None]]:
+    """``(number, tier)`` for each number, in order."""
+    return workers.map(partial(_number_and_tier, rules=rules, budget=budget), numbers)
+
+
+def _number_and_tier(number: int, rules: Rules, budget: Budget) -> tuple[int, Tier | None]:
+    return number, tier_of(number, rules, budget)
+
+
+# --- the daily set -------------------------------------------------------------------------------
+
+
+def puzzle_bytes(puzzle: Puzzle) -> bytes:
+    """A puzzle file's exact bytes (sorted keys, 2-space indent, final newline)."""
+    return orjson.dumps(puzzle.model_dump(mode="json"), option=_JSON_OPTIONS) + b"\n"
+
+
+def daily_path(out: Path, date: dt.date, tier: Tier) -> Path:
+    return out / f"{date.year:04d}" / f"{date.isoformat()}-{tier}.json"
+
+
+def load_puzzle(path: Path) -> Puzzle:
+    """Read a puzzle file (raises ``OSError`` or pydantic's ``ValidationError``)."""
+    return Puzzle.model_validate_json(path.read_bytes())
+
+
+def puzzle_files(puzzles_dir: Path) -> list[Path]:
+    """Every puzzle file of a set: ``<YYYY>/*.json``, sorted."""
+    return sorted(p for p in puzzles_dir.glob("[0-9][0-9][0-9][0-9]/*.json") if p.is_file())
+
+
+def find_puzzle(puzzles_dir: Path, puzzle_id: str) -> Puzzle:
+    """The puzzle ``puzzle_id`` of a set; ``KeyError`` if it has none."""
+    for path in puzzle_files(puzzles_dir):
+        if path.stem == puzzle_id:
+            puzzle = load_puzzle(path)
+            if puzzle.id == puzzle_id:
+                return puzzle
+    for path in puzzle_files(puzzles_dir):  # a file named otherwise
+        puzzle = load_puzzle(path)
+        if puzzle.id == puzzle_id:
+            return puzzle
+    raise KeyError(f"no puzzle {puzzle_id!r} in {puzzles_dir}")
+
+
+def index_bytes(out: Path) -> bytes:
+    """``index.json`` for every puzzle file under ``out``, sorted by id."""
+    entries: list[dict[str, Any]] = []
+    for path in puzzle_files(out):
+        p = load_puzzle(path)
+        entries.append(
+            {
+                "id": p.id,
+                "date": p.date.isoformat() if p.date else None,
+                "tier": p.tier,
+                "deal": p.deal.number,
+                "par": p.par.model_dump(),
+                "file": path.relative_to(out).as_posix(),
+            }
+        )
+    entries.sort(key=lambda e: str(e["id"]))
+    doc = {"format": INDEX_FORMAT, "puzzles": entries}
+    return orjson.dumps(doc, option=_JSON_OPTIONS) + b"\n"
+
+
+def _write_if_changed(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists() or path.read_bytes() != data:
+        path.write_bytes(data)
+
+
+def daily(
+    start: dt.date,
+    days: int,
+    out: Path,
+    jobs: int = 1,
+    progress: Callable[[int], None] | None = None,
+    budget: Budget = Budget(),
+    max_candidates: int = MAX_CANDIDATES,
+) -> list[Path]:
+    """Write the daily puzzles of ``days`` days from ``start`` into ``out``, and its index.
+
+    Each day takes, for each tier, the first deal of the stream ``daily-<date>`` with that tier
+    that no puzzle of an *earlier* date uses (the puzzles in ``out`` dated before ``start``, and
+    this run's earlier days). Later dates are never looked at, so rerunning a range rewrites the
+    same bytes. A tier not found within ``max_candidates`` deals is left out that day.
+    Returns the puzzle files written, then the index.
+    """
+    used = {
+        p.deal.number
+        for p in map(load_puzzle, puzzle_files(out))
+        if p.date is not None and p.date < start and p.deal.number is not None
+    }
+    written: list[Path] = []
+    workers = _Workers(jobs)
+    try:
+        for k in range(days):
+            date = start + dt.timedelta(days=k)
+            open_tiers = set(TIERS)
+            chosen: dict[Tier, int] = {}
+            stream = islice(
+                (n for n in candidates(f"daily-{date.isoformat()}") if n not in used),
+                max_candidates,
+            )
+            for number, tier in _tiers(stream, workers, DEFAULT, budget):
+                if tier in open_tiers:
+                    assert tier is not None
+                    open_tiers.discard(tier)
+                    chosen[tier] = number
+                    if not open_tiers:
+                        break
+            order = [t for t in TIERS if t in chosen]
+            grader = partial(grade_deal, rules=DEFAULT, budget=budget)
+            grades = list(workers.map(grader, [chosen[t] for t in order]))
+            for tier, graded in zip(order, grades, strict=True):
+                path = daily_path(out, date, tier)
+                _write_if_changed(path, puzzle_bytes(puzzle_from_grade(graded, date, tier)))
+                written.append(path)
+            for tier in TIERS:
+                stale = daily_path(out, date, tier)
+                if tier not in chosen and stale.exists():
+                    stale.unlink()
+            used.update(chosen.values())
+            if progress is not None:
+                progress(k)
+    finally:
+        workers.close()
+    index = out / "index.json"
+    _write_if_changed(index, index_bytes(out))
+    written.append(index)
+    return written
+
+
+# --- players' logs against a puzzle --------------------------------------------------------------
+
+
+def solution_log(puzzle: Puzzle) -> dict[str, Any]:
+    """The puzzle's par solution as a ``cruel-log/1`` document."""
+    deal: dict[str, Any] = (
+        {"number": puzzle.deal.number}
+        if puzzle.deal.number is not None
+        else {"piles": puzzle.deal.piles}
+    )
+    return {
+        "format": "cruel-log/1",
+        "rules": puzzle.rules.model_dump(),
+        "deal": deal,
+        "moves": list(puzzle.solution),
+    }
+
+
+def check_against_puzzle(log: GameLog, puzzle: Puzzle) -> list[str]:
+    """What makes ``log`` a game of something else than ``puzzle`` (empty: it is the puzzle's).
+
+    A log whose deal is not a deal at all passes here: the verifier reports it.
+    """
+    problems: list[str] = []
+    try:
+        piles = deals.resolve_deal(log.deal.number, log.deal.piles)
+    except deals.BadDeal:
+        piles = None
+    if piles is not None and [[cards.name(c) for c in p] for p in piles] != puzzle.deal.piles:
+        shown = f"deal {log.deal.number}" if log.deal.number is not None else "a deal by piles"
+        problems.append(f"the log plays {shown}, not the deal of puzzle {puzzle.id}")
+    rules = log.resolved_rules()
+    if rules != puzzle.rules:
+        problems.append(
+            f"the log's rules ({rules.preset}) are not those of puzzle {puzzle.id} "
+            f"({puzzle.rules.preset})"
+        )
+    return problems
+
+
+def verify_for_puzzle(log: GameLog, puzzle: Puzzle, source: Source | None = None) -> VerifyReport:
+    """Verify ``log`` as a game of ``puzzle``: another deal or rules is ``puzzle-mismatch``."""
+    problems = check_against_puzzle(log, puzzle)
+    if not problems:
+        return verify(log, source)
+    error = ErrorInfo(index=None, path="/deal", code="puzzle-mismatch", message="; ".join(problems))
+    return VerifyReport(
+        source=source,
+        status="invalid",
+        valid=False,
+        rules=log.resolved_rules(),
+        deal_number=log.deal.number,
+        error=error,
+    )
+
+
+def versus_par(report: VerifyReport, puzzle: Puzzle) -> str:
+    """``par 64 moves 5 redeals; you: 70 moves 6 redeals``."""
+    return (
+        f"par {puzzle.par.moves} moves {puzzle.par.redeals} redeals; "
+        f"you: {report.moves or 0} moves {report.redeals or 0} redeals"
+    )

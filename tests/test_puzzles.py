@@ -1,0 +1,297 @@
+"""Puzzles: the model and its schema, deterministic generation, the daily set, and verifying
+players' logs against a puzzle. Small grading budgets keep this file fast; the published set
+uses the default budget."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from jsonschema import Draft202012Validator
+from typer.testing import CliRunner, Result
+
+from cruel_tools import puzzles
+from cruel_tools.cli import app
+from cruel_tools.grading import TIERS, Budget
+from cruel_tools.verify import verify_bytes
+
+ROOT = Path(__file__).resolve().parent.parent
+SMALL = Budget(
+    solver_states=5000, critical_states=30, playouts=10, playout_steps=200, player_states=2000
+)
+SCHEMA = Draft202012Validator(orjson.loads((ROOT / "schemas" / "puzzle.schema.json").read_bytes()))
+START = dt.date(2027, 1, 1)
+runner = CliRunner()
+
+
+def cli(*args: str) -> Result:
+    result = runner.invoke(app, list(args))
+    assert "Traceback" not in result.output
+    if result.exception is not None:
+        assert isinstance(result.exception, SystemExit), result.exception
+    return result
+
+
+@cache
+def hard_puzzles() -> tuple[puzzles.Puzzle, ...]:
+    return tuple(puzzles.generate("hard", 2, "test", budget=SMALL))
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file()}  # fmt: skip
+
+
+def check_puzzle(puzzle: puzzles.Puzzle) -> None:
+    """Valid by model and schema, and its solution wins at par when verified."""
+    doc = puzzle.model_dump(mode="json")
+    SCHEMA.validate(doc)
+    assert puzzles.Puzzle.model_validate_json(orjson.dumps(doc)) == puzzle
+    assert puzzle.tier in TIERS
+    report = verify_bytes(orjson.dumps(puzzles.solution_log(puzzle)))
+    assert report.valid, report.error
+    assert report.outcome == "won"
+    assert (report.moves, report.redeals) == (puzzle.par.moves, puzzle.par.redeals)
+
+
+# --- the model ---------------------------------------------------------------------------------
+
+
+def test_candidates_are_deterministic_valid_and_seeded() -> None:
+    first = [n for _, n in zip(range(50), puzzles.candidates("abc"), strict=False)]
+    again = [n for _, n in zip(range(50), puzzles.candidates("abc"), strict=False)]
+    other = [n for _, n in zip(range(50), puzzles.candidates("abd"), strict=False)]
+    assert first == again != other
+    assert len(set(first)) == 50
+    assert all(0 <= n <= 2**32 - 1 for n in first)
+
+
+def test_puzzle_round_trip_and_schema() -> None:
+    for puzzle in hard_puzzles():
+        check_puzzle(puzzle)
+        assert puzzle.format == "cruel-puzzle/1"
+        assert puzzle.generator.startswith("cruel-tools ")
+        assert puzzle.date is None
+
+
+def test_schema_rejects_extra_fields() -> None:
+    doc = hard_puzzles()[0].model_dump(mode="json")
+    assert not SCHEMA.is_valid({**doc, "extra": 1})
+    assert not SCHEMA.is_valid({**doc, "tier": "impossible"})
+
+
+def test_puzzle_from_grade_refuses_unwon_deals() -> None:
+    from cruel_tools.grading import Grade
+    from cruel_tools.solver import DealInfo
+
+    lost = Grade(
+        deal=DealInfo(number=1, piles=[]),
+        rules=puzzles.DEFAULT,
+        verdict="unknown",
+        tier=None,
+        metrics=None,
+        solution=None,
+    )
+    with pytest.raises(ValueError):
+        puzzles.puzzle_from_grade(lost, START, "hard")
+
+
+# --- generate ----------------------------------------------------------------------------------
+
+
+def test_generate_is_deterministic_whatever_the_jobs() -> None:
+    once = hard_puzzles()
+    assert [p.id for p in once] == ["test-hard-1", "test-hard-2"]
+    assert all(p.tier == "hard" for p in once)
+    assert puzzles.generate("hard", 2, "test", budget=SMALL) == list(once)
+    assert puzzles.generate("hard", 2, "test", jobs=2, budget=SMALL) == list(once)
+
+
+def test_generate_skips_excluded_deals() -> None:
+    once = hard_puzzles()
+    numbers = {p.deal.number for p in once if p.deal.number is not None}
+    later = puzzles.generate("hard", 1, "test", exclude=numbers, budget=SMALL)
+    assert later[0].deal.number not in numbers
+
+
+def test_cli_generate_jsonl_and_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = puzzles.generate
+    monkeypatch.setattr(puzzles, "generate", lambda *a, **k: real(*a, budget=SMALL, **k))
+    result = cli("generate", "--tier", "hard", "--count", "2", "--seed", "test")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert [puzzles.Puzzle.model_validate_json(x) for x in lines] == list(hard_puzzles())
+    result = cli("generate", "--tier", "hard", "--seed", "test", "--out", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    assert puzzles.load_puzzle(tmp_path / "test-hard-1.json") == hard_puzzles()[0]
+    assert cli("generate", "--tier", "nope", "--seed", "x").exit_code == 2
+
+
+# --- daily -------------------------------------------------------------------------------------
+
+
+def run_daily(out: Path, days: int = 2, start: dt.date = START, jobs: int = 1) -> list[Path]:
+    return puzzles.daily(start, days, out, jobs, budget=SMALL, max_candidates=60)
+
+
+def test_daily_is_byte_identical_on_rerun_and_never_reuses_a_deal(tmp_path: Path) -> None:
+    written = run_daily(tmp_path)
+    assert written[-1] == tmp_path / "index.json"
+    first = snapshot(tmp_path)
+    run_daily(tmp_path, jobs=2)
+    assert snapshot(tmp_path) == first
+    # a rerun of the second day alone rewrites the same bytes too (it excludes day 1's deals)
+    run_daily(tmp_path, days=1, start=START + dt.timedelta(days=1))
+    assert snapshot(tmp_path) == first
+
+    files = puzzles.puzzle_files(tmp_path)
+    assert files == sorted(written[:-1])
+    numbers = []
+    for path in files:
+        puzzle = puzzles.load_puzzle(path)
+        assert path.name == f"{puzzle.id}.json"
+        assert puzzle.date is not None
+        assert path == puzzles.daily_path(tmp_path, puzzle.date, puzzle.tier)
+        assert puzzle.id == f"{puzzle.date.isoformat()}-{puzzle.tier}"
+        check_puzzle(puzzle)
+        numbers.append(puzzle.deal.number)
+    assert len(numbers) == len(set(numbers))
+    assert len(files) >= 6  # most tiers are common; expert may be missing with small budgets
+    for day in (START, START + dt.timedelta(days=1)):
+        tiers = [
+            p.stem.removeprefix(f"{day.isoformat()}-") for p in files if day.isoformat() in p.name
+        ]
+        assert set(tiers) <= set(TIERS) and {"medium", "hard"} <= set(tiers)
+
+    index = orjson.loads(first["index.json"])
+    assert index["format"] == "cruel-puzzle-index/1"
+    ids = [e["id"] for e in index["puzzles"]]
+    assert ids == sorted(ids) and len(ids) == len(files)
+    for entry in index["puzzles"]:
+        puzzle = puzzles.load_puzzle(tmp_path / entry["file"])
+        assert entry == {
+            "id": puzzle.id,
+            "date": str(puzzle.date),
+            "tier": puzzle.tier,
+            "deal": puzzle.deal.number,
+            "par": puzzle.par.model_dump(),
+            "file": entry["file"],
+        }
+    assert first["index.json"].endswith(b"}\n")
+
+
+def test_daily_reports_progress(tmp_path: Path) -> None:
+    seen: list[int] = []
+    puzzles.daily(START, 1, tmp_path, progress=seen.append, budget=SMALL, max_candidates=20)
+    assert seen == [0]
+
+
+def test_cli_daily(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    real: Callable[..., Any] = puzzles.daily
+    monkeypatch.setattr(
+        puzzles, "daily", lambda *a, **k: real(*a, budget=SMALL, max_candidates=20, **k)
+    )
+    result = cli("daily", "--start", "2027-03-01", "--days", "1", "--out", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "index.json").exists()
+    assert puzzles.puzzle_files(tmp_path)
+    assert cli("daily", "--start", "March", "--out", str(tmp_path)).exit_code == 2
+
+
+# --- verifying a player's log against a puzzle -------------------------------------------------
+
+
+def write_puzzle_and_logs(tmp_path: Path) -> tuple[Path, Path, Path]:
+    puzzle, other = hard_puzzles()
+    puzzle_path = tmp_path / "puzzle.json"
+    puzzle_path.write_bytes(puzzles.puzzle_bytes(puzzle))
+    own = tmp_path / "own.json"
+    own.write_bytes(orjson.dumps(puzzles.solution_log(puzzle)))
+    foreign = tmp_path / "foreign.json"
+    foreign.write_bytes(orjson.dumps(puzzles.solution_log(other)))
+    return puzzle_path, own, foreign
+
+
+def test_cli_verify_puzzle_accepts_its_solution(tmp_path: Path) -> None:
+    puzzle_path, own, _ = write_puzzle_and_logs(tmp_path)
+    puzzle = puzzles.load_puzzle(puzzle_path)
+    result = cli("verify", "--puzzle", str(puzzle_path), str(own))
+    assert result.exit_code == 0, result.output
+    m, r = puzzle.par.moves, puzzle.par.redeals
+    assert result.stdout.strip().endswith(
+        f"; par {m} moves {r} redeals; you: {m} moves {r} redeals"
+    )
+    result = cli("verify", "--json", "--puzzle", str(puzzle_path), str(own))
+    assert result.exit_code == 0 and json.loads(result.stdout)["valid"] is True
+
+
+def test_cli_verify_puzzle_rejects_another_deal(tmp_path: Path) -> None:
+    puzzle_path, _, foreign = write_puzzle_and_logs(tmp_path)
+    result = cli("verify", "--puzzle", str(puzzle_path), str(foreign))
+    assert result.exit_code == 1
+    line = result.stdout.strip()
+    assert len(line.splitlines()) == 1
+    assert "[puzzle-mismatch]" in line and "not the deal of puzzle test-hard-1" in line
+    # without --puzzle the same log is fine
+    assert cli("verify", str(foreign)).exit_code == 0
+
+
+def test_cli_verify_rejects_other_rules(tmp_path: Path) -> None:
+    puzzle_path, own, _ = write_puzzle_and_logs(tmp_path)
+    doc = orjson.loads(own.read_bytes())
+    doc["rules"] = "cruel-when-stuck"
+    own.write_bytes(orjson.dumps(doc))
+    result = cli("verify", "--puzzle", str(puzzle_path), str(own))
+    assert result.exit_code == 1 and "[puzzle-mismatch]" in result.stdout
+
+
+def test_cli_verify_by_puzzle_id(tmp_path: Path) -> None:
+    _, own, foreign = write_puzzle_and_logs(tmp_path)
+    puzzle = hard_puzzles()[0]
+    sets = tmp_path / "set"
+    (sets / "2027").mkdir(parents=True)
+    (sets / "2027" / f"{puzzle.id}.json").write_bytes(puzzles.puzzle_bytes(puzzle))
+    base = ("verify", "--puzzles", str(sets), "--puzzle-id")
+    assert cli(*base, puzzle.id, str(own)).exit_code == 0
+    assert cli(*base, puzzle.id, str(foreign)).exit_code == 1
+    result = cli(*base, "2027-13-01-hard", str(own))
+    assert result.exit_code == 2 and "no puzzle" in result.stderr
+    assert cli("verify", "--puzzles", str(sets), str(own)).exit_code == 2
+
+
+def test_cli_grade() -> None:
+    result = cli("grade", "1")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[0] == "deal 1: easy"
+    assert "par: " in result.stdout and "random win rate: " in result.stdout
+    doc = json.loads(cli("grade", "1", "--json").stdout)
+    assert doc["tier"] == "easy" and doc["format"] == "cruel-grade/1"
+    assert cli("grade", "1", "--rules", "nope").exit_code == 2
+    assert cli("grade", str(2**32)).exit_code == 2
+
+
+# --- the committed set ---------------------------------------------------------------------------
+
+COMMITTED = puzzles.puzzle_files(ROOT / "puzzles") if (ROOT / "puzzles").is_dir() else []
+
+
+@pytest.mark.parametrize("path", COMMITTED, ids=[p.name for p in COMMITTED])
+def test_committed_puzzle(path: Path) -> None:
+    puzzle = puzzles.load_puzzle(path)
+    SCHEMA.validate(orjson.loads(path.read_bytes()))
+    assert path.read_bytes() == puzzles.puzzle_bytes(puzzle)
+    assert path.name == f"{puzzle.id}.json"
+    check_puzzle(puzzle)
+
+
+def test_committed_index_lists_every_puzzle() -> None:
+    folder = ROOT / "puzzles"
+    if not COMMITTED:
+        return
+    assert (folder / "index.json").read_bytes() == puzzles.index_bytes(folder)
