@@ -47,7 +47,7 @@ class Budget:
     solver_states: int = 200_000
     solver_seconds: float | None = None  # None: states only, so grading is deterministic
     critical_states: int = 300  # per alternative checked at a decision point
-    playouts: int = 100  # random players
+    playouts: int = 200  # random players
     playout_steps: int = 400
     player_states: int = 30_000  # search budget of players 3 and 4
 
@@ -179,12 +179,17 @@ _TIER_OF: dict[str, Tier] = {
 # --- metrics -------------------------------------------------------------------------------------
 
 
+EARLY_REDEAL: Final = 0.01
+
+
 def random_win_rate(game: Game, playouts: int, max_steps: int, seed: int = 0) -> float:
     """Share of ``playouts`` seeded random games that win.
 
-    The random player picks uniformly among the legal card moves, and redeals (when that is
-    legal) only when no card can move: picking redeals at random as well would make nearly every
-    game an endless shuffle of layouts. It stops when a position comes back.
+    The random player picks uniformly among the legal card moves, except that with probability
+    :data:`EARLY_REDEAL` it redeals early when it may; when no card can move it redeals. Choosing
+    the redeal as often as any move would make nearly every game an endless shuffle of layouts,
+    and never redealing early would make every deal that needs an early redeal unwinnable for it.
+    It stops when a position comes back.
     """
     wins = 0
     for k in range(playouts):
@@ -197,7 +202,8 @@ def random_win_rate(game: Game, playouts: int, max_steps: int, seed: int = 0) ->
                 break
             seen.add(key)
             moves = list(g.card_moves())
-            if moves:
+            early = rng.random() < EARLY_REDEAL
+            if moves and not (early and g.redeal_problem() is None):
                 g.push(rng.choice(moves))
             elif g.redeal_problem() is None:
                 g.push(Redeal())
