@@ -295,3 +295,17 @@ def test_committed_index_lists_every_puzzle() -> None:
     if not COMMITTED:
         return
     assert (folder / "index.json").read_bytes() == puzzles.index_bytes(folder)
+
+
+def test_regenerating_a_committed_day_gives_identical_records(tmp_path: Path) -> None:
+    # The first published day depends on no earlier day, so it can be rebuilt from scratch.
+    root = Path(__file__).resolve().parent.parent / "puzzles"
+    day = dt.date(2027, 1, 1)
+    committed = sorted((root / "2027").glob("2027-01-01-*.json"))
+    if not committed:
+        pytest.skip("no committed puzzles yet")
+    puzzles.daily(day, 1, tmp_path)
+    rebuilt = sorted((tmp_path / "2027").glob("2027-01-01-*.json"))
+    assert [p.name for p in rebuilt] == [p.name for p in committed]
+    for new, old in zip(rebuilt, committed, strict=True):
+        assert new.read_bytes() == old.read_bytes(), new.name
