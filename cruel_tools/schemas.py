@@ -11,6 +11,7 @@ from typing import Any
 import orjson
 from pydantic import BaseModel
 
+from .grading import Grade
 from .log import GameLog
 from .puzzles import Puzzle
 from .solver import SolveReport
@@ -24,6 +25,7 @@ MODELS: dict[str, type[BaseModel]] = {
     "stats.schema.json": Record,
     "solve-report.schema.json": SolveReport,
     "puzzle.schema.json": Puzzle,
+    "grade.schema.json": Grade,
 }
 
 

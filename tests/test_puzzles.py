@@ -272,6 +272,8 @@ def test_cli_grade() -> None:
     assert "par: " in result.stdout and "random win rate: " in result.stdout
     doc = json.loads(cli("grade", "1", "--json").stdout)
     assert doc["tier"] == "easy" and doc["format"] == "cruel-grade/1"
+    grade_schema = json.loads((ROOT / "schemas" / "grade.schema.json").read_text())
+    Draft202012Validator(grade_schema).validate(doc)
     assert cli("grade", "1", "--rules", "nope").exit_code == 2
     assert cli("grade", str(2**32)).exit_code == 2
 
