@@ -255,6 +255,11 @@ class Game:
         f = self.foundations
         return f[0] + f[1] + f[2] + f[3]
 
+    def key(self) -> tuple[tuple[Card, ...], ...]:
+        """The position as a hashable value: the piles (they determine the foundations, since
+        every card not in a pile is on one). Equal keys, same position."""
+        return tuple(map(tuple, self.piles))
+
     def is_won(self) -> bool:
         return self.foundation_cards == 52
 
@@ -356,7 +361,7 @@ class Game:
 
     def redeal_problem(self) -> IllegalMove | None:
         """Why a redeal is illegal now, or None when it is legal."""
-        if not any(self.piles):  # every card is home: the game is won
+        if self.is_won():
             return MoveAfterEnd("the game is already won")
         rules = self.rules
         if rules.max_redeals is not None and self.redeals >= rules.max_redeals:

@@ -25,14 +25,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from . import cards
 from .cards import Card
 from .game import Game, Move, Redeal, Step
 from .log import LogEntry, played_entries
 from .rules import DEFAULT, Rules
-from .solver import DealInfo, Verdict, search, solve
+from .solver import DealInfo, FrozenModel, Verdict, search, solve
 
 GRADE_FORMAT: Final = "cruel-grade/1"
 GRADER_VERSION: Final = "1"
@@ -52,16 +52,12 @@ class Budget:
     player_states: int = 30_000  # search budget of players 3 and 4
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Par(_Frozen):
+class Par(FrozenModel):
     moves: int
     redeals: int
 
 
-class Metrics(_Frozen):
+class Metrics(FrozenModel):
     ladder: dict[str, bool] = Field(
         description="Which ladder players were tried and whether they won, weakest first; the "
         "stronger ones are not played once one wins."
@@ -76,7 +72,7 @@ class Metrics(_Frozen):
     random_playouts: int
 
 
-class Grade(_Frozen):
+class Grade(FrozenModel):
     """What ``cruel grade --json`` prints."""
 
     model_config = ConfigDict(
@@ -108,7 +104,7 @@ def _greedy(game: Game, build: bool) -> list[Step]:
     # simple player can go round in circles: seeing a position again ends its game.
     seen: set[tuple[tuple[int, ...], ...]] = set()
     while not game.is_won():
-        key = tuple(map(tuple, game.piles))
+        key = game.key()
         if key in seen:
             break
         seen.add(key)
@@ -197,7 +193,7 @@ def random_win_rate(game: Game, playouts: int, max_steps: int, seed: int = 0) ->
         g = game.copy()
         seen: set[tuple[tuple[int, ...], ...]] = set()
         for _ in range(max_steps):
-            key = tuple(map(tuple, g.piles))
+            key = g.key()
             if g.is_won() or key in seen:
                 break
             seen.add(key)

@@ -90,7 +90,7 @@ def pile1_lock(game: Game) -> Card | None:
 
 def _key(game: Game) -> tuple[tuple[int, ...], ...]:
     # The piles determine the foundations: every card not in a pile is on one.
-    return tuple(map(tuple, game.piles))
+    return game.key()
 
 
 #: The passes of :func:`solve`: at most this many early redeals (made while a card could still
@@ -341,29 +341,29 @@ def solution_log(
 SOLVE_REPORT_FORMAT: Final = "cruel-solve-report/1"
 
 
-class _Frozen(BaseModel):
+class FrozenModel(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class DealInfo(_Frozen):
+class DealInfo(FrozenModel):
     number: int | None = Field(description="The deal number, or null for a deal given by piles.")
     piles: list[list[str]] = Field(description="The deal's 12 piles, each bottom to top.")
 
 
-class StatsInfo(_Frozen):
+class StatsInfo(FrozenModel):
     expanded: int = Field(description="Positions whose children were generated.")
     unique: int = Field(description="Distinct positions met.")
     pruned: int = Field(description="Positions cut by a proven rule (docs/solver.md).")
     seconds: float
 
 
-class Solution(_Frozen):
+class Solution(FrozenModel):
     moves: int
     redeals: int
     steps: list[LogEntry] = Field(description="The solution's steps in log form.")
 
 
-class SolveReport(_Frozen):
+class SolveReport(FrozenModel):
     """What ``cruel solve --json`` prints."""
 
     model_config = ConfigDict(
