@@ -268,11 +268,17 @@ def grade(
     number: int | None = None,
     rules: Rules = DEFAULT,
     budget: Budget = Budget(),
+    found: Classified | None = None,
 ) -> Grade:
-    """Grade a deal: its tier, metrics and par solution (only for deals the solver wins)."""
+    """Grade a deal: its tier, metrics and par solution (only for deals the solver wins).
+
+    ``found`` is the deal's :func:`classify` result when the caller has it already (choosing
+    puzzles classifies every candidate first), so it is not worked out twice.
+    """
     start = Game.from_deal(piles, rules)
     deal = DealInfo(number=number, piles=[[cards.name(c) for c in p] for p in piles])
-    found = classify(start, budget)
+    if found is None:
+        found = classify(start, budget)
     if found.tier is None:
         return Grade(
             deal=deal, rules=rules, verdict=found.verdict, tier=None, metrics=None, solution=None

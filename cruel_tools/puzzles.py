@@ -24,7 +24,18 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from . import cards, deals
 from .game import Game
-from .grading import GRADER_VERSION, TIERS, Budget, Grade, Metrics, Par, Tier, classify, grade
+from .grading import (
+    GRADER_VERSION,
+    TIERS,
+    Budget,
+    Classified,
+    Grade,
+    Metrics,
+    Par,
+    Tier,
+    classify,
+    grade,
+)
 from .log import GameLog, LogEntry
 from .rules import DEFAULT, Rules
 from .solver import DealInfo
@@ -37,6 +48,7 @@ GENERATOR: Final = f"cruel-tools {GRADER_VERSION}"
 MAX_CANDIDATES: Final = 1000
 _JSON_OPTIONS: Final = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
 T = TypeVar("T")
+U = TypeVar("U")
 
 
 class Puzzle(BaseModel):
@@ -75,11 +87,24 @@ def candidates(seed: str) -> Iterator[int]:
 
 def tier_of(number: int, rules: Rules = DEFAULT, budget: Budget = Budget()) -> Tier | None:
     """The tier of deal ``number`` (None: unwinnable or undecided), without the costly metrics."""
-    return classify(Game.from_deal(deals.deal_piles(number), rules), budget).tier
+    return _classified(number, rules, budget).tier
 
 
-def grade_deal(number: int, rules: Rules = DEFAULT, budget: Budget = Budget()) -> Grade:
-    return grade(deals.deal_piles(number), number, rules, budget)
+def _classified(number: int, rules: Rules, budget: Budget) -> Classified:
+    return classify(Game.from_deal(deals.deal_piles(number), rules), budget)
+
+
+def grade_deal(
+    number: int,
+    rules: Rules = DEFAULT,
+    budget: Budget = Budget(),
+    found: Classified | None = None,
+) -> Grade:
+    return grade(deals.deal_piles(number), number, rules, budget, found)
+
+
+def _grade_chosen(item: tuple[int, Classified], rules: Rules, budget: Budget) -> Grade:
+    return grade_deal(item[0], rules, budget, item[1])
 
 
 def puzzle_from_grade(
@@ -116,7 +141,7 @@ class _Workers:
             context = multiprocessing.get_context("spawn" if sys.platform == "win32" else "fork")
             self.pool = context.Pool(self.jobs)
 
-    def map(self, fn: Callable[[int], T], items: Iterable[int]) -> Iterator[T]:
+    def map(self, fn: Callable[[U], T], items: Iterable[U]) -> Iterator[T]:
         """Results in input order, computed in chunks of ``2 * jobs`` (input may be endless)."""
         it = iter(items)
         while chunk := list(islice(it, 2 * self.jobs)):
@@ -150,14 +175,14 @@ def generate(
         stream = islice(stream, max_candidates)
     workers = _Workers(jobs)
     try:
-        chosen: list[int] = []
+        chosen: list[tuple[int, Classified]] = []
         if count > 0:
             for number, found in _tiers(stream, workers, rules, budget):
-                if found == tier:
-                    chosen.append(number)
+                if found.tier == tier:
+                    chosen.append((number, found))
                     if len(chosen) == count:
                         break
-        grades = list(workers.map(partial(grade_deal, rules=rules, budget=budget), chosen))
+        grades = list(workers.map(partial(_grade_chosen, rules=rules, budget=budget), chosen))
     finally:
         workers.close()
     return [puzzle_from_grade(g, None, tier, f"{seed}-{tier}-{k}") for k, g in enumerate(grades, 1)]
@@ -165,13 +190,13 @@ def generate(
 
 def _tiers(
     numbers: Iterable[int], workers: _Workers, rules: Rules, budget: Budget
-) -> Iterator[tuple[int, Tier | None]]:
-    """``(number, tier)`` for each number, in order."""
+) -> Iterator[tuple[int, Classified]]:
+    """``(number, classification)`` for each number, in order."""
     return workers.map(partial(_number_and_tier, rules=rules, budget=budget), numbers)
 
 
-def _number_and_tier(number: int, rules: Rules, budget: Budget) -> tuple[int, Tier | None]:
-    return number, tier_of(number, rules, budget)
+def _number_and_tier(number: int, rules: Rules, budget: Budget) -> tuple[int, Classified]:
+    return number, _classified(number, rules, budget)
 
 
 # --- the daily set -------------------------------------------------------------------------------
@@ -269,16 +294,20 @@ def daily(
                 (n for n in candidates(f"daily-{date.isoformat()}") if n not in used),
                 max_candidates,
             )
-            for number, tier in _tiers(stream, workers, DEFAULT, budget):
+            found_of: dict[int, Classified] = {}
+            for number, found in _tiers(stream, workers, DEFAULT, budget):
+                tier = found.tier
                 if tier in open_tiers:
                     assert tier is not None
                     open_tiers.discard(tier)
                     chosen[tier] = number
+                    found_of[number] = found
                     if not open_tiers:
                         break
             order = [t for t in TIERS if t in chosen]
-            grader = partial(grade_deal, rules=DEFAULT, budget=budget)
-            grades = list(workers.map(grader, [chosen[t] for t in order]))
+            grader = partial(_grade_chosen, rules=DEFAULT, budget=budget)
+            picks = [(chosen[t], found_of[chosen[t]]) for t in order]
+            grades = list(workers.map(grader, picks))
             for tier, graded in zip(order, grades, strict=True):
                 path = daily_path(out, date, tier)
                 _write_if_changed(path, puzzle_bytes(puzzle_from_grade(graded, date, tier)))
