@@ -651,5 +651,59 @@ def daily(
     typer.echo(f"wrote {plural(len(written) - 1, 'puzzle')} and {written[-1]}", err=True)
 
 
+# --- the HTTP service ------------------------------------------------------------------------
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port.")] = 8000,
+    puzzles_dir: Annotated[
+        Path, typer.Option("--puzzles", help="The puzzle set to serve (read once, at start).")
+    ] = Path("puzzles"),
+    db: Annotated[
+        Path, typer.Option("--db", help="SQLite file of the leaderboards (created if missing).")
+    ] = Path("cruel.sqlite"),
+    max_body: Annotated[
+        int, typer.Option("--max-body", min=1024, help="Largest request body, in bytes.")
+    ] = 1 << 20,
+    max_connections: Annotated[
+        int, typer.Option("--max-connections", min=1, help="Open connections before 503s.")
+    ] = 256,
+    today: Annotated[
+        str | None,
+        typer.Option("--today", help="Act as if the date were this one (demos and tests)."),
+    ] = None,
+    access_log: Annotated[bool, typer.Option(help="Log every request on stderr.")] = True,
+) -> None:
+    """Serve puzzles, verification and leaderboards over HTTP (docs/service.md)."""
+    # Imported here: the web stack costs other commands nothing at start-up.
+    import uvicorn
+
+    from .leaderboard import StoreError
+    from .puzzles import PuzzleSetError
+    from .service import Settings, create_app
+
+    settings = Settings(puzzles=puzzles_dir, db=db, max_body=max_body)
+    if today is not None:
+        try:
+            fixed = dt.date.fromisoformat(today)
+        except ValueError:
+            raise _fail(f"--today must be a date like 2027-01-31, not {today!r}", 2) from None
+        settings.today = lambda: fixed
+    try:
+        service = create_app(settings)
+    except (PuzzleSetError, StoreError) as exc:
+        raise _fail(str(exc), 2) from None
+    uvicorn.run(
+        service,
+        host=host,
+        port=port,
+        access_log=access_log,
+        limit_concurrency=max_connections,
+        log_level="info",
+    )
+
+
 if __name__ == "__main__":  # pragma: no cover
     app()

@@ -226,6 +226,15 @@ def parse_compact(text: str) -> Step:
     return Move(int(source), int(target) if target else None, int(count or 1))
 
 
+def compact(step: Step) -> str:
+    """The compact form of an engine step (the inverse of :func:`parse_compact`)."""
+    if not isinstance(step, Move):
+        return "R"
+    if step.target is None:
+        return f"{step.source}F"
+    return f"{step.source}-{step.target}" + (f"x{step.count}" if step.count != 1 else "")
+
+
 def to_step(entry: MoveEntry | RedealEntry | str) -> Step:
     """The engine step a validated log entry stands for."""
     if isinstance(entry, str):

@@ -389,3 +389,138 @@ def versus_par(report: VerifyReport, puzzle: Puzzle) -> str:
         f"par {puzzle.par.moves} moves {puzzle.par.redeals} redeals; "
         f"you: {report.moves or 0} moves {report.redeals or 0} redeals"
     )
+
+
+# --- a published set, as a service shows it ------------------------------------------------------
+
+PUBLIC_FORMAT: Final = "cruel-puzzle-public/1"
+SOLUTION_FORMAT: Final = "cruel-solution/1"
+DAILY_FORMAT: Final = "cruel-daily/1"
+
+
+class PublicPuzzle(BaseModel):
+    """A puzzle as players may see it before its day is over: everything but the solution."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        title="Cruel public puzzle v1",
+        json_schema_extra={"$id": "https://cruel-tools.invalid/schemas/puzzle-public.schema.json"},
+    )
+
+    format: Literal["cruel-puzzle-public/1"] = PUBLIC_FORMAT
+    id: str
+    date: dt.date | None
+    tier: Tier
+    rules: Rules
+    deal: DealInfo
+    par: Par
+    metrics: Metrics
+    generator: str
+    solution_from: dt.date | None = Field(
+        description="The first day the solution is published (the day after the puzzle's date); "
+        "null: never, for a puzzle without a date."
+    )
+
+
+class PuzzleSolution(BaseModel):
+    """A puzzle's par solution, published once the puzzle's day is over."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        title="Cruel puzzle solution v1",
+        json_schema_extra={"$id": "https://cruel-tools.invalid/schemas/solution.schema.json"},
+    )
+
+    format: Literal["cruel-solution/1"] = SOLUTION_FORMAT
+    puzzle: str
+    date: dt.date | None
+    par: Par
+    log: GameLog = Field(description="The par solution as a complete cruel-log/1 game log.")
+
+
+class DailyPuzzles(BaseModel):
+    """One day's puzzles, easiest tier first."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        title="Cruel daily puzzles v1",
+        json_schema_extra={"$id": "https://cruel-tools.invalid/schemas/daily.schema.json"},
+    )
+
+    format: Literal["cruel-daily/1"] = DAILY_FORMAT
+    date: dt.date
+    puzzles: list[PublicPuzzle]
+
+
+def solution_from(puzzle: Puzzle) -> dt.date | None:
+    """The day a puzzle's solution becomes public: the day after its date (never if undated)."""
+    return None if puzzle.date is None else puzzle.date + dt.timedelta(days=1)
+
+
+def public(puzzle: Puzzle) -> PublicPuzzle:
+    """``puzzle`` without its solution."""
+    shared = PublicPuzzle.model_fields.keys() - {"format", "solution_from"}
+    fields = {name: getattr(puzzle, name) for name in shared}
+    return PublicPuzzle.model_construct(**fields, solution_from=solution_from(puzzle))
+
+
+def published_solution(puzzle: Puzzle) -> PuzzleSolution:
+    return PuzzleSolution(
+        puzzle=puzzle.id,
+        date=puzzle.date,
+        par=puzzle.par,
+        log=GameLog.model_validate(solution_log(puzzle)),
+    )
+
+
+class PuzzleSetError(ValueError):
+    """A puzzle folder that cannot be served: an unreadable file, or two puzzles with one id."""
+
+
+class PuzzleSet:
+    """Every puzzle of a folder (``<YYYY>/*.json``), read once, found by id or by date.
+
+    Only files inside the folder are read (a symbolic link leading out of it is refused), and
+    only when the set is loaded: nothing asked of the set later touches the file system.
+    """
+
+    def __init__(self, puzzles: list[Puzzle]) -> None:
+        self.by_id: dict[str, Puzzle] = {}
+        self.by_date: dict[dt.date, list[Puzzle]] = {}
+        for p in puzzles:
+            if p.id in self.by_id:
+                raise PuzzleSetError(f"two puzzles have the id {p.id!r}")
+            self.by_id[p.id] = p
+            if p.date is not None:
+                self.by_date.setdefault(p.date, []).append(p)
+        for day in self.by_date.values():
+            day.sort(key=lambda p: TIERS.index(p.tier))
+
+    @classmethod
+    def load(cls, folder: Path) -> PuzzleSet:
+        root = folder.resolve()
+        if not root.is_dir():
+            raise PuzzleSetError(f"{folder}: not a folder of puzzles")
+        puzzles = []
+        for path in puzzle_files(root):
+            if not path.resolve().is_relative_to(root):
+                raise PuzzleSetError(f"{path}: leads outside {folder}")
+            try:
+                puzzles.append(load_puzzle(path))
+            except (OSError, ValueError) as exc:
+                first = str(exc).splitlines()[0]
+                raise PuzzleSetError(f"{path}: not a cruel-puzzle/1 file: {first}") from None
+        return cls(puzzles)
+
+    def __len__(self) -> int:
+        return len(self.by_id)
+
+    def get(self, puzzle_id: str) -> Puzzle | None:
+        return self.by_id.get(puzzle_id)
+
+    def on(self, date: dt.date, tier: Tier | None = None) -> list[Puzzle]:
+        """The puzzles of ``date`` (only its ``tier`` one, if given), easiest first."""
+        return [p for p in self.by_date.get(date, []) if tier is None or p.tier == tier]

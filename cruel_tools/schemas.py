@@ -11,9 +11,11 @@ from typing import Any
 import orjson
 from pydantic import BaseModel
 
+from .api import ErrorResponse, Health
 from .grading import Grade
+from .leaderboard import Leaderboard, Submission, SubmissionResult
 from .log import GameLog
-from .puzzles import Puzzle
+from .puzzles import DailyPuzzles, PublicPuzzle, Puzzle, PuzzleSolution
 from .solver import SolveReport
 from .stats import Record
 from .verify import VerifyReport
@@ -26,6 +28,15 @@ MODELS: dict[str, type[BaseModel]] = {
     "solve-report.schema.json": SolveReport,
     "puzzle.schema.json": Puzzle,
     "grade.schema.json": Grade,
+    # the HTTP service (docs/service.md)
+    "puzzle-public.schema.json": PublicPuzzle,
+    "daily.schema.json": DailyPuzzles,
+    "solution.schema.json": PuzzleSolution,
+    "submission.schema.json": Submission,
+    "submission-result.schema.json": SubmissionResult,
+    "leaderboard.schema.json": Leaderboard,
+    "health.schema.json": Health,
+    "error.schema.json": ErrorResponse,
 }
 
 

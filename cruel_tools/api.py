@@ -1,0 +1,58 @@
+"""The documents of the HTTP service that no library module owns: errors and health.
+
+Kept apart from :mod:`cruel_tools.service` so that ``cruel schema`` (and every other command)
+does not import the web stack.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Final, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+ERROR_FORMAT: Final = "cruel-error/1"
+HEALTH_FORMAT: Final = "cruel-health/1"
+
+
+class ErrorResponse(BaseModel):
+    """What every failed request answers."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        populate_by_name=True,
+        title="Cruel error v1",
+        json_schema_extra={"$id": "https://cruel-tools.invalid/schemas/error.schema.json"},
+    )
+
+    format: Literal["cruel-error/1"] = ERROR_FORMAT
+    status: int = Field(description="The HTTP status, repeated.")
+    code: str = Field(description="Stable error code (docs/service.md).")
+    message: str = Field(description="One line for people.")
+    location: Literal["body", "path", "query", "header"] | None = Field(
+        None, description="The part of the request at fault."
+    )
+    path: str | None = Field(
+        None,
+        description="In the body: a JSON pointer (e.g. /log/moves/3); in the path or query: the "
+        "parameter's name.",
+    )
+
+
+class Health(BaseModel):
+    """``GET /v1/health``."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        title="Cruel service health v1",
+        json_schema_extra={"$id": "https://cruel-tools.invalid/schemas/health.schema.json"},
+    )
+
+    format: Literal["cruel-health/1"] = HEALTH_FORMAT
+    status: Literal["ok"] = "ok"
+    version: str
+    today: dt.date = Field(description="The server's date: solutions of earlier days are public.")
+    puzzles: int = Field(description="Puzzles being served.")
+    submissions: int = Field(description="Accepted entries over all leaderboards.")

@@ -1,0 +1,400 @@
+"""Leaderboards: players' wins of puzzles, verified, deduplicated and ranked, kept in SQLite.
+
+A submission is a player's name and a ``cruel-log/1`` log of one puzzle (:class:`Submission`). It is
+verified against the puzzle by :func:`cruel_tools.puzzles.verify_for_puzzle`; a legal win is stored
+and ranked by fewest moves, then fewest redeals, then earliest submission. The same game (the same
+sequence of moves, however the log spells it) submitted again by the same player is not stored
+twice. See ``docs/service.md``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Annotated, Any, Final, Literal
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .log import GameLog, Limits, LogFormatError, compact, load
+from .puzzles import Puzzle, verify_for_puzzle
+from .verify import ErrorInfo, VerifyReport
+
+SUBMISSION_FORMAT: Final = "cruel-submission/1"
+RESULT_FORMAT: Final = "cruel-submission-result/1"
+LEADERBOARD_FORMAT: Final = "cruel-leaderboard/1"
+#: Version of the database layout, kept in SQLite's ``user_version``.
+DB_VERSION: Final = 1
+#: Most entries one leaderboard page holds.
+MAX_PAGE: Final = 1000
+
+# No control characters anywhere and no white space at either end: names are shown to other
+# players, so nothing in one may move a terminal's cursor or hide in padding.
+PLAYER_PATTERN: Final = (
+    r"^[^\s\x00-\x1f\x7f-\x9f](?:[^\x00-\x1f\x7f-\x9f\u2028\u2029]*[^\s\x00-\x1f\x7f-\x9f])?$"
+)
+PlayerName = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=64,
+        pattern=PLAYER_PATTERN,
+        description="1 to 64 characters, no control characters, no white space at either end.",
+        examples=["ada"],
+    ),
+]
+
+
+class StoreError(Exception):
+    """The database cannot be used (not SQLite, or made by a newer cruel-tools)."""
+
+
+# --- formats -------------------------------------------------------------------------------------
+
+
+class Submission(BaseModel):
+    """A player's game of one puzzle, as sent to ``POST /v1/puzzles/{id}/submissions``."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        title="Cruel submission v1",
+        json_schema_extra={"$id": "https://cruel-tools.invalid/schemas/submission.schema.json"},
+    )
+
+    format: Literal["cruel-submission/1"] = Field(
+        SUBMISSION_FORMAT, description="Optional: the format and version of this document."
+    )
+    player: PlayerName
+    log: GameLog
+
+
+class _Head(BaseModel):
+    """A submission with its log not yet read: the log is read by :func:`cruel_tools.log.load`, so
+    its errors are exactly those ``cruel verify`` gives."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    format: Literal["cruel-submission/1"] = SUBMISSION_FORMAT
+    player: PlayerName
+    log: Any
+
+
+class SubmissionResult(BaseModel):
+    """The verdict on one submission."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        title="Cruel submission result v1",
+        json_schema_extra={
+            "$id": "https://cruel-tools.invalid/schemas/submission-result.schema.json"
+        },
+    )
+
+    format: Literal["cruel-submission-result/1"] = RESULT_FORMAT
+    puzzle: str
+    player: str
+    accepted: bool = Field(description="A legal win of this puzzle: it is on the leaderboard.")
+    duplicate: bool = Field(
+        description="This player had already submitted this game; the earlier entry stands."
+    )
+    submission_id: int | None = Field(description="The leaderboard entry, when accepted.")
+    submitted_at: dt.datetime | None = Field(description="When the entry was first stored (UTC).")
+    moves: int | None = None
+    redeals: int | None = None
+    rank: int | None = Field(description="The entry's place on the leaderboard when answered.")
+    reason: ErrorInfo | None = Field(description="Why the submission was rejected.")
+    report: VerifyReport = Field(description="The verifier's report on the log.")
+
+
+class Entry(BaseModel):
+    """One accepted win on a leaderboard."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    rank: int = Field(description="1 is the best: fewest moves, then redeals, then earliest.")
+    player: str
+    moves: int
+    redeals: int
+    submitted_at: dt.datetime
+    submission_id: int
+
+
+class Leaderboard(BaseModel):
+    """A page of a puzzle's leaderboard."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        title="Cruel leaderboard v1",
+        json_schema_extra={"$id": "https://cruel-tools.invalid/schemas/leaderboard.schema.json"},
+    )
+
+    format: Literal["cruel-leaderboard/1"] = LEADERBOARD_FORMAT
+    puzzle: str
+    best_per_player: bool = Field(description="Only each player's best entry is ranked.")
+    total: int = Field(description="Entries on the whole leaderboard.")
+    offset: int
+    entries: list[Entry]
+
+
+# --- reading submissions -------------------------------------------------------------------------
+
+
+def parse_submission(data: bytes, limits: Limits = Limits()) -> Submission:
+    """Read a submission from JSON text; raise :class:`LogFormatError` (path into the submission).
+
+    The log inside is read as ``cruel verify`` reads a log file, so a log gets the same error
+    here as there, its path prefixed with ``/log``.
+    """
+    if len(data) > limits.max_bytes:
+        raise LogFormatError(
+            "too-large", "", f"body is {len(data)} bytes, over the limit of {limits.max_bytes}"
+        )
+    try:
+        doc = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        raise LogFormatError("not-json", "", f"not JSON: {exc}") from None
+    if not isinstance(doc, dict):
+        raise LogFormatError("schema", "/", "a submission is a JSON object")
+    try:
+        head = _Head.model_validate(doc)
+    except ValidationError as exc:
+        raise _head_error(exc) from None
+    try:
+        log = load(orjson.dumps(head.log), limits)
+    except LogFormatError as exc:
+        raise LogFormatError(exc.code, "/log" + (exc.path or ""), exc.message) from None
+    return Submission.model_construct(format=head.format, player=head.player, log=log)
+
+
+def _head_error(exc: ValidationError) -> LogFormatError:
+    err = exc.errors(include_url=False)[0]
+    key = str(err["loc"][0]) if err["loc"] else ""
+    kind = err["type"]
+    if kind == "missing":
+        message = f"required key {key!r} is missing"
+    elif kind == "extra_forbidden":
+        message = f"unknown key {key!r} (a submission has player, log and optional format)"
+    elif key == "player":
+        message = (
+            "a player name is 1 to 64 characters, no control characters, no white space at "
+            "either end"
+        )
+    else:
+        message = str(err["msg"])
+    return LogFormatError("schema", f"/{key}", message)
+
+
+# --- the store -----------------------------------------------------------------------------------
+
+
+def game_id(log: GameLog) -> str:
+    """What makes two logs the same game: their moves in compact form (spelling, card names,
+    meta and claims do not count), hashed."""
+    moves = " ".join(compact(step) for step in log.steps())
+    return hashlib.sha256(moves.encode()).hexdigest()
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS submissions (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,   -- also the tie-break: earlier is better
+    puzzle TEXT NOT NULL,
+    player TEXT NOT NULL,
+    game TEXT NOT NULL,                     -- game_id(): the same game is stored once per player
+    moves INTEGER NOT NULL,
+    redeals INTEGER NOT NULL,
+    log TEXT NOT NULL,                      -- the moves in compact form, for audits and replays
+    submitted_at TEXT NOT NULL,             -- ISO 8601, UTC
+    UNIQUE (puzzle, player, game)
+);
+CREATE INDEX IF NOT EXISTS submissions_rank ON submissions (puzzle, moves, redeals, id);
+"""
+
+
+class Leaderboards:
+    """Accepted wins of every puzzle, in one SQLite file (created if missing).
+
+    Safe to share between threads; several processes may share the file too (WAL mode, and
+    the unique key keeps a game from being stored twice whoever wins the race).
+    """
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = str(path)
+        self._lock = threading.Lock()
+        try:
+            self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=10.0)
+            self._migrate()
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot use as a database: {exc}") from None
+
+    def _migrate(self) -> None:
+        db = self._db
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        if version > DB_VERSION:
+            raise StoreError(
+                f"{self.path}: made by a newer cruel-tools (database version {version}, "
+                f"this one knows {DB_VERSION})"
+            )
+        if self.path != ":memory:":
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")  # WAL's usual pairing: no fsync per commit
+        with db:
+            db.executescript(_SCHEMA)
+            db.execute(f"PRAGMA user_version = {DB_VERSION}")
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def submit(
+        self,
+        puzzle: Puzzle,
+        submission: Submission,
+        now: dt.datetime | None = None,
+        today: dt.date | None = None,
+    ) -> SubmissionResult:
+        """Verify ``submission`` against ``puzzle`` and store it if it is a legal win.
+
+        A dated puzzle closes when its solution is published, the day after its date (``today``
+        defaults to the local date): later wins are verified but not ranked.
+        """
+        report = verify_for_puzzle(submission.log, puzzle)
+        reason = _rejection(report, puzzle, today or dt.date.today())
+        verdict: dict[str, Any] = {
+            "puzzle": puzzle.id,
+            "player": submission.player,
+            "report": report,
+            "moves": report.moves,
+            "redeals": report.redeals,
+        }
+        if reason is not None:
+            return _result(verdict, reason=reason)
+        when = (now or dt.datetime.now(dt.UTC)).astimezone(dt.UTC)
+        steps = submission.log.steps()
+        row = (
+            puzzle.id,
+            submission.player,
+            game_id(submission.log),
+            report.moves,
+            report.redeals,
+            " ".join(map(compact, steps)),
+            when.isoformat(),
+        )
+        with self._lock, self._db as db:
+            new = db.execute(
+                "INSERT INTO submissions (puzzle, player, game, moves, redeals, log, submitted_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id",
+                row,
+            ).fetchone()
+            stored = db.execute(
+                "SELECT id, moves, redeals, submitted_at FROM submissions"
+                " WHERE puzzle = ? AND player = ? AND game = ?",
+                row[:3],
+            ).fetchone()
+            rank = _rank(db, puzzle.id, stored[1], stored[2], stored[0])
+        return _result(
+            verdict,
+            accepted=True,
+            duplicate=new is None,
+            submission_id=stored[0],
+            submitted_at=dt.datetime.fromisoformat(stored[3]),
+            rank=rank,
+        )
+
+    def leaderboard(
+        self, puzzle_id: str, limit: int = 100, offset: int = 0, best_per_player: bool = False
+    ) -> Leaderboard:
+        """Entries ``offset`` to ``offset + limit`` of a puzzle's leaderboard, best first.
+
+        ``best_per_player`` ranks only each player's best entry.
+        """
+        limit = max(0, min(limit, MAX_PAGE))
+        ranked = (
+            "SELECT *, ROW_NUMBER() OVER (PARTITION BY player ORDER BY moves, redeals, id) AS nth"
+            " FROM submissions WHERE puzzle = ?"
+        )
+        source = (
+            f"(SELECT * FROM ({ranked}) WHERE nth = 1)"
+            if best_per_player
+            else "(SELECT * FROM submissions WHERE puzzle = ?)"
+        )
+        with self._lock:
+            total = self._db.execute(f"SELECT COUNT(*) FROM {source}", (puzzle_id,)).fetchone()[0]
+            rows = self._db.execute(
+                f"SELECT player, moves, redeals, submitted_at, id FROM {source}"
+                " ORDER BY moves, redeals, id LIMIT ? OFFSET ?",
+                (puzzle_id, limit, offset),
+            ).fetchall()
+        entries = [
+            Entry(
+                rank=offset + k,
+                player=player,
+                moves=moves,
+                redeals=redeals,
+                submitted_at=dt.datetime.fromisoformat(at),
+                submission_id=sid,
+            )
+            for k, (player, moves, redeals, at, sid) in enumerate(rows, 1)
+        ]
+        return Leaderboard(
+            puzzle=puzzle_id,
+            best_per_player=best_per_player,
+            total=total,
+            offset=offset,
+            entries=entries,
+        )
+
+    def count(self) -> int:
+        """Accepted entries over all puzzles."""
+        with self._lock:
+            return int(self._db.execute("SELECT COUNT(*) FROM submissions").fetchone()[0])
+
+
+def _rank(db: sqlite3.Connection, puzzle_id: str, moves: int, redeals: int, sid: int) -> int:
+    """1 + the entries of the puzzle ranked before (moves, redeals, id)."""
+    before = db.execute(
+        "SELECT COUNT(*) FROM submissions WHERE puzzle = ? AND (moves < ? OR (moves = ? AND"
+        " (redeals < ? OR (redeals = ? AND id < ?))))",
+        (puzzle_id, moves, moves, redeals, redeals, sid),
+    ).fetchone()[0]
+    return int(before) + 1
+
+
+def _rejection(report: VerifyReport, puzzle: Puzzle, today: dt.date) -> ErrorInfo | None:
+    """Why a verified log does not go on the leaderboard (None: it does)."""
+    if report.error is not None:  # its path points into the log, which is at /log here
+        return report.error.model_copy(update={"path": "/log" + report.error.path.rstrip("/")})
+    if report.outcome != "won":
+        return ErrorInfo(
+            index=None,
+            path="/log/moves",
+            code="not-a-win",
+            message=f"the game is legal but {report.outcome}, with "
+            f"{report.foundation_cards} of 52 cards on the foundations",
+        )
+    if puzzle.date is not None and puzzle.date < today:
+        return ErrorInfo(
+            index=None,
+            path="/",
+            code="puzzle-closed",
+            message=f"puzzle {puzzle.id} closed at the end of {puzzle.date.isoformat()}, when its "
+            "solution was published",
+        )
+    return None
+
+
+def _result(verdict: dict[str, Any], **fields: Any) -> SubmissionResult:
+    base: dict[str, Any] = {
+        "accepted": False,
+        "duplicate": False,
+        "submission_id": None,
+        "submitted_at": None,
+        "rank": None,
+        "reason": None,
+    }
+    return SubmissionResult(**(base | verdict | fields))

@@ -1,0 +1,353 @@
+"""``cruel serve``: the HTTP service for daily-puzzle sites, a thin layer over the library.
+
+Every answer is made by a library call (:mod:`cruel_tools.verify`, :mod:`cruel_tools.puzzles`,
+:mod:`cruel_tools.leaderboard`); this module only reads requests, bounds them, and maps results
+and errors to HTTP. Every error, of ours or of a client's, is one ``cruel-error/1`` object.
+See ``docs/service.md``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from importlib.metadata import version
+from pathlib import Path
+from typing import Annotated, Any, Final
+
+import orjson
+from fastapi import FastAPI, Query, Request
+from fastapi import Path as PathParam
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import Response
+from pydantic import BaseModel
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from .api import ErrorResponse, Health
+from .grading import Tier
+from .leaderboard import (
+    MAX_PAGE,
+    Leaderboard,
+    Leaderboards,
+    Submission,
+    SubmissionResult,
+    parse_submission,
+)
+from .log import GameLog, Limits, LogFormatError, load
+from .puzzles import (
+    DailyPuzzles,
+    PublicPuzzle,
+    Puzzle,
+    PuzzleSet,
+    PuzzleSolution,
+    public,
+    published_solution,
+    solution_from,
+)
+from .verify import VerifyReport, report_json, verify
+
+#: Default bound on a request body (the log limit of ``cruel verify`` too).
+MAX_BODY: Final = 1 << 20
+
+#: HTTP status of each way a body can fail to be read (cruel_tools.log error codes).
+_BODY_STATUS: Final = {"not-json": 400, "too-large": 413}
+
+# Path parameters are named ``id``, as the routes are documented: /v1/puzzles/{id}.
+PuzzleId = Annotated[str, PathParam(max_length=200, description="A puzzle id.")]
+
+
+class ApiError(Exception):
+    """A request we refuse, answered as an :class:`ErrorResponse`."""
+
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        location: str | None = None,
+        path: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.body = ErrorResponse(
+            status=status,
+            code=code,
+            message=message,
+            location=location,
+            path=path,
+        )
+
+
+@dataclass
+class Settings:
+    """What ``cruel serve`` is told to serve."""
+
+    puzzles: Path = Path("puzzles")
+    db: Path | str = Path("cruel.sqlite")
+    max_body: int = MAX_BODY
+    max_moves: int = Limits().max_moves
+    today: Callable[[], dt.date] = field(default=dt.date.today)
+
+    @property
+    def limits(self) -> Limits:
+        return Limits(max_bytes=self.max_body, max_moves=self.max_moves)
+
+
+def _json(model: BaseModel, status: int = 200) -> Response:
+    return Response(
+        orjson.dumps(model.model_dump(mode="json")), status, media_type="application/json"
+    )
+
+
+def _error_response(exc: ApiError) -> Response:
+    return _json(exc.body, exc.body.status)
+
+
+def _format_error(exc: LogFormatError) -> ApiError:
+    """A body that is not the document it should be: 400 not JSON, 413 too big, 422 otherwise."""
+    status = _BODY_STATUS.get(exc.code, 422)
+    return ApiError(status, exc.code, exc.message, "body", exc.path or "/")
+
+
+async def _read_body(request: Request, limit: int) -> bytes:
+    """The request body, refused (413) as soon as it is known to be over ``limit`` bytes:
+    from its Content-Length before reading anything, or while reading a body sent in chunks."""
+    declared = request.headers.get("content-length")
+    if declared is not None:
+        if not declared.isdigit():
+            raise ApiError(400, "bad-request", "Content-Length is not a number", "header")
+        if int(declared) > limit:
+            raise ApiError(
+                413,
+                "too-large",
+                f"body is {int(declared)} bytes, over the limit of {limit}",
+                "body",
+            )
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise ApiError(413, "too-large", f"body is over the limit of {limit} bytes", "body")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _body_doc(name: str) -> dict[str, Any]:
+    """OpenAPI for a body read by our own parser (so the route declares no body parameter)."""
+    ref = {"$ref": f"#/components/schemas/{name}-Input"}
+    return {"requestBody": {"required": True, "content": {"application/json": {"schema": ref}}}}
+
+
+#: Request bodies documented in the OpenAPI document, by the name used in _body_doc.
+_BODIES: Final[dict[str, type[BaseModel]]] = {"GameLog": GameLog, "Submission": Submission}
+_ERRORS: Final[dict[int | str, dict[str, Any]]] = {
+    s: {"model": ErrorResponse, "description": d}
+    for s, d in {
+        400: "Malformed JSON",
+        404: "Not found",
+        413: "Body over the size limit",
+        422: "Not the expected document (the path names the field)",
+    }.items()
+}
+
+
+def _openapi(app: FastAPI) -> Callable[[], dict[str, Any]]:
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is not None:
+            return app.openapi_schema
+        doc = build()
+        components = doc.setdefault("components", {}).setdefault("schemas", {})
+        for name, model in _BODIES.items():
+            schema = model.model_json_schema(ref_template="#/components/schemas/{model}-Input")
+            for sub, body in schema.pop("$defs", {}).items():
+                components[f"{sub}-Input"] = body
+            components[f"{name}-Input"] = schema
+        # A "$id" would make every "$ref" inside its component resolve against the id's URL.
+        for body in components.values():
+            body.pop("$id", None)
+        app.openapi_schema = doc
+        return doc
+
+    return openapi
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """The service: puzzles read once from ``settings.puzzles``, leaderboards in ``settings.db``.
+
+    Raises :class:`~cruel_tools.puzzles.PuzzleSetError` or
+    :class:`~cruel_tools.leaderboard.StoreError` when either cannot be used.
+    """
+    settings = settings or Settings()
+    puzzles = PuzzleSet.load(settings.puzzles)
+    boards = Leaderboards(settings.db)
+    limits = settings.limits
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        yield
+        boards.close()
+
+    app = FastAPI(
+        title="cruel-tools",
+        version=version("cruel-tools"),
+        summary="Verify Cruel game logs, serve daily puzzles, keep leaderboards.",
+        openapi_url="/v1/openapi.json",
+        docs_url="/v1/docs",
+        redoc_url=None,
+        lifespan=lifespan,
+        responses=_ERRORS,
+    )
+    app.openapi = _openapi(app)  # type: ignore[method-assign]
+    _handle_errors(app)
+
+    def puzzle_or_404(puzzle_id: str) -> Puzzle:
+        puzzle = puzzles.get(puzzle_id)
+        if puzzle is None:
+            raise ApiError(404, "unknown-puzzle", f"no puzzle {puzzle_id!r}", "path", "id")
+        return puzzle
+
+    @app.get("/v1/health", response_model=Health)
+    def health() -> Response:
+        """Liveness and what is being served."""
+        return _json(
+            Health(
+                version=version("cruel-tools"),
+                today=settings.today(),
+                puzzles=len(puzzles),
+                submissions=boards.count(),
+            )
+        )
+
+    @app.post("/v1/verify", response_model=VerifyReport, openapi_extra=_body_doc("GameLog"))
+    async def verify_log(request: Request) -> Response:
+        """Verify a ``cruel-log/1`` game log: the report ``cruel verify --json`` prints.
+
+        An illegal game is a report (200, ``valid`` false); a body that is not a log is an error.
+        """
+        body = await _read_body(request, settings.max_body)
+        try:
+            game_log = load(body, limits)
+        except LogFormatError as exc:
+            raise _format_error(exc) from None
+        report = verify(game_log)
+        return Response(report_json(report), media_type="application/json")
+
+    @app.get("/v1/puzzles/daily/{date}", response_model=DailyPuzzles)
+    def daily(
+        date: Annotated[str, PathParam(description="YYYY-MM-DD, or today (server time).")],
+        tier: Annotated[Tier | None, Query(description="Only this tier's puzzle.")] = None,
+    ) -> Response:
+        """One day's puzzles, without their solutions."""
+        day = _parse_day(date, settings.today)
+        found = puzzles.on(day, tier)
+        if not found:
+            which = f"{tier} puzzle" if tier else "puzzles"
+            raise ApiError(404, "no-puzzles", f"no {which} for {day.isoformat()}", "path", "date")
+        return _json(DailyPuzzles(date=day, puzzles=[public(p) for p in found]))
+
+    @app.get("/v1/puzzles/{id}", response_model=PublicPuzzle)
+    def get_puzzle(id: PuzzleId) -> Response:
+        """One puzzle, without its solution."""
+        return _json(public(puzzle_or_404(id)))
+
+    @app.get(
+        "/v1/puzzles/{id}/solution",
+        response_model=PuzzleSolution,
+        responses={403: {"model": ErrorResponse, "description": "Not public yet"}},
+    )
+    def get_solution(id: PuzzleId) -> Response:
+        """The par solution, as a game log: only once the puzzle's date is past (server time)."""
+        puzzle = puzzle_or_404(id)
+        public_from = solution_from(puzzle)
+        if public_from is None or settings.today() < public_from:
+            when = f"on {public_from.isoformat()}" if public_from else "never (it has no date)"
+            raise ApiError(
+                403,
+                "solution-not-public",
+                f"the solution of {puzzle.id} is published {when}",
+                "path",
+                "id",
+            )
+        return _json(published_solution(puzzle))
+
+    @app.post(
+        "/v1/puzzles/{id}/submissions",
+        response_model=SubmissionResult,
+        status_code=201,
+        responses={200: {"model": SubmissionResult, "description": "Rejected, or a duplicate"}},
+        openapi_extra=_body_doc("Submission"),
+    )
+    async def submit(id: PuzzleId, request: Request) -> Response:
+        """Verify a player's log against the puzzle; a legal win goes on the leaderboard.
+
+        201: a new entry. 200: a verdict without a new entry (rejected, or already there).
+        """
+        puzzle = puzzle_or_404(id)
+        body = await _read_body(request, settings.max_body)
+        try:
+            submission = parse_submission(body, limits)
+        except LogFormatError as exc:
+            raise _format_error(exc) from None
+        result = boards.submit(puzzle, submission, today=settings.today())
+        created = result.accepted and not result.duplicate
+        return _json(result, 201 if created else 200)
+
+    @app.get("/v1/puzzles/{id}/leaderboard", response_model=Leaderboard)
+    def leaderboard(
+        id: PuzzleId,
+        limit: Annotated[int, Query(ge=0, le=MAX_PAGE, description="Entries per page.")] = 100,
+        offset: Annotated[int, Query(ge=0, le=10**9, description="Entries to skip.")] = 0,
+        best_per_player: Annotated[
+            bool, Query(description="Rank only each player's best entry.")
+        ] = False,
+    ) -> Response:
+        """Accepted wins, fewest moves first, then fewest redeals, then earliest."""
+        puzzle = puzzle_or_404(id)
+        return _json(boards.leaderboard(puzzle.id, limit, offset, best_per_player))
+
+    return app
+
+
+def _parse_day(text: str, today: Callable[[], dt.date]) -> dt.date:
+    if text == "today":
+        return today()
+    try:
+        if len(text) != 10:
+            raise ValueError(text)
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise ApiError(
+            422, "bad-date", f"not a date: {text[:40]!r} (use YYYY-MM-DD or today)", "path", "date"
+        ) from None
+
+
+def _handle_errors(app: FastAPI) -> None:
+    """Every error answers a ``cruel-error/1`` object, never a traceback."""
+
+    @app.exception_handler(ApiError)
+    async def api_error(request: Request, exc: ApiError) -> Response:
+        return _error_response(exc)
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_parameter(request: Request, exc: RequestValidationError) -> Response:
+        err = exc.errors()[0]
+        where, *rest = err["loc"] or ("query",)
+        name = ".".join(str(p) for p in rest)
+        message = f"{name}: {err['msg']}" if name else str(err["msg"])
+        return _error_response(ApiError(422, "bad-parameter", message, str(where), name))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        codes = {404: "not-found", 405: "method-not-allowed"}
+        code = codes.get(exc.status_code, "http-error")
+        message = f"{request.method} {request.url.path}: {exc.detail}"
+        response = _error_response(ApiError(exc.status_code, code, message))
+        response.headers.update(exc.headers or {})
+        return response
+
+    @app.exception_handler(Exception)
+    async def internal_error(request: Request, exc: Exception) -> Response:
+        message = f"cruel-tools failed on this request ({type(exc).__name__}); please report it"
+        return _error_response(ApiError(500, "internal-error", message))
