@@ -168,8 +168,13 @@ def parse_submission(data: bytes, limits: Limits = Limits()) -> Submission:
     try:
         log = load(orjson.dumps(head.log), limits)
     except LogFormatError as exc:
-        raise LogFormatError(exc.code, "/log" + (exc.path or ""), exc.message) from None
+        raise LogFormatError(exc.code, under_log(exc.path), exc.message) from None
     return Submission.model_construct(format=head.format, player=head.player, log=log)
+
+
+def under_log(pointer: str) -> str:
+    """A JSON pointer into a log, as a pointer into the submission that holds the log."""
+    return "/log" + pointer.rstrip("/")
 
 
 def _head_error(exc: ValidationError) -> LogFormatError:
@@ -285,22 +290,29 @@ class Leaderboards:
             " ".join(map(compact, steps)),
             when.isoformat(),
         )
+        find = (
+            "SELECT id, moves, redeals, submitted_at FROM submissions"
+            " WHERE puzzle = ? AND player = ? AND game = ?"
+        )
         with self._lock, self._db as db:
-            new = db.execute(
-                "INSERT INTO submissions (puzzle, player, game, moves, redeals, log, submitted_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id",
-                row,
-            ).fetchone()
-            stored = db.execute(
-                "SELECT id, moves, redeals, submitted_at FROM submissions"
-                " WHERE puzzle = ? AND player = ? AND game = ?",
-                row[:3],
-            ).fetchone()
+            # Looked up first, because a refused INSERT still uses up an AUTOINCREMENT id; the
+            # unique key settles a race with another process between the two statements.
+            stored = db.execute(find, row[:3]).fetchone()
+            new = stored is None
+            if new:
+                inserted = db.execute(
+                    "INSERT INTO submissions (puzzle, player, game, moves, redeals, log,"
+                    " submitted_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"
+                    " RETURNING id",
+                    row,
+                ).fetchall()
+                new = bool(inserted)
+                stored = db.execute(find, row[:3]).fetchone()
             rank = _rank(db, puzzle.id, stored[1], stored[2], stored[0])
         return _result(
             verdict,
             accepted=True,
-            duplicate=new is None,
+            duplicate=not new,
             submission_id=stored[0],
             submitted_at=dt.datetime.fromisoformat(stored[3]),
             rank=rank,
@@ -368,7 +380,7 @@ def _rank(db: sqlite3.Connection, puzzle_id: str, moves: int, redeals: int, sid:
 def _rejection(report: VerifyReport, puzzle: Puzzle, today: dt.date) -> ErrorInfo | None:
     """Why a verified log does not go on the leaderboard (None: it does)."""
     if report.error is not None:  # its path points into the log, which is at /log here
-        return report.error.model_copy(update={"path": "/log" + report.error.path.rstrip("/")})
+        return report.error.model_copy(update={"path": under_log(report.error.path)})
     if report.outcome != "won":
         return ErrorInfo(
             index=None,

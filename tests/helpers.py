@@ -81,3 +81,59 @@ def log_dict(
         "moves": [step_entry(s) for s in steps],
         **extra,
     }
+
+
+# --- puzzles and their wins (service and leaderboard tests) ------------------------------------
+
+
+def published_puzzles() -> Any:
+    """The committed puzzle set (``puzzles/``), read once."""
+    from pathlib import Path
+
+    from cruel_tools.puzzles import PuzzleSet
+
+    global _PUBLISHED
+    if _PUBLISHED is None:
+        _PUBLISHED = PuzzleSet.load(Path(__file__).parent.parent / "puzzles")
+    return _PUBLISHED
+
+
+_PUBLISHED: Any = None
+
+
+def other_win(puzzle: Any, seed: int) -> list[Step]:
+    """A winning game of ``puzzle`` that is not (usually) its par: random legal steps while the
+    solver still wins from there, then the solver's line."""
+    from cruel_tools.solver import solve
+
+    rng = random.Random(seed)
+    game = Game.from_deal([[cards.parse(t) for t in p] for p in puzzle.deal.piles], puzzle.rules)
+    steps: list[Step] = []
+    for _ in range(rng.randrange(1, 8)):
+        options = [s for s in game.legal_steps() if isinstance(s, Move)]
+        if not options:
+            break
+        trial = game.copy()
+        step = rng.choice(options)
+        trial.push(step)
+        if solve(trial, max_states=20_000).verdict == "won":
+            game = trial
+            steps.append(step)
+    rest = solve(game, max_states=200_000)
+    assert rest.verdict == "won", "no win found from the random prefix"
+    return steps + rest.steps
+
+
+def puzzle_log(
+    puzzle: Any, steps: Sequence[Step] | None = None, compact: bool = False
+) -> dict[str, Any]:
+    """A cruel-log/1 object of ``puzzle`` playing ``steps`` (default: its par solution)."""
+    from cruel_tools.log import compact as compact_step
+    from cruel_tools.log import to_step
+    from cruel_tools.puzzles import solution_log
+
+    doc = solution_log(puzzle)
+    if steps is None:
+        steps = [to_step(e) for e in doc["moves"]]
+    doc["moves"] = [compact_step(s) if compact else step_entry(s) for s in steps]
+    return doc

@@ -1,0 +1,291 @@
+"""Submissions and leaderboards (cruel_tools.leaderboard), without HTTP."""
+
+from __future__ import annotations
+
+import datetime as dt
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from cruel_tools.game import REDEAL, Move
+from cruel_tools.leaderboard import (
+    DB_VERSION,
+    Leaderboards,
+    StoreError,
+    Submission,
+    game_id,
+    parse_submission,
+)
+from cruel_tools.log import Limits, LogFormatError, compact, load, to_step
+from cruel_tools.puzzles import Puzzle
+
+from .helpers import other_win, published_puzzles, puzzle_log
+
+PUZZLE_ID = "2027-01-02-easy"
+OPEN = dt.date(2027, 1, 2)  # the puzzle's own date: still open
+NOW = dt.datetime(2027, 1, 2, 12, 0, tzinfo=dt.UTC)
+
+
+@pytest.fixture(scope="module")
+def puzzle() -> Puzzle:
+    found: Puzzle = published_puzzles().get(PUZZLE_ID)
+    return found
+
+
+@pytest.fixture
+def boards(tmp_path: Path) -> Leaderboards:
+    return Leaderboards(tmp_path / "lb.sqlite")
+
+
+def sub(doc: dict[str, Any]) -> bytes:
+    return orjson.dumps(doc)
+
+
+def submission(player: str, log: dict[str, Any]) -> Submission:
+    return parse_submission(sub({"player": player, "log": log}))
+
+
+def format_error(data: bytes, limits: Limits = Limits()) -> LogFormatError:
+    with pytest.raises(LogFormatError) as info:
+        parse_submission(data, limits)
+    return info.value
+
+
+# --- reading submissions -------------------------------------------------------------------------
+
+
+def test_parse_submission_reads_both_spellings_and_optional_format(puzzle: Puzzle) -> None:
+    for log in (puzzle_log(puzzle), puzzle_log(puzzle, compact=True)):
+        got = parse_submission(sub({"player": "ada", "log": log}))
+        assert got.player == "ada"
+        expected = load(orjson.dumps(puzzle_log(puzzle))).steps()
+        assert list(map(compact, got.log.steps())) == list(map(compact, expected))
+    explicit = {"format": "cruel-submission/1", "player": "ada", "log": puzzle_log(puzzle)}
+    assert parse_submission(sub(explicit)).format == "cruel-submission/1"
+
+
+@pytest.mark.parametrize(
+    ("body", "code", "path", "words"),
+    [
+        (b"{", "not-json", "", "not JSON"),
+        (b"[]", "schema", "/", "a submission is a JSON object"),
+        (b'{"log": {}}', "schema", "/player", "required key 'player'"),
+        (b'{"player": "a"}', "schema", "/log", "required key 'log'"),
+        (b'{"player": "a", "log": {}, "x": 1}', "schema", "/x", "unknown key 'x'"),
+        (b'{"format": "cruel-submission/2", "player": "a", "log": {}}', "schema", "/format", ""),
+        (b'{"player": "a", "log": []}', "schema", "/log", "a log is a JSON object"),
+        (b'{"player": "a", "log": {"format": "cruel-log/1"}}', "schema", "/log/deal", "'deal'"),
+        (
+            b'{"player": "a", "log": {"format": "cruel-log/1", "deal": {"number": 1}, "moves": ["3Q"]}}',
+            "schema",
+            "/log/moves/0",
+            "not a move",
+        ),
+    ],
+)
+def test_parse_submission_errors_point_into_the_submission(
+    body: bytes, code: str, path: str, words: str
+) -> None:
+    err = format_error(body)
+    assert (err.code, err.path) == (code, path)
+    assert words in err.message
+
+
+@pytest.mark.parametrize(
+    "name", ["", " ada", "ada ", "a\nb", "a\tb", "\x7f", "a\x85b", "a\u2028b", "x" * 65, 7, None]
+)
+def test_bad_player_names_are_refused(name: object) -> None:
+    err = format_error(orjson.dumps({"player": name, "log": {}}))
+    assert (err.code, err.path) == ("schema", "/player")
+
+
+@pytest.mark.parametrize("name", ["ada", "Ada Lovelace", "名前", "x" * 64, "a-b_c.d"])
+def test_good_player_names_pass(name: str, puzzle: Puzzle) -> None:
+    assert submission(name, puzzle_log(puzzle)).player == name
+
+
+def test_limits_apply_to_the_submission_and_its_log(puzzle: Puzzle) -> None:
+    body = sub({"player": "a", "log": puzzle_log(puzzle)})
+    assert format_error(body, Limits(max_bytes=100)).code == "too-large"
+    err = format_error(body, Limits(max_moves=10))
+    assert (err.code, err.path) == ("too-many-moves", "/log/moves")
+
+
+def test_the_same_game_however_spelled_has_one_id(puzzle: Puzzle) -> None:
+    plain = load(orjson.dumps(puzzle_log(puzzle)))
+    compact = load(orjson.dumps(puzzle_log(puzzle, compact=True)))
+    noted = load(orjson.dumps({**puzzle_log(puzzle), "meta": {"x": 1}, "claim": {"moves": 69}}))
+    assert game_id(plain) == game_id(compact) == game_id(noted)
+    shorter = load(orjson.dumps(puzzle_log(puzzle, plain.steps()[:-1])))
+    assert game_id(shorter) != game_id(plain)
+
+
+# --- the store -----------------------------------------------------------------------------------
+
+
+def test_a_win_is_stored_and_ranked(boards: Leaderboards, puzzle: Puzzle) -> None:
+    result = boards.submit(puzzle, submission("ada", puzzle_log(puzzle)), NOW, OPEN)
+    assert result.accepted and not result.duplicate
+    assert (result.submission_id, result.rank) == (1, 1)
+    assert (result.moves, result.redeals) == (puzzle.par.moves, puzzle.par.redeals)
+    assert result.submitted_at == NOW
+    assert result.reason is None and result.report.valid
+    board = boards.leaderboard(puzzle.id)
+    assert board.total == 1 and board.entries[0].player == "ada"
+    assert boards.count() == 1
+
+
+def test_the_same_game_again_is_not_a_second_entry(boards: Leaderboards, puzzle: Puzzle) -> None:
+    first = boards.submit(puzzle, submission("ada", puzzle_log(puzzle)), NOW, OPEN)
+    later = NOW + dt.timedelta(hours=1)
+    again = boards.submit(puzzle, submission("ada", puzzle_log(puzzle, compact=True)), later, OPEN)
+    assert again.accepted and again.duplicate
+    assert (again.submission_id, again.submitted_at) == (first.submission_id, first.submitted_at)
+    other = boards.submit(puzzle, submission("bob", puzzle_log(puzzle)), later, OPEN)
+    assert not other.duplicate and other.submission_id == 2 and other.rank == 2  # a tie: later
+    assert boards.leaderboard(puzzle.id).total == 2
+
+
+def test_a_different_win_of_the_same_player_is_a_new_entry(
+    boards: Leaderboards, puzzle: Puzzle
+) -> None:
+    steps = other_win(puzzle, seed=1)
+    boards.submit(puzzle, submission("ada", puzzle_log(puzzle)), NOW, OPEN)
+    second = boards.submit(puzzle, submission("ada", puzzle_log(puzzle, steps)), NOW, OPEN)
+    assert second.accepted and not second.duplicate
+    assert boards.leaderboard(puzzle.id).total == 2
+    best = boards.leaderboard(puzzle.id, best_per_player=True)
+    assert best.total == 1 and best.best_per_player
+
+
+def moves_redeals(steps: list[Any]) -> tuple[int, int]:
+    return sum(isinstance(s, Move) for s in steps), sum(s == REDEAL for s in steps)
+
+
+def test_ranking_is_moves_then_redeals_then_earliest(boards: Leaderboards, puzzle: Puzzle) -> None:
+    par = load(orjson.dumps(puzzle_log(puzzle))).steps()
+    games = {tuple(par)}
+    for seed in range(2, 40):
+        games.add(tuple(other_win(puzzle, seed)))
+        if len(games) >= 5:
+            break
+    wins = [list(g) for g in games]
+    assert len({moves_redeals(g) for g in wins}) >= 2, "need wins of different lengths"
+    for k, steps in enumerate(wins):
+        boards.submit(puzzle, submission(f"p{k}", puzzle_log(puzzle, steps)), NOW, OPEN)
+    boards.submit(puzzle, submission("late", puzzle_log(puzzle, wins[0])), NOW, OPEN)
+    entries = boards.leaderboard(puzzle.id).entries
+    keys = [(e.moves, e.redeals, e.submission_id) for e in entries]
+    assert keys == sorted(keys)
+    assert [e.rank for e in entries] == list(range(1, len(entries) + 1))
+    assert len(entries) == len(wins) + 1
+
+
+def test_paging(boards: Leaderboards, puzzle: Puzzle) -> None:
+    for k in range(7):
+        boards.submit(puzzle, submission(f"p{k}", puzzle_log(puzzle)), NOW, OPEN)
+    page = boards.leaderboard(puzzle.id, limit=3, offset=3)
+    assert page.total == 7 and page.offset == 3
+    assert [e.rank for e in page.entries] == [4, 5, 6]
+    assert [e.player for e in page.entries] == ["p3", "p4", "p5"]
+    assert boards.leaderboard(puzzle.id, limit=3, offset=6).entries[0].player == "p6"
+    assert boards.leaderboard(puzzle.id, offset=50).entries == []
+    assert boards.leaderboard(puzzle.id, limit=10**6).total == 7  # clamped, not refused
+    assert boards.leaderboard("no-such-puzzle").total == 0
+
+
+def test_an_illegal_game_is_rejected_at_its_move(boards: Leaderboards, puzzle: Puzzle) -> None:
+    log = puzzle_log(puzzle)
+    log["moves"] = log["moves"][:3] + ["1-1"] + log["moves"][3:]
+    result = boards.submit(puzzle, submission("ada", log), NOW, OPEN)
+    assert not result.accepted and result.submission_id is None and result.rank is None
+    assert result.reason is not None
+    assert (result.reason.code, result.reason.path) == ("same-pile", "/log/moves/3")
+    assert result.reason.message.startswith("move 4:")
+    assert result.report.error is not None and result.report.error.path == "/moves/3"
+    assert boards.count() == 0
+
+
+def test_a_legal_game_that_does_not_win_is_rejected(boards: Leaderboards, puzzle: Puzzle) -> None:
+    log = puzzle_log(puzzle)
+    log["moves"] = log["moves"][:10]
+    result = boards.submit(puzzle, submission("ada", log), NOW, OPEN)
+    assert not result.accepted and result.reason is not None
+    assert result.reason.code == "not-a-win" and "in_progress" in result.reason.message
+    assert result.report.valid
+
+
+def test_another_puzzles_game_is_rejected(boards: Leaderboards, puzzle: Puzzle) -> None:
+    other = published_puzzles().get("2027-01-03-easy")
+    result = boards.submit(puzzle, submission("ada", puzzle_log(other)), NOW, OPEN)
+    assert result.reason is not None
+    assert (result.reason.code, result.reason.path) == ("puzzle-mismatch", "/log/deal")
+
+
+def test_a_puzzle_closes_when_its_solution_is_published(
+    boards: Leaderboards, puzzle: Puzzle
+) -> None:
+    after = OPEN + dt.timedelta(days=1)
+    closed = boards.submit(puzzle, submission("ada", puzzle_log(puzzle)), NOW, after)
+    assert not closed.accepted and closed.reason is not None
+    assert closed.reason.code == "puzzle-closed" and closed.report.valid
+    undated = puzzle.model_copy(update={"date": None, "id": "free-1"})
+    result = boards.submit(undated, submission("ada", puzzle_log(puzzle)), NOW, after)
+    assert result.accepted
+
+
+def test_entries_survive_a_restart(tmp_path: Path, puzzle: Puzzle) -> None:
+    path = tmp_path / "lb.sqlite"
+    first = Leaderboards(path)
+    first.submit(puzzle, submission("ada", puzzle_log(puzzle)), NOW, OPEN)
+    first.close()
+    again = Leaderboards(path)
+    assert again.leaderboard(puzzle.id).entries[0].player == "ada"
+    assert again.submit(puzzle, submission("ada", puzzle_log(puzzle)), NOW, OPEN).duplicate
+
+
+def test_a_newer_database_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "lb.sqlite"
+    with sqlite3.connect(path) as db:
+        db.execute(f"PRAGMA user_version = {DB_VERSION + 1}")
+    with pytest.raises(StoreError, match="newer cruel-tools"):
+        Leaderboards(path)
+
+
+def test_a_file_that_is_not_a_database_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "notes.txt"
+    path.write_bytes(b"these are not the tables you are looking for" * 100)
+    with pytest.raises(StoreError, match="cannot use as a database"):
+        Leaderboards(path)
+
+
+def test_racing_submissions_of_one_game_store_it_once(tmp_path: Path, puzzle: Puzzle) -> None:
+    # Two stores on one file stand for two server processes; threads race the same game in.
+    path = tmp_path / "lb.sqlite"
+    stores = [Leaderboards(path), Leaderboards(path)]
+    results: list[Any] = []
+    start = threading.Barrier(8)
+
+    def send(k: int) -> None:
+        start.wait()
+        entry = submission("ada", puzzle_log(puzzle, compact=k % 2 == 0))
+        results.append(stores[k % 2].submit(puzzle, entry, NOW, OPEN))
+
+    threads = [threading.Thread(target=send, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 8
+    assert sum(not r.duplicate for r in results) == 1
+    assert {r.submission_id for r in results} == {1}
+    assert stores[0].count() == stores[1].count() == 1
+
+
+def test_par_solution_steps_round_trip(puzzle: Puzzle) -> None:
+    steps = [to_step(e) for e in puzzle.solution]
+    assert moves_redeals(steps) == (puzzle.par.moves, puzzle.par.redeals)
