@@ -1,0 +1,363 @@
+"""The HTTP service through FastAPI's test client: every endpoint and every error status."""
+
+from __future__ import annotations
+
+import datetime as dt
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from fastapi.testclient import TestClient
+
+from cruel_tools import service
+from cruel_tools.leaderboard import StoreError
+from cruel_tools.puzzles import PuzzleSetError, puzzle_bytes
+from cruel_tools.verify import report_json, verify_bytes
+
+from .helpers import published_puzzles, puzzle_log
+
+ROOT = Path(__file__).parent.parent
+TODAY = dt.date(2027, 1, 5)
+OPEN_ID = "2027-01-05-hard"  # today's: open, solution not public
+PAST_ID = "2027-01-04-hard"  # yesterday's: closed, solution public
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> service.Settings:
+    return service.Settings(
+        puzzles=ROOT / "puzzles", db=tmp_path / "db.sqlite", today=lambda: TODAY
+    )
+
+
+@pytest.fixture
+def client(settings: service.Settings) -> Iterator[TestClient]:
+    with TestClient(service.create_app(settings)) as c:
+        yield c
+
+
+def error(response: Any, status: int, code: str) -> dict[str, Any]:
+    """Check a ``cruel-error/1`` answer; return it."""
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"] == "application/json"
+    body: dict[str, Any] = response.json()
+    assert body["format"] == "cruel-error/1"
+    assert (body["status"], body["code"]) == (status, code)
+    assert "Traceback" not in response.text and "\n" not in body["message"]
+    return body
+
+
+def submit(client: TestClient, puzzle_id: str, player: str, log: Any) -> Any:
+    return client.post(
+        f"/v1/puzzles/{puzzle_id}/submissions", content=orjson.dumps({"player": player, "log": log})
+    )
+
+
+def win(puzzle_id: str = OPEN_ID, compact: bool = False) -> dict[str, Any]:
+    return puzzle_log(published_puzzles().get(puzzle_id), compact=compact)
+
+
+# --- health, docs ----------------------------------------------------------------------------
+
+
+def test_health(client: TestClient) -> None:
+    body = client.get("/v1/health").json()
+    assert body["format"] == "cruel-health/1" and body["status"] == "ok"
+    assert (body["puzzles"], body["submissions"], body["today"]) == (360, 0, "2027-01-05")
+    submit(client, OPEN_ID, "ada", win())
+    assert client.get("/v1/health").json()["submissions"] == 1
+
+
+def all_refs(node: Any) -> Iterator[str]:
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "$ref":
+                yield value
+            else:
+                yield from all_refs(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from all_refs(item)
+
+
+def test_openapi_document_is_complete_and_its_refs_resolve(client: TestClient) -> None:
+    doc = client.get("/v1/openapi.json").json()
+    paths = doc["paths"]
+    assert set(paths) == {
+        "/v1/health",
+        "/v1/verify",
+        "/v1/puzzles/daily/{date}",
+        "/v1/puzzles/{id}",
+        "/v1/puzzles/{id}/solution",
+        "/v1/puzzles/{id}/submissions",
+        "/v1/puzzles/{id}/leaderboard",
+    }
+    schemas = doc["components"]["schemas"]
+    for ref in set(all_refs(doc)):
+        assert ref.startswith("#/components/schemas/") and ref.split("/")[-1] in schemas, ref
+    assert not any("$id" in s for s in schemas.values())
+    verify_body = paths["/v1/verify"]["post"]["requestBody"]["content"]["application/json"]
+    assert verify_body["schema"]["$ref"].endswith("/GameLog-Input")
+    submission = schemas["Submission-Input"]
+    assert set(submission["required"]) == {"player", "log"}
+    assert "422" in paths["/v1/puzzles/{id}/submissions"]["post"]["responses"]
+    assert client.get("/v1/docs").status_code == 200
+
+
+# --- verify ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("sample", ["won", "blocked", "illegal"])
+def test_verify_answers_what_cruel_verify_json_prints(client: TestClient, sample: str) -> None:
+    data = (ROOT / "samples" / f"{sample}.json").read_bytes()
+    response = client.post("/v1/verify", content=data)
+    assert response.status_code == 200
+    assert response.content == report_json(verify_bytes(data))
+    assert response.json()["valid"] is (sample != "illegal")
+
+
+def test_verify_errors(client: TestClient) -> None:
+    body = error(client.post("/v1/verify", content=b'{"format":'), 400, "not-json")
+    assert body["location"] == "body"
+    log = orjson.loads((ROOT / "samples" / "won.json").read_bytes())
+    log["moves"][4] = {"type": "move", "from": 13, "to": "foundation"}
+    body = error(client.post("/v1/verify", content=orjson.dumps(log)), 422, "schema")
+    assert (body["location"], body["path"]) == ("body", "/moves/4/from")
+    log["moves"] = ["R"] * 10_001
+    error(client.post("/v1/verify", content=orjson.dumps(log)), 422, "too-many-moves")
+    error(client.post("/v1/verify", content=b"[]"), 422, "schema")
+    error(client.post("/v1/verify", content=b""), 400, "not-json")
+
+
+def test_bodies_over_the_limit_get_413(settings: service.Settings) -> None:
+    settings.max_body = 2048
+    with TestClient(service.create_app(settings)) as client:
+        big = b" " * 3000
+        body = error(client.post("/v1/verify", content=big), 413, "too-large")
+        assert "3000 bytes" in body["message"]  # told by Content-Length, before reading
+
+        def chunks() -> Iterator[bytes]:  # no Content-Length: refused while reading
+            for _ in range(100):
+                yield b" " * 1000
+
+        error(client.post("/v1/verify", content=chunks()), 413, "too-large")
+        error(client.post(f"/v1/puzzles/{OPEN_ID}/submissions", content=big), 413, "too-large")
+        small = b'{"format": "cruel-log/1", "deal": {"number": 1}, "meta": {"pad": "' + b"x" * 1900
+        small += b'"}}'
+        assert len(small) < 2048 and client.post("/v1/verify", content=small).status_code == 200
+
+
+def test_a_bad_content_length_is_400(client: TestClient) -> None:
+    response = client.post("/v1/verify", content=b"{}", headers={"content-length": "x2"})
+    error(response, 400, "bad-request")
+
+
+# --- puzzles ---------------------------------------------------------------------------------
+
+
+def no_solution_inside(node: Any) -> None:
+    assert "solution" not in orjson.dumps(node).decode()
+
+
+def test_daily_puzzles(client: TestClient) -> None:
+    body = client.get("/v1/puzzles/daily/2027-01-05").json()
+    assert body["format"] == "cruel-daily/1" and body["date"] == "2027-01-05"
+    assert [p["tier"] for p in body["puzzles"]] == ["easy", "medium", "hard", "expert"]
+    for p in body["puzzles"]:
+        assert p["format"] == "cruel-puzzle-public/1" and p["solution_from"] == "2027-01-06"
+        assert set(p) >= {"id", "deal", "par", "metrics", "rules"}
+    no_solution_inside(
+        [{k: v for k, v in p.items() if k != "solution_from"} for p in body["puzzles"]]
+    )
+    one = client.get("/v1/puzzles/daily/2027-01-05", params={"tier": "hard"}).json()
+    assert [p["id"] for p in one["puzzles"]] == [OPEN_ID]
+    assert client.get("/v1/puzzles/daily/today").json() == body
+
+
+def test_daily_errors(client: TestClient) -> None:
+    body = error(client.get("/v1/puzzles/daily/2026-01-05"), 404, "no-puzzles")
+    assert "2026-01-05" in body["message"]
+    for bad in ("2027-13-01", "yesterday", "2027-1-5", "x" * 500):
+        body = error(client.get(f"/v1/puzzles/daily/{bad}"), 422, "bad-date")
+        assert (body["location"], body["path"]) == ("path", "date")
+    body = error(client.get("/v1/puzzles/daily/2027-01-05?tier=insane"), 422, "bad-parameter")
+    assert (body["location"], body["path"]) == ("query", "tier")
+
+
+def test_one_puzzle_without_its_solution(client: TestClient) -> None:
+    body = client.get(f"/v1/puzzles/{OPEN_ID}").json()
+    stored = published_puzzles().get(OPEN_ID)
+    assert body["id"] == OPEN_ID and body["deal"]["piles"] == stored.deal.piles
+    assert body["par"] == stored.par.model_dump() and "solution" not in body
+
+
+@pytest.mark.parametrize(
+    "puzzle_id", ["nope", "..%2Fpyproject.toml", "2027%2F2027-01-05-hard", "index", "..", "%00"]
+)
+def test_unknown_puzzles_are_404_and_no_file_is_read(client: TestClient, puzzle_id: str) -> None:
+    for suffix in ("", "/solution", "/leaderboard"):
+        response = client.get(f"/v1/puzzles/{puzzle_id}{suffix}")
+        assert response.status_code == 404, (puzzle_id, suffix, response.text)
+        assert response.json()["format"] == "cruel-error/1"
+
+
+def test_an_absurd_puzzle_id_is_422(client: TestClient) -> None:
+    body = error(client.get(f"/v1/puzzles/{'x' * 300}"), 422, "bad-parameter")
+    assert (body["location"], body["path"]) == ("path", "id")
+
+
+def test_solution_only_after_the_puzzles_day(client: TestClient) -> None:
+    body = error(client.get(f"/v1/puzzles/{OPEN_ID}/solution"), 403, "solution-not-public")
+    assert "2027-01-06" in body["message"]
+    error(client.get("/v1/puzzles/2027-02-01-easy/solution"), 403, "solution-not-public")
+    body = client.get(f"/v1/puzzles/{PAST_ID}/solution").json()
+    assert body["format"] == "cruel-solution/1" and body["puzzle"] == PAST_ID
+    report = client.post("/v1/verify", content=orjson.dumps(body["log"])).json()
+    assert report["outcome"] == "won" and report["moves"] == body["par"]["moves"]
+
+
+def test_an_undated_puzzle_never_shows_its_solution(
+    settings: service.Settings, tmp_path: Path
+) -> None:
+    folder = tmp_path / "set"
+    free = published_puzzles().get(PAST_ID).model_copy(update={"date": None, "id": "free-hard-1"})
+    (folder / "2027").mkdir(parents=True)
+    (folder / "2027" / "free-hard-1.json").write_bytes(puzzle_bytes(free))
+    settings.puzzles = folder
+    with TestClient(service.create_app(settings)) as client:
+        assert client.get("/v1/puzzles/free-hard-1").json()["solution_from"] is None
+        body = error(client.get("/v1/puzzles/free-hard-1/solution"), 403, "solution-not-public")
+        assert "never" in body["message"]
+
+
+# --- submissions and leaderboards ----------------------------------------------------------------
+
+
+def test_a_win_is_accepted_once(client: TestClient) -> None:
+    first = submit(client, OPEN_ID, "ada", win())
+    assert first.status_code == 201
+    body = first.json()
+    assert body["format"] == "cruel-submission-result/1"
+    assert (body["accepted"], body["duplicate"], body["rank"]) == (True, False, 1)
+    again = submit(client, OPEN_ID, "ada", win(compact=True))
+    assert again.status_code == 200
+    assert again.json()["duplicate"] is True
+    assert again.json()["submission_id"] == body["submission_id"]
+    board = client.get(f"/v1/puzzles/{OPEN_ID}/leaderboard").json()
+    assert board["format"] == "cruel-leaderboard/1" and board["total"] == 1
+    assert board["entries"][0]["player"] == "ada"
+
+
+def test_rejected_submissions_say_why(client: TestClient) -> None:
+    illegal = win()
+    illegal["moves"].insert(2, "5-5")
+    cases = [
+        (OPEN_ID, illegal, "same-pile", "/log/moves/2"),
+        (OPEN_ID, {**win(), "moves": win()["moves"][:5]}, "not-a-win", "/log/moves"),
+        (OPEN_ID, win(PAST_ID), "puzzle-mismatch", "/log/deal"),
+        (PAST_ID, win(PAST_ID), "puzzle-closed", "/"),
+    ]
+    for puzzle_id, log, code, path in cases:
+        response = submit(client, puzzle_id, "ada", log)
+        assert response.status_code == 200
+        body = response.json()
+        assert body["accepted"] is False and body["submission_id"] is None
+        assert (body["reason"]["code"], body["reason"]["path"]) == (code, path)
+        assert body["report"]["format"] == "cruel-verify-report/1"
+    assert client.get(f"/v1/puzzles/{OPEN_ID}/leaderboard").json()["total"] == 0
+
+
+def test_submission_errors(client: TestClient) -> None:
+    url = f"/v1/puzzles/{OPEN_ID}/submissions"
+    error(client.post(url, content=b"{'player': 1}"), 400, "not-json")
+    body = error(client.post(url, content=b'{"player": "", "log": {}}'), 422, "schema")
+    assert (body["location"], body["path"]) == ("body", "/player")
+    bad = win()
+    bad["moves"][3] = {"type": "move", "from": 1, "to": "foundation", "card": "1H"}
+    body = error(submit(client, OPEN_ID, "ada", bad), 422, "schema")
+    assert body["path"] == "/log/moves/3/card"
+    body = error(
+        client.post("/v1/puzzles/nope/submissions", content=b"junk"), 404, "unknown-puzzle"
+    )
+    assert (body["location"], body["path"]) == ("path", "id")
+
+
+def test_leaderboard_ranks_pages_and_keeps_each_players_best(client: TestClient) -> None:
+    for player in ("ada", "bob", "cy"):
+        assert submit(client, OPEN_ID, player, win()).status_code == 201
+    url = f"/v1/puzzles/{OPEN_ID}/leaderboard"
+    board = client.get(url).json()
+    assert [e["player"] for e in board["entries"]] == ["ada", "bob", "cy"]  # a tie: earliest first
+    assert [e["rank"] for e in board["entries"]] == [1, 2, 3]
+    page = client.get(url, params={"limit": 1, "offset": 1}).json()
+    assert (page["total"], page["offset"], [e["player"] for e in page["entries"]]) == (
+        3,
+        1,
+        ["bob"],
+    )
+    best = client.get(url, params={"best_per_player": "true"}).json()
+    assert best["best_per_player"] is True and best["total"] == 3
+
+
+def test_leaderboard_errors(client: TestClient) -> None:
+    url = f"/v1/puzzles/{OPEN_ID}/leaderboard"
+    for params in ({"limit": 1001}, {"limit": -1}, {"offset": -1}, {"limit": "ten"}):
+        body = error(client.get(url, params=params), 422, "bad-parameter")
+        assert body["location"] == "query" and body["path"] == next(iter(params))
+    error(client.get("/v1/puzzles/nope/leaderboard"), 404, "unknown-puzzle")
+
+
+# --- anything else ---------------------------------------------------------------------------
+
+
+def test_unknown_routes_and_methods(client: TestClient) -> None:
+    error(client.get("/v1/nothing"), 404, "not-found")
+    error(client.get("/"), 404, "not-found")
+    response = client.delete("/v1/health")
+    error(response, 405, "method-not-allowed")
+    assert response.headers["allow"] == "GET"
+    error(client.get("/v1/verify"), 405, "method-not-allowed")
+
+
+def test_a_bug_of_ours_is_a_500_without_a_traceback(
+    settings: service.Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*args: object) -> None:
+        raise RuntimeError("/secret/path leaked")
+
+    monkeypatch.setattr(service, "verify", broken)
+    with TestClient(service.create_app(settings), raise_server_exceptions=False) as client:
+        data = (ROOT / "samples" / "won.json").read_bytes()
+        body = error(client.post("/v1/verify", content=data), 500, "internal-error")
+        assert "secret" not in body["message"] and "RuntimeError" in body["message"]
+
+
+# --- start-up --------------------------------------------------------------------------------
+
+
+def test_start_up_refuses_what_it_cannot_serve(settings: service.Settings, tmp_path: Path) -> None:
+    settings.puzzles = tmp_path / "missing"
+    with pytest.raises(PuzzleSetError, match="not a folder"):
+        service.create_app(settings)
+    folder = tmp_path / "set"
+    (folder / "2027").mkdir(parents=True)
+    shutil.copy(ROOT / "puzzles" / "2027" / f"{OPEN_ID}.json", folder / "2027")
+    shutil.copy(ROOT / "puzzles" / "2027" / f"{OPEN_ID}.json", folder / "2027" / "copy.json")
+    settings.puzzles = folder
+    with pytest.raises(PuzzleSetError, match="two puzzles have the id"):
+        service.create_app(settings)
+    (folder / "2027" / "copy.json").write_text("{}")
+    with pytest.raises(PuzzleSetError, match=r"copy\.json: not a cruel-puzzle/1 file"):
+        service.create_app(settings)
+    (folder / "2027" / "copy.json").unlink()
+    outside = tmp_path / "outside.json"
+    shutil.copy(ROOT / "puzzles" / "2027" / f"{PAST_ID}.json", outside)
+    (folder / "2027" / "link.json").symlink_to(outside)
+    with pytest.raises(PuzzleSetError, match="leads outside"):
+        service.create_app(settings)
+    (folder / "2027" / "link.json").unlink()
+    settings.db = tmp_path / "set"  # a folder is no database
+    with pytest.raises(StoreError):
+        service.create_app(settings)
