@@ -1,0 +1,137 @@
+"""``cruel serve`` as a real server: a process on a free loopback port, spoken to over HTTP."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from .helpers import published_puzzles, puzzle_log
+
+ROOT = Path(__file__).parent.parent
+PUZZLE_ID = "2027-01-05-medium"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def cruel(*args: str) -> list[str]:
+    return [sys.executable, "-m", "cruel_tools.cli", *args]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
+    port = free_port()
+    db = tmp_path_factory.mktemp("serve") / "cruel.sqlite"
+    args = ["serve", "--port", str(port), "--db", str(db), "--today", "2027-01-05"]
+    proc = subprocess.Popen(
+        cruel(*args, "--puzzles", str(ROOT / "puzzles"), "--no-access-log"),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if request(port, "GET", "/v1/health")[0] == 200:
+                    break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                err = proc.stderr.read().decode() if proc.stderr else ""
+                pytest.fail(f"cruel serve did not come up: {err}")
+            time.sleep(0.1)
+        yield port
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def request(port: int, method: str, path: str, body: bytes | None = None) -> tuple[int, Any]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        conn.request(method, path, body=body)
+        response = conn.getresponse()
+        return response.status, json.loads(response.read())
+    finally:
+        conn.close()
+
+
+def test_a_game_goes_from_submission_to_leaderboard_over_http(server: int) -> None:
+    status, health = request(server, "GET", "/v1/health")
+    assert health["today"] == "2027-01-05" and health["puzzles"] == 360
+    status, daily = request(server, "GET", "/v1/puzzles/daily/today?tier=medium")
+    assert status == 200 and daily["puzzles"][0]["id"] == PUZZLE_ID
+    log = puzzle_log(published_puzzles().get(PUZZLE_ID))
+    status, report = request(server, "POST", "/v1/verify", orjson.dumps(log))
+    assert status == 200 and report["outcome"] == "won"
+    body = orjson.dumps({"player": "ada", "log": log})
+    status, result = request(server, "POST", f"/v1/puzzles/{PUZZLE_ID}/submissions", body)
+    assert status == 201 and result["accepted"] is True
+    status, again = request(server, "POST", f"/v1/puzzles/{PUZZLE_ID}/submissions", body)
+    assert status == 200 and again["duplicate"] is True
+    status, board = request(server, "GET", f"/v1/puzzles/{PUZZLE_ID}/leaderboard")
+    assert [e["player"] for e in board["entries"]] == ["ada"]
+    status, solution = request(server, "GET", "/v1/puzzles/2027-01-04-easy/solution")
+    assert status == 200 and solution["log"]["format"] == "cruel-log/1"
+
+
+def raw(port: int, data: bytes) -> bytes:
+    """Send bytes as they are (no client library to tidy them up); the first line back."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(data)
+        return s.recv(65536).split(b"\r\n", 1)[0]
+
+
+def test_a_huge_declared_body_is_refused_before_it_is_sent(server: int) -> None:
+    head = b"POST /v1/verify HTTP/1.1\r\nHost: x\r\nContent-Length: 50000000000\r\n\r\n"
+    assert raw(server, head) == b"HTTP/1.1 413 Request Entity Too Large"
+
+
+def test_garbage_and_malformed_requests_get_4xx_and_the_server_lives_on(server: int) -> None:
+    assert raw(server, b"\x00\x01garbage\r\n\r\n").startswith(b"HTTP/1.1 400")
+    bad_length = b"POST /v1/verify HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n"
+    assert raw(server, bad_length).startswith(b"HTTP/1.1 400")
+    status, error = request(server, "POST", "/v1/verify", b"\xff\xfe{")
+    assert status == 400 and error["code"] == "not-json"
+    assert request(server, "GET", "/v1/health")[0] == 200
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--puzzles", "no/such/folder"], "not a folder of puzzles"),
+        (["--today", "someday"], "--today must be a date"),
+        (["--db", "{tmp}/notes.txt"], "cannot use as a database"),
+    ],
+)
+def test_serve_refuses_to_start_with_one_line(args: list[str], words: str, tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("not a database, " * 200)
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    done = subprocess.run(
+        cruel("serve", "--port", str(free_port()), *args),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and words in done.stderr
+    assert "Traceback" not in done.stderr
