@@ -16,8 +16,8 @@ import threading
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal
 
-import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic_core import to_json
 
 from .log import GameLog, Limits, LogFormatError, compact, load
 from .puzzles import Puzzle, verify_for_puzzle
@@ -156,17 +156,13 @@ def parse_submission(data: bytes, limits: Limits = Limits()) -> Submission:
             "too-large", "", f"body is {len(data)} bytes, over the limit of {limits.max_bytes}"
         )
     try:
-        doc = orjson.loads(data)
-    except orjson.JSONDecodeError as exc:
-        raise LogFormatError("not-json", "", f"not JSON: {exc}") from None
-    if not isinstance(doc, dict):
-        raise LogFormatError("schema", "/", "a submission is a JSON object")
-    try:
-        head = _Head.model_validate(doc)
+        # pydantic's JSON parser, as for a log file: it keeps big integers exact (orjson would
+        # make them floats) and bounds nesting.
+        head = _Head.model_validate_json(data)
     except ValidationError as exc:
         raise _head_error(exc) from None
     try:
-        log = load(orjson.dumps(head.log), limits)
+        log = load(to_json(head.log), limits)
     except LogFormatError as exc:
         raise LogFormatError(exc.code, under_log(exc.path), exc.message) from None
     return Submission.model_construct(format=head.format, player=head.player, log=log)
@@ -181,6 +177,10 @@ def _head_error(exc: ValidationError) -> LogFormatError:
     err = exc.errors(include_url=False)[0]
     key = str(err["loc"][0]) if err["loc"] else ""
     kind = err["type"]
+    if kind == "json_invalid":
+        return LogFormatError("not-json", "", f"not JSON: {err['ctx']['error']}")
+    if not key:
+        return LogFormatError("schema", "/", "a submission is a JSON object")
     if kind == "missing":
         message = f"required key {key!r} is missing"
     elif kind == "extra_forbidden":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,6 +12,9 @@ from typing import Any
 import orjson
 import pytest
 from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hyp_settings
+from hypothesis import strategies as st
 
 from cruel_tools import service
 from cruel_tools.leaderboard import StoreError
@@ -361,3 +365,69 @@ def test_start_up_refuses_what_it_cannot_serve(settings: service.Settings, tmp_p
     settings.db = tmp_path / "set"  # a folder is no database
     with pytest.raises(StoreError):
         service.create_app(settings)
+
+
+# --- hostile bodies --------------------------------------------------------------------------
+
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**64 - 1)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+def near_log(base: dict[str, Any]) -> Any:
+    """Logs and submissions with one part replaced by anything JSON can hold."""
+    keys = st.sampled_from(["format", "rules", "deal", "moves", "claim", "meta", "extra"])
+    return st.builds(lambda k, v: {**base, k: v}, keys, json_values)
+
+
+@pytest.fixture(scope="module")
+def fuzz_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    db = tmp_path_factory.mktemp("fuzz") / "db.sqlite"
+    app = service.create_app(service.Settings(puzzles=ROOT / "puzzles", db=db, today=lambda: TODAY))
+    with TestClient(app, raise_server_exceptions=False) as c:
+        yield c
+
+
+@hyp_settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    body=st.one_of(
+        st.binary(max_size=64),
+        json_values.map(orjson.dumps),
+        near_log(win()).map(orjson.dumps),
+        near_log(win()).map(lambda log: orjson.dumps({"player": "ada", "log": log})),
+    )
+)
+def test_no_body_gets_a_500(fuzz_client: TestClient, body: bytes) -> None:
+    for url in ("/v1/verify", f"/v1/puzzles/{OPEN_ID}/submissions"):
+        response = fuzz_client.post(url, content=body)
+        assert response.status_code in (200, 201, 400, 422), (url, body, response.text)
+        assert response.json()["format"].startswith("cruel-")
+
+
+def test_big_numbers_stay_exact_and_read_as_cruel_verify_reads_them(client: TestClient) -> None:
+    url = f"/v1/puzzles/{OPEN_ID}/submissions"
+    log = {**win(), "meta": {"seed": 2**80}}  # json, not orjson: it writes integers of any size
+    assert client.post(url, content=json.dumps({"player": "ada", "log": log})).status_code == 201
+    log["deal"] = {"number": 2**70}
+    body = error(client.post(url, content=json.dumps({"player": "bob", "log": log})), 422, "schema")
+    direct = verify_bytes(json.dumps(log).encode())
+    assert direct.error is not None
+    assert (body["path"], body["message"]) == ("/log" + direct.error.path, direct.error.message)
+
+
+def test_deep_nesting_is_refused_cleanly(client: TestClient) -> None:
+    deep = b'{"player": "a", "log": {"meta": ' + b"[" * 100_000 + b"]" * 100_000 + b"}}"
+    for url in ("/v1/verify", f"/v1/puzzles/{OPEN_ID}/submissions"):
+        response = client.post(url, content=deep)
+        assert response.status_code in (400, 422) and response.json()["format"] == "cruel-error/1"
