@@ -675,6 +675,9 @@ def serve(
         typer.Option("--today", help="Act as if the date were this one (demos and tests)."),
     ] = None,
     access_log: Annotated[bool, typer.Option(help="Log every request on stderr.")] = True,
+    workers: Annotated[
+        int, typer.Option("--workers", min=1, max=64, help="Server processes (one per core).")
+    ] = 1,
 ) -> None:
     """Serve puzzles, verification and leaderboards over HTTP (docs/service.md)."""
     # Imported here: the web stack costs other commands nothing at start-up.
@@ -682,27 +685,33 @@ def serve(
 
     from .leaderboard import StoreError
     from .puzzles import PuzzleSetError
-    from .service import Settings, create_app
+    from .service import APP_FACTORY, ENV_SETTINGS, Settings, create_app
 
-    settings = Settings(puzzles=puzzles_dir, db=db, max_body=max_body)
+    fixed: dt.date | None = None
     if today is not None:
         try:
             fixed = dt.date.fromisoformat(today)
         except ValueError:
             raise _fail(f"--today must be a date like 2027-01-31, not {today!r}", 2) from None
-        settings.today = lambda: fixed
+    settings = Settings(puzzles=puzzles_dir, db=db, max_body=max_body, fixed_today=fixed)
     try:
-        service = create_app(settings)
+        service = create_app(settings)  # also what the workers will do: fail here, once
     except (PuzzleSetError, StoreError) as exc:
         raise _fail(str(exc), 2) from None
-    uvicorn.run(
-        service,
-        host=host,
-        port=port,
-        access_log=access_log,
-        limit_concurrency=max_connections,
-        log_level="info",
-    )
+    options = {
+        "host": host,
+        "port": port,
+        "access_log": access_log,
+        "limit_concurrency": max_connections,
+        "log_level": "info",
+    }
+    if workers == 1:
+        uvicorn.run(service, **options)  # type: ignore[arg-type]
+        return
+    # Worker processes build their own app from the environment: uvicorn can only start
+    # several from an import string.
+    os.environ[ENV_SETTINGS] = settings.to_env()
+    uvicorn.run(APP_FACTORY, factory=True, workers=workers, **options)  # type: ignore[arg-type]
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -9,6 +9,7 @@ See ``docs/service.md``.
 from __future__ import annotations
 
 import datetime as dt
+import os
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -78,6 +79,11 @@ class ApiError(Exception):
         )
 
 
+#: Where ``cruel serve --workers N`` passes its settings to the worker processes.
+ENV_SETTINGS: Final = "CRUEL_SERVE_SETTINGS"
+APP_FACTORY: Final = "cruel_tools.service:app_from_env"
+
+
 @dataclass
 class Settings:
     """What ``cruel serve`` is told to serve."""
@@ -86,11 +92,43 @@ class Settings:
     db: Path | str = Path("cruel.sqlite")
     max_body: int = MAX_BODY
     max_moves: int = Limits().max_moves
+    #: The server's date (solutions of earlier puzzles are public); None: the local date.
+    fixed_today: dt.date | None = None
     today: Callable[[], dt.date] = field(default=dt.date.today)
+
+    def __post_init__(self) -> None:
+        fixed = self.fixed_today
+        if fixed is not None:
+            self.today = lambda: fixed
 
     @property
     def limits(self) -> Limits:
         return Limits(max_bytes=self.max_body, max_moves=self.max_moves)
+
+    def to_env(self) -> str:
+        return orjson.dumps(
+            {
+                "puzzles": str(self.puzzles),
+                "db": str(self.db),
+                "max_body": self.max_body,
+                "max_moves": self.max_moves,
+                "fixed_today": self.fixed_today.isoformat() if self.fixed_today else None,
+            }
+        ).decode()
+
+    @classmethod
+    def from_env(cls, text: str) -> Settings:
+        doc = orjson.loads(text)
+        day = doc.pop("fixed_today")
+        return cls(
+            **{**doc, "puzzles": Path(doc["puzzles"])},
+            fixed_today=dt.date.fromisoformat(day) if day else None,
+        )
+
+
+def app_from_env() -> FastAPI:
+    """The app of one ``cruel serve --workers N`` process, from the settings its parent set."""
+    return create_app(Settings.from_env(os.environ[ENV_SETTINGS]))
 
 
 def _json(model: BaseModel, status: int = 200) -> Response:

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -32,36 +33,45 @@ def cruel(*args: str) -> list[str]:
     return [sys.executable, "-m", "cruel_tools.cli", *args]
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
+def start(db: Path, *extra: str) -> tuple[subprocess.Popen[bytes], int]:
+    """A running ``cruel serve`` and its port (the test waits until it answers)."""
     port = free_port()
-    db = tmp_path_factory.mktemp("serve") / "cruel.sqlite"
-    args = ["serve", "--port", str(port), "--db", str(db), "--today", "2027-01-05"]
+    args = ["serve", "--port", str(port), "--db", str(db), "--today", "2027-01-05", *extra]
     proc = subprocess.Popen(
         cruel(*args, "--puzzles", str(ROOT / "puzzles"), "--no-access-log"),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            if request(port, "GET", "/v1/health")[0] == 200:
+                return proc, port
+        except OSError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            stop(proc)
+            err = proc.stderr.read().decode() if proc.stderr else ""
+            pytest.fail(f"cruel serve did not come up: {err}")
+        time.sleep(0.1)
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    proc.terminate()
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if request(port, "GET", "/v1/health")[0] == 200:
-                    break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                err = proc.stderr.read().decode() if proc.stderr else ""
-                pytest.fail(f"cruel serve did not come up: {err}")
-            time.sleep(0.1)
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
+    proc, port = start(tmp_path_factory.mktemp("serve") / "cruel.sqlite")
+    try:
         yield port
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)
 
 
 def request(port: int, method: str, path: str, body: bytes | None = None) -> tuple[int, Any]:
@@ -135,3 +145,19 @@ def test_serve_refuses_to_start_with_one_line(args: list[str], words: str, tmp_p
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and words in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_worker_processes_share_one_leaderboard(tmp_path: Path) -> None:
+    proc, port = start(tmp_path / "cruel.sqlite", "--workers", "2")
+    try:
+        log = puzzle_log(published_puzzles().get(PUZZLE_ID))
+        url = f"/v1/puzzles/{PUZZLE_ID}/submissions"
+        bodies = [orjson.dumps({"player": f"p{k % 4}", "log": log}) for k in range(24)]
+        with ThreadPoolExecutor(8) as pool:
+            answers = list(pool.map(lambda b: request(port, "POST", url, b), bodies))
+        assert sorted(status for status, _ in answers) == [200] * 20 + [201] * 4
+        ids = {body["player"]: body["submission_id"] for _, body in answers}
+        board = request(port, "GET", f"/v1/puzzles/{PUZZLE_ID}/leaderboard")[1]
+        assert {e["player"]: e["submission_id"] for e in board["entries"]} == ids
+    finally:
+        stop(proc)
