@@ -681,7 +681,10 @@ def serve(
 ) -> None:
     """Serve puzzles, verification and leaderboards over HTTP (docs/service.md)."""
     # Imported here: the web stack costs other commands nothing at start-up.
+    import socket
+
     import uvicorn
+    from uvicorn.supervisors import Multiprocess
 
     from .leaderboard import StoreError
     from .puzzles import PuzzleSetError
@@ -711,7 +714,13 @@ def serve(
     # Worker processes build their own app from the environment: uvicorn can only start
     # several from an import string.
     os.environ[ENV_SETTINGS] = settings.to_env()
-    uvicorn.run(APP_FACTORY, factory=True, workers=workers, **options)  # type: ignore[arg-type]
+    config = uvicorn.Config(APP_FACTORY, factory=True, workers=workers, **options)  # type: ignore[arg-type]
+    sock = config.bind_socket()
+    # asyncio turns Nagle's algorithm off only on sockets it made itself, and the socket uvicorn
+    # shares with its workers is not one: every answer then waited ~40 ms for a delayed ACK
+    # (measured: 160 requests/s instead of 600). Accepted connections inherit the option.
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    Multiprocess(config, sockets=[sock]).run()
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -160,12 +160,15 @@ async def _read_body(request: Request, limit: int) -> bytes:
                 "too-large",
                 f"body is {int(declared)} bytes, over the limit of {limit}",
                 "body",
+                "/",
             )
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > limit:
-            raise ApiError(413, "too-large", f"body is over the limit of {limit} bytes", "body")
+            raise ApiError(
+                413, "too-large", f"body is over the limit of {limit} bytes", "body", "/"
+            )
         chunks.append(chunk)
     return b"".join(chunks)
 
