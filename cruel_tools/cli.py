@@ -674,7 +674,7 @@ def serve(
         str | None,
         typer.Option("--today", help="Act as if the date were this one (demos and tests)."),
     ] = None,
-    access_log: Annotated[bool, typer.Option(help="Log every request on stderr.")] = True,
+    access_log: Annotated[bool, typer.Option(help="Log every request on standard output.")] = True,
     workers: Annotated[
         int, typer.Option("--workers", min=1, max=64, help="Server processes (one per core).")
     ] = 1,
@@ -697,6 +697,12 @@ def serve(
         except ValueError:
             raise _fail(f"--today must be a date like 2027-01-31, not {today!r}", 2) from None
     settings = Settings(puzzles=puzzles_dir, db=db, max_body=max_body, fixed_today=fixed)
+    try:  # uvicorn would log a traceback-like report and exit 1 or 3; one line and 2 here
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        with socket.create_server((host, port), family=family):
+            pass
+    except OSError as exc:
+        raise _fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}", 2) from None
     try:
         service = create_app(settings)  # also what the workers will do: fail here, once
     except (PuzzleSetError, StoreError) as exc:

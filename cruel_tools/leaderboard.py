@@ -31,18 +31,31 @@ DB_VERSION: Final = 1
 #: Most entries one leaderboard page holds.
 MAX_PAGE: Final = 1000
 
-# No control characters anywhere and no white space at either end: names are shown to other
-# players, so nothing in one may move a terminal's cursor or hide in padding.
-PLAYER_PATTERN: Final = (
-    r"^[^\s\x00-\x1f\x7f-\x9f](?:[^\x00-\x1f\x7f-\x9f\u2028\u2029]*[^\s\x00-\x1f\x7f-\x9f])?$"
-)
+# Characters a name may not hold: control characters, and the invisible format characters
+# (zero-width spaces and joiners, direction overrides, the BOM, tag characters), with which two
+# names could look the same, or one could hide in padding or reorder the text around it.
+# Written as literal characters, not escapes, so every regex engine reads the class alike.
+_HIDDEN: Final = "".join(
+    f"{chr(a)}-{chr(b)}"
+    for a, b in [
+        (0x00, 0x1F), (0x7F, 0x9F), (0xAD, 0xAD), (0x600, 0x605), (0x61C, 0x61C),
+        (0x6DD, 0x6DD), (0x70F, 0x70F), (0x180E, 0x180E), (0x200B, 0x200B), (0x200E, 0x200F),
+        (0x2028, 0x202E), (0x2060, 0x206F), (0xFEFF, 0xFEFF), (0xFFF9, 0xFFFB),
+        (0xE0000, 0xE007F),
+    ]
+)  # fmt: skip
+# The zero-width (non-)joiners stay allowed inside a name, where emoji sequences and several
+# scripts need them; like white space, they may not begin or end one.
+_EDGE: Final = rf"[^\s{_HIDDEN}\u200c\u200d]"
+PLAYER_PATTERN: Final = rf"^{_EDGE}(?:[^{_HIDDEN}]*{_EDGE})?$"
 PlayerName = Annotated[
     str,
     Field(
         min_length=1,
         max_length=64,
         pattern=PLAYER_PATTERN,
-        description="1 to 64 characters, no control characters, no white space at either end.",
+        description="1 to 64 characters: no control or invisible formatting characters, no "
+        "white space at either end.",
         examples=["ada"],
     ),
 ]
@@ -50,6 +63,10 @@ PlayerName = Annotated[
 
 class StoreError(Exception):
     """The database cannot be used (not SQLite, or made by a newer cruel-tools)."""
+
+
+class StoreBusy(Exception):
+    """The database stayed locked by another process for longer than the store waits."""
 
 
 # --- formats -------------------------------------------------------------------------------------
@@ -187,8 +204,8 @@ def _head_error(exc: ValidationError) -> LogFormatError:
         message = f"unknown key {key!r} (a submission has player, log and optional format)"
     elif key == "player":
         message = (
-            "a player name is 1 to 64 characters, no control characters, no white space at "
-            "either end"
+            "a player name is 1 to 64 characters, without control or invisible formatting "
+            "characters or white space at either end"
         )
     else:
         message = str(err["msg"])
@@ -225,15 +242,24 @@ class Leaderboards:
     """Accepted wins of every puzzle, in one SQLite file (created if missing).
 
     Safe to share between threads; several processes may share the file too (WAL mode, and
-    the unique key keeps a game from being stored twice whoever wins the race).
+    the unique key keeps a game from being stored twice whoever wins the race). Reads have a
+    connection of their own, so they never queue behind a write waiting for another process.
     """
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, timeout: float = 10.0) -> None:
+        """``timeout``: how long a write waits for another process's lock before
+        :class:`StoreBusy`."""
         self.path = str(path)
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # one thread at a time on each connection
         try:
-            self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=10.0)
+            self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=timeout)
             self._migrate()
+            if self.path == ":memory:":  # a second connection would be a second database
+                self._reader, self._read_lock = self._db, self._lock
+            else:
+                self._reader = sqlite3.connect(self.path, check_same_thread=False)
+                self._reader.execute("PRAGMA query_only = 1")
+                self._read_lock = threading.RLock()
         except sqlite3.Error as exc:
             raise StoreError(f"{self.path}: cannot use as a database: {exc}") from None
 
@@ -253,8 +279,9 @@ class Leaderboards:
             db.execute(f"PRAGMA user_version = {DB_VERSION}")
 
     def close(self) -> None:
-        with self._lock:
+        with self._lock, self._read_lock:
             self._db.close()
+            self._reader.close()
 
     def submit(
         self,
@@ -290,11 +317,21 @@ class Leaderboards:
             " ".join(map(compact, steps)),
             when.isoformat(),
         )
+        try:
+            return self._store(verdict, row)
+        except sqlite3.OperationalError as exc:  # "database is locked", after the busy timeout
+            raise StoreBusy(f"the leaderboard database is busy ({exc}); try again") from None
+
+    def _store(self, verdict: dict[str, Any], row: tuple[Any, ...]) -> SubmissionResult:
+        """Insert ``row`` unless this player's game is there; the verdict on the entry."""
         find = (
             "SELECT id, moves, redeals, submitted_at FROM submissions"
             " WHERE puzzle = ? AND player = ? AND game = ?"
         )
         with self._lock, self._db as db:
+            # The write lock is taken first: a read that later wants to write is refused at
+            # once when another process writes (SQLite's deadlock rule), not made to wait.
+            db.execute("BEGIN IMMEDIATE")
             # Looked up first, because a refused INSERT still uses up an AUTOINCREMENT id; the
             # unique key settles a race with another process between the two statements.
             stored = db.execute(find, row[:3]).fetchone()
@@ -308,7 +345,7 @@ class Leaderboards:
                 ).fetchall()
                 new = bool(inserted)
                 stored = db.execute(find, row[:3]).fetchone()
-            rank = _rank(db, puzzle.id, stored[1], stored[2], stored[0])
+            rank = _rank(db, row[0], stored[1], stored[2], stored[0])
         return _result(
             verdict,
             accepted=True,
@@ -335,13 +372,16 @@ class Leaderboards:
             if best_per_player
             else "(SELECT * FROM submissions WHERE puzzle = ?)"
         )
-        with self._lock:
-            total = self._db.execute(f"SELECT COUNT(*) FROM {source}", (puzzle_id,)).fetchone()[0]
-            rows = self._db.execute(
-                f"SELECT player, moves, redeals, submitted_at, id FROM {source}"
-                " ORDER BY moves, redeals, id LIMIT ? OFFSET ?",
-                (puzzle_id, limit, offset),
-            ).fetchall()
+        with self._read_lock:
+            # One read transaction, so the total and the page come from the same snapshot.
+            with self._reader as db:
+                db.execute("BEGIN")
+                total = db.execute(f"SELECT COUNT(*) FROM {source}", (puzzle_id,)).fetchone()[0]
+                rows = db.execute(
+                    f"SELECT player, moves, redeals, submitted_at, id FROM {source}"
+                    " ORDER BY moves, redeals, id LIMIT ? OFFSET ?",
+                    (puzzle_id, limit, offset),
+                ).fetchall()
         entries = [
             Entry(
                 rank=offset + k,
@@ -363,8 +403,8 @@ class Leaderboards:
 
     def count(self) -> int:
         """Accepted entries over all puzzles."""
-        with self._lock:
-            return int(self._db.execute("SELECT COUNT(*) FROM submissions").fetchone()[0])
+        with self._read_lock:
+            return int(self._reader.execute("SELECT COUNT(*) FROM submissions").fetchone()[0])
 
 
 def _rank(db: sqlite3.Connection, puzzle_id: str, moves: int, redeals: int, sid: int) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from typing import Annotated, Any, Final
 import orjson
 from fastapi import FastAPI, Query, Request
 from fastapi import Path as PathParam
+from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from pydantic import BaseModel
@@ -31,6 +33,7 @@ from .leaderboard import (
     MAX_PAGE,
     Leaderboard,
     Leaderboards,
+    StoreBusy,
     Submission,
     SubmissionResult,
     parse_submission,
@@ -92,6 +95,8 @@ class Settings:
     db: Path | str = Path("cruel.sqlite")
     max_body: int = MAX_BODY
     max_moves: int = Limits().max_moves
+    #: Seconds a submission waits for a database locked by another process (then 503).
+    db_timeout: float = 10.0
     #: The server's date (solutions of earlier puzzles are public); None: the local date.
     fixed_today: dt.date | None = None
     today: Callable[[], dt.date] = field(default=dt.date.today)
@@ -112,6 +117,7 @@ class Settings:
                 "db": str(self.db),
                 "max_body": self.max_body,
                 "max_moves": self.max_moves,
+                "db_timeout": self.db_timeout,
                 "fixed_today": self.fixed_today.isoformat() if self.fixed_today else None,
             }
         ).decode()
@@ -188,6 +194,7 @@ _ERRORS: Final[dict[int | str, dict[str, Any]]] = {
         404: "Not found",
         413: "Body over the size limit",
         422: "Not the expected document (the path names the field)",
+        503: "The database stayed locked too long (retry)",
     }.items()
 }
 
@@ -222,7 +229,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     """
     settings = settings or Settings()
     puzzles = PuzzleSet.load(settings.puzzles)
-    boards = Leaderboards(settings.db)
+    boards = Leaderboards(settings.db, settings.db_timeout)
     limits = settings.limits
 
     @asynccontextmanager
@@ -237,6 +244,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         openapi_url="/v1/openapi.json",
         docs_url="/v1/docs",
         redoc_url=None,
+        redirect_slashes=False,  # a redirect has no JSON body; a wrong path is a plain 404
         lifespan=lifespan,
         responses=_ERRORS,
     )
@@ -268,11 +276,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         An illegal game is a report (200, ``valid`` false); a body that is not a log is an error.
         """
         body = await _read_body(request, settings.max_body)
+        # Parsing and replaying run in worker threads, like the SQLite calls, so that the
+        # event loop keeps answering other clients meanwhile (each is bounded by the limits).
         try:
-            game_log = load(body, limits)
+            game_log = await run_in_threadpool(load, body, limits)
         except LogFormatError as exc:
             raise _format_error(exc) from None
-        report = verify(game_log)
+        report = await run_in_threadpool(verify, game_log)
         return Response(report_json(report), media_type="application/json")
 
     @app.get("/v1/puzzles/daily/{date}", response_model=DailyPuzzles)
@@ -303,11 +313,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         puzzle = puzzle_or_404(id)
         public_from = solution_from(puzzle)
         if public_from is None or settings.today() < public_from:
-            when = f"on {public_from.isoformat()}" if public_from else "never (it has no date)"
+            when = f"published on {public_from}" if public_from else "never published (no date)"
             raise ApiError(
                 403,
                 "solution-not-public",
-                f"the solution of {puzzle.id} is published {when}",
+                f"the solution of {puzzle.id} is {when}",
                 "path",
                 "id",
             )
@@ -328,10 +338,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         puzzle = puzzle_or_404(id)
         body = await _read_body(request, settings.max_body)
         try:
-            submission = parse_submission(body, limits)
+            submission = await run_in_threadpool(parse_submission, body, limits)
         except LogFormatError as exc:
             raise _format_error(exc) from None
-        result = boards.submit(puzzle, submission, today=settings.today())
+        try:
+            result = await run_in_threadpool(
+                boards.submit, puzzle, submission, today=settings.today()
+            )
+        except StoreBusy as exc:
+            raise ApiError(503, "busy", str(exc)) from None
         created = result.accepted and not result.duplicate
         return _json(result, 201 if created else 200)
 
@@ -351,11 +366,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     return app
 
 
+_DAY: Final = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
 def _parse_day(text: str, today: Callable[[], dt.date]) -> dt.date:
     if text == "today":
         return today()
     try:
-        if len(text) != 10:
+        if not _DAY.fullmatch(text):  # fromisoformat alone takes week dates like 2027-W01-1
             raise ValueError(text)
         return dt.date.fromisoformat(text)
     except ValueError:

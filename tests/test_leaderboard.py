@@ -15,6 +15,7 @@ from cruel_tools.game import REDEAL, Move
 from cruel_tools.leaderboard import (
     DB_VERSION,
     Leaderboards,
+    StoreBusy,
     StoreError,
     Submission,
     game_id,
@@ -96,14 +97,21 @@ def test_parse_submission_errors_point_into_the_submission(
 
 
 @pytest.mark.parametrize(
-    "name", ["", " ada", "ada ", "a\nb", "a\tb", "\x7f", "a\x85b", "a\u2028b", "x" * 65, 7, None]
+    "name",
+    [
+        *("", " ada", "ada ", "a\nb", "a\tb", "\x7f", "a\x85b", "a\u2028b", "x" * 65, 7, None),
+        # invisible: zero-width space and joiner, a direction override, the BOM, a tag character
+        *("ada\u200b", "\u200d", "ada\u200c", "a\u202eb", "\ufeffada", "a\U000e0041", "a\xadb"),
+    ],
 )
 def test_bad_player_names_are_refused(name: object) -> None:
     err = format_error(orjson.dumps({"player": name, "log": {}}))
     assert (err.code, err.path) == ("schema", "/player")
 
 
-@pytest.mark.parametrize("name", ["ada", "Ada Lovelace", "名前", "x" * 64, "a-b_c.d"])
+@pytest.mark.parametrize(
+    "name", ["ada", "Ada Lovelace", "名前", "x" * 64, "a-b_c.d", "Zoë", "محمد", "👩‍💻 dev"]
+)
 def test_good_player_names_pass(name: str, puzzle: Puzzle) -> None:
     assert submission(name, puzzle_log(puzzle)).player == name
 
@@ -289,3 +297,14 @@ def test_racing_submissions_of_one_game_store_it_once(tmp_path: Path, puzzle: Pu
 def test_par_solution_steps_round_trip(puzzle: Puzzle) -> None:
     steps = [to_step(e) for e in puzzle.solution]
     assert moves_redeals(steps) == (puzzle.par.moves, puzzle.par.redeals)
+
+
+def test_a_write_that_waits_too_long_is_store_busy(tmp_path: Path, puzzle: Puzzle) -> None:
+    path = tmp_path / "lb.sqlite"
+    boards = Leaderboards(path, timeout=0.2)
+    other = sqlite3.connect(path)
+    other.execute("BEGIN EXCLUSIVE")  # another process in the middle of a write
+    with pytest.raises(StoreBusy, match="busy"):
+        boards.submit(puzzle, submission("ada", puzzle_log(puzzle)), NOW, OPEN)
+    other.rollback()
+    assert boards.submit(puzzle, submission("ada", puzzle_log(puzzle)), NOW, OPEN).accepted

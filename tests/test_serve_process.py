@@ -124,6 +124,15 @@ def test_garbage_and_malformed_requests_get_4xx_and_the_server_lives_on(server: 
     assert request(server, "GET", "/v1/health")[0] == 200
 
 
+def test_a_port_in_use_is_one_line_and_exit_2(server: int) -> None:
+    done = subprocess.run(
+        cruel("serve", "--port", str(server)), cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"error: cannot listen on 127.0.0.1:{server}: ")
+    assert done.stderr.count("\n") == 1
+
+
 @pytest.mark.parametrize(
     ("args", "words"),
     [

@@ -5,6 +5,9 @@ from __future__ import annotations
 import datetime as dt
 import json
 import shutil
+import sqlite3
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -183,7 +186,7 @@ def test_daily_puzzles(client: TestClient) -> None:
 def test_daily_errors(client: TestClient) -> None:
     body = error(client.get("/v1/puzzles/daily/2026-01-05"), 404, "no-puzzles")
     assert "2026-01-05" in body["message"]
-    for bad in ("2027-13-01", "yesterday", "2027-1-5", "x" * 500):
+    for bad in ("2027-13-01", "yesterday", "2027-1-5", "2027-W01-1", "20270105", "x" * 500):
         body = error(client.get(f"/v1/puzzles/daily/{bad}"), 422, "bad-date")
         assert (body["location"], body["path"]) == ("path", "date")
     body = error(client.get("/v1/puzzles/daily/2027-01-05?tier=insane"), 422, "bad-parameter")
@@ -233,7 +236,7 @@ def test_an_undated_puzzle_never_shows_its_solution(
     with TestClient(service.create_app(settings)) as client:
         assert client.get("/v1/puzzles/free-hard-1").json()["solution_from"] is None
         body = error(client.get("/v1/puzzles/free-hard-1/solution"), 403, "solution-not-public")
-        assert "never" in body["message"]
+        assert body["message"] == "the solution of free-hard-1 is never published (no date)"
 
 
 # --- submissions and leaderboards ----------------------------------------------------------------
@@ -323,6 +326,8 @@ def test_unknown_routes_and_methods(client: TestClient) -> None:
     error(response, 405, "method-not-allowed")
     assert response.headers["allow"] == "GET"
     error(client.get("/v1/verify"), 405, "method-not-allowed")
+    error(client.get("/v1/health/"), 404, "not-found")  # not a redirect, which has no JSON
+    error(client.get("/v1/puzzles/daily/"), 404, "not-found")
 
 
 def test_a_bug_of_ours_is_a_500_without_a_traceback(
@@ -431,3 +436,31 @@ def test_deep_nesting_is_refused_cleanly(client: TestClient) -> None:
     for url in ("/v1/verify", f"/v1/puzzles/{OPEN_ID}/submissions"):
         response = client.post(url, content=deep)
         assert response.status_code in (400, 422) and response.json()["format"] == "cruel-error/1"
+
+
+def test_a_locked_database_is_503_and_the_server_answers_meanwhile(
+    settings: service.Settings,
+) -> None:
+    settings.db_timeout = 3.0
+    other = sqlite3.connect(settings.db, check_same_thread=False)
+    with TestClient(service.create_app(settings)) as client:
+        other.execute("BEGIN EXCLUSIVE")  # another process holds the write lock
+        waiting: list[Any] = []
+        submitter = threading.Thread(
+            target=lambda: waiting.append(submit(client, OPEN_ID, "ada", win()))
+        )
+        submitter.start()
+        time.sleep(0.3)  # the submission is now waiting for the lock ...
+        assert client.get("/v1/health").status_code == 200  # ... but not blocking the others
+        assert submitter.is_alive(), waiting[0].text
+        other.rollback()  # the lock goes: the waiting submission goes through
+        submitter.join()
+        assert waiting[0].status_code == 201
+        other.execute("BEGIN EXCLUSIVE")  # and this time it is held past the timeout
+        try:
+            response = submit(client, OPEN_ID, "bob", win())
+        finally:
+            other.rollback()
+        body = error(response, 503, "busy")
+        assert body["message"].startswith("the leaderboard database is busy")
+        assert submit(client, OPEN_ID, "bob", win()).status_code == 201
