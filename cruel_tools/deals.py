@@ -13,6 +13,7 @@ implementations disagree.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from functools import lru_cache
 from typing import Final
 
 from . import cards
@@ -65,6 +66,13 @@ def mulberry32(seed: int) -> Iterator[int]:
 
 def deal_order(number: int) -> list[Card]:
     """The 48 non-ace cards of deal ``number`` in dealt order (Fisher-Yates over mulberry32)."""
+    return list(_shuffled(number))
+
+
+# A service verifies the same few puzzle deals over and over; shuffling one costs as much as
+# replaying a short game, so recent deals are kept (as tuples: no caller can change them).
+@lru_cache(maxsize=4096)
+def _shuffled(number: int) -> tuple[Card, ...]:
     check_deal_number(number)
     order = list(_START)
     # zip stops after 47 draws: one random int per position, from the top position down to 1.
@@ -73,7 +81,7 @@ def deal_order(number: int) -> list[Card]:
         # as Math.floor(u * (i + 1) / 4294967296), since u * (i + 1) < 2**38 fits a double.
         j = (u * (i + 1)) >> 32
         order[i], order[j] = order[j], order[i]
-    return order
+    return tuple(order)
 
 
 def deal_piles(number: int) -> list[list[Card]]:
