@@ -13,6 +13,7 @@ import datetime as dt
 import hashlib
 import sqlite3
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal
 
@@ -67,6 +68,10 @@ class StoreError(Exception):
 
 class StoreBusy(Exception):
     """The database stayed locked by another process for longer than the store waits."""
+
+
+class WouldWait(Exception):
+    """Storing would have to wait for the database (asked not to)."""
 
 
 # --- formats -------------------------------------------------------------------------------------
@@ -212,13 +217,79 @@ def _head_error(exc: ValidationError) -> LogFormatError:
     return LogFormatError("schema", f"/{key}", message)
 
 
+# --- verdicts -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What verifying a submission decided, before anything is stored."""
+
+    puzzle: str
+    player: str
+    report: VerifyReport
+    reason: ErrorInfo | None  # why it is rejected; None: it goes on the leaderboard
+    game: str  # game_id() of the log
+    log: str  # its moves in compact form
+
+    @property
+    def moves(self) -> int | None:
+        return self.report.moves
+
+    @property
+    def redeals(self) -> int | None:
+        return self.report.redeals
+
+    def result(self, **fields: Any) -> SubmissionResult:
+        """The answer to the submission: this verdict, with what storing it gave."""
+        base: dict[str, Any] = {
+            "puzzle": self.puzzle,
+            "player": self.player,
+            "report": self.report,
+            "moves": self.moves,
+            "redeals": self.redeals,
+            "accepted": False,
+            "duplicate": False,
+            "submission_id": None,
+            "submitted_at": None,
+            "rank": None,
+            "reason": None,
+        }
+        return SubmissionResult(**(base | fields))
+
+
+def judge(puzzle: Puzzle, submission: Submission, today: dt.date | None = None) -> Verdict:
+    """Verify ``submission`` against ``puzzle``: rejected, or to be stored.
+
+    A dated puzzle closes when its solution is published, the day after its date (``today``
+    defaults to the local date): later wins are verified but not ranked.
+    """
+    report = verify_for_puzzle(submission.log, puzzle)
+    moves = compact_moves(submission.log)
+    return Verdict(
+        puzzle=puzzle.id,
+        player=submission.player,
+        report=report,
+        reason=_rejection(report, puzzle, today or dt.date.today()),
+        game=_digest(moves),
+        log=moves,
+    )
+
+
 # --- the store -----------------------------------------------------------------------------------
+
+
+def compact_moves(log: GameLog) -> str:
+    """The log's moves in compact form, one string: ``"3F 3-7 R ..."``."""
+    return " ".join(map(compact, log.steps()))
 
 
 def game_id(log: GameLog) -> str:
     """What makes two logs the same game: their moves in compact form (spelling, card names,
     meta and claims do not count), hashed."""
-    moves = " ".join(compact(step) for step in log.steps())
+    return _digest(compact_moves(log))
+
+
+def _digest(moves: str) -> str:
     return hashlib.sha256(moves.encode()).hexdigest()
 
 
@@ -250,6 +321,7 @@ class Leaderboards:
         """``timeout``: how long a write waits for another process's lock before
         :class:`StoreBusy`."""
         self.path = str(path)
+        self.timeout_ms = int(timeout * 1000)
         self._lock = threading.RLock()  # one thread at a time on each connection
         try:
             self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=timeout)
@@ -290,64 +362,58 @@ class Leaderboards:
         now: dt.datetime | None = None,
         today: dt.date | None = None,
     ) -> SubmissionResult:
-        """Verify ``submission`` against ``puzzle`` and store it if it is a legal win.
+        """Verify ``submission`` against ``puzzle`` and store it if it is a legal win."""
+        return self.record(judge(puzzle, submission, today), now)
 
-        A dated puzzle closes when its solution is published, the day after its date (``today``
-        defaults to the local date): later wins are verified but not ranked.
+    def record(
+        self, verdict: Verdict, now: dt.datetime | None = None, wait: bool = True
+    ) -> SubmissionResult:
+        """Store an accepted verdict, unless this player's game is there already.
+
+        ``wait=False`` never waits (for another thread or process using the database): it
+        raises :class:`WouldWait` instead, and the caller may retry where waiting is harmless.
+        A wait over the store's timeout raises :class:`StoreBusy`.
         """
-        report = verify_for_puzzle(submission.log, puzzle)
-        reason = _rejection(report, puzzle, today or dt.date.today())
-        verdict: dict[str, Any] = {
-            "puzzle": puzzle.id,
-            "player": submission.player,
-            "report": report,
-            "moves": report.moves,
-            "redeals": report.redeals,
-        }
-        if reason is not None:
-            return _result(verdict, reason=reason)
-        when = (now or dt.datetime.now(dt.UTC)).astimezone(dt.UTC)
-        steps = submission.log.steps()
-        row = (
-            puzzle.id,
-            submission.player,
-            game_id(submission.log),
-            report.moves,
-            report.redeals,
-            " ".join(map(compact, steps)),
-            when.isoformat(),
-        )
+        if verdict.reason is not None:
+            return verdict.result(reason=verdict.reason)
+        if not self._lock.acquire(blocking=wait):
+            raise WouldWait("the leaderboard database is in use")
         try:
-            return self._store(verdict, row)
+            self._db.execute(f"PRAGMA busy_timeout = {self.timeout_ms if wait else 0}")
+            return self._store(verdict, (now or dt.datetime.now(dt.UTC)).astimezone(dt.UTC))
         except sqlite3.OperationalError as exc:  # "database is locked", after the busy timeout
+            if not wait:
+                raise WouldWait(str(exc)) from None
             raise StoreBusy(f"the leaderboard database is busy ({exc}); try again") from None
+        finally:
+            self._lock.release()
 
-    def _store(self, verdict: dict[str, Any], row: tuple[Any, ...]) -> SubmissionResult:
-        """Insert ``row`` unless this player's game is there; the verdict on the entry."""
+    def _store(self, verdict: Verdict, when: dt.datetime) -> SubmissionResult:
+        """Insert the verdict's game unless this player's is there; the verdict on the entry."""
+        key = (verdict.puzzle, verdict.player, verdict.game)
         find = (
             "SELECT id, moves, redeals, submitted_at FROM submissions"
             " WHERE puzzle = ? AND player = ? AND game = ?"
         )
-        with self._lock, self._db as db:
+        with self._db as db:
             # The write lock is taken first: a read that later wants to write is refused at
             # once when another process writes (SQLite's deadlock rule), not made to wait.
             db.execute("BEGIN IMMEDIATE")
             # Looked up first, because a refused INSERT still uses up an AUTOINCREMENT id; the
             # unique key settles a race with another process between the two statements.
-            stored = db.execute(find, row[:3]).fetchone()
+            stored = db.execute(find, key).fetchone()
             new = stored is None
             if new:
                 inserted = db.execute(
                     "INSERT INTO submissions (puzzle, player, game, moves, redeals, log,"
                     " submitted_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"
                     " RETURNING id",
-                    row,
+                    (*key, verdict.moves, verdict.redeals, verdict.log, when.isoformat()),
                 ).fetchall()
                 new = bool(inserted)
-                stored = db.execute(find, row[:3]).fetchone()
-            rank = _rank(db, row[0], stored[1], stored[2], stored[0])
-        return _result(
-            verdict,
+                stored = db.execute(find, key).fetchone()
+            rank = _rank(db, verdict.puzzle, stored[1], stored[2], stored[0])
+        return verdict.result(
             accepted=True,
             duplicate=not new,
             submission_id=stored[0],
@@ -438,15 +504,3 @@ def _rejection(report: VerifyReport, puzzle: Puzzle, today: dt.date) -> ErrorInf
             "solution was published",
         )
     return None
-
-
-def _result(verdict: dict[str, Any], **fields: Any) -> SubmissionResult:
-    base: dict[str, Any] = {
-        "accepted": False,
-        "duplicate": False,
-        "submission_id": None,
-        "submitted_at": None,
-        "rank": None,
-        "reason": None,
-    }
-    return SubmissionResult(**(base | verdict | fields))

@@ -18,7 +18,9 @@ from cruel_tools.leaderboard import (
     StoreBusy,
     StoreError,
     Submission,
+    WouldWait,
     game_id,
+    judge,
     parse_submission,
 )
 from cruel_tools.log import Limits, LogFormatError, compact, load, to_step
@@ -306,5 +308,9 @@ def test_a_write_that_waits_too_long_is_store_busy(tmp_path: Path, puzzle: Puzzl
     other.execute("BEGIN EXCLUSIVE")  # another process in the middle of a write
     with pytest.raises(StoreBusy, match="busy"):
         boards.submit(puzzle, submission("ada", puzzle_log(puzzle)), NOW, OPEN)
+    verdict = judge(puzzle, submission("ada", puzzle_log(puzzle)), OPEN)
+    with pytest.raises(WouldWait):  # asked not to wait: refused at once, not after 0.2 s
+        boards.record(verdict, NOW, wait=False)
     other.rollback()
-    assert boards.submit(puzzle, submission("ada", puzzle_log(puzzle)), NOW, OPEN).accepted
+    assert boards.record(verdict, NOW, wait=False).accepted
+    assert boards.submit(puzzle, submission("ada", puzzle_log(puzzle)), NOW, OPEN).duplicate
