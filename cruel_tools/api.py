@@ -9,7 +9,9 @@ from __future__ import annotations
 import datetime as dt
 from typing import Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
+
+from .documents import document_config
 
 ERROR_FORMAT: Final = "cruel-error/1"
 HEALTH_FORMAT: Final = "cruel-health/1"
@@ -18,13 +20,7 @@ HEALTH_FORMAT: Final = "cruel-health/1"
 class ErrorResponse(BaseModel):
     """What every failed request answers."""
 
-    model_config = ConfigDict(
-        extra="forbid",
-        frozen=True,
-        populate_by_name=True,
-        title="Cruel error v1",
-        json_schema_extra={"$id": "https://cruel-tools.invalid/schemas/error.schema.json"},
-    )
+    model_config = document_config("Cruel error v1", "error")
 
     format: Literal["cruel-error/1"] = ERROR_FORMAT
     status: int = Field(description="The HTTP status, repeated.")
@@ -43,12 +39,7 @@ class ErrorResponse(BaseModel):
 class Health(BaseModel):
     """``GET /v1/health``."""
 
-    model_config = ConfigDict(
-        extra="forbid",
-        frozen=True,
-        title="Cruel service health v1",
-        json_schema_extra={"$id": "https://cruel-tools.invalid/schemas/health.schema.json"},
-    )
+    model_config = document_config("Cruel service health v1", "health")
 
     format: Literal["cruel-health/1"] = HEALTH_FORMAT
     status: Literal["ok"] = "ok"

@@ -25,10 +25,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 from . import cards
 from .cards import Card
+from .documents import document_config
 from .game import Game, Move, Redeal, Step
 from .log import LogEntry, played_entries
 from .rules import DEFAULT, Rules
@@ -75,12 +76,7 @@ class Metrics(FrozenModel):
 class Grade(FrozenModel):
     """What ``cruel grade --json`` prints."""
 
-    model_config = ConfigDict(
-        extra="forbid",
-        frozen=True,
-        title="Cruel grade v1",
-        json_schema_extra={"$id": "https://cruel-tools.invalid/schemas/grade.schema.json"},
-    )
+    model_config = document_config("Cruel grade v1", "grade")
 
     format: Literal["cruel-grade/1"] = GRADE_FORMAT
     grader_version: str = GRADER_VERSION

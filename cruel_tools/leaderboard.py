@@ -20,6 +20,7 @@ from typing import Annotated, Any, Final, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_core import to_json
 
+from .documents import document_config
 from .log import GameLog, Limits, LogFormatError, compact, load
 from .puzzles import Puzzle, verify_for_puzzle
 from .verify import ErrorInfo, VerifyReport
@@ -80,12 +81,7 @@ class WouldWait(Exception):
 class Submission(BaseModel):
     """A player's game of one puzzle, as sent to ``POST /v1/puzzles/{id}/submissions``."""
 
-    model_config = ConfigDict(
-        extra="forbid",
-        frozen=True,
-        title="Cruel submission v1",
-        json_schema_extra={"$id": "https://cruel-tools.invalid/schemas/submission.schema.json"},
-    )
+    model_config = document_config("Cruel submission v1", "submission")
 
     format: Literal["cruel-submission/1"] = Field(
         SUBMISSION_FORMAT, description="Optional: the format and version of this document."
@@ -108,14 +104,7 @@ class _Head(BaseModel):
 class SubmissionResult(BaseModel):
     """The verdict on one submission."""
 
-    model_config = ConfigDict(
-        extra="forbid",
-        frozen=True,
-        title="Cruel submission result v1",
-        json_schema_extra={
-            "$id": "https://cruel-tools.invalid/schemas/submission-result.schema.json"
-        },
-    )
+    model_config = document_config("Cruel submission result v1", "submission-result")
 
     format: Literal["cruel-submission-result/1"] = RESULT_FORMAT
     puzzle: str
@@ -149,12 +138,7 @@ class Entry(BaseModel):
 class Leaderboard(BaseModel):
     """A page of a puzzle's leaderboard."""
 
-    model_config = ConfigDict(
-        extra="forbid",
-        frozen=True,
-        title="Cruel leaderboard v1",
-        json_schema_extra={"$id": "https://cruel-tools.invalid/schemas/leaderboard.schema.json"},
-    )
+    model_config = document_config("Cruel leaderboard v1", "leaderboard")
 
     format: Literal["cruel-leaderboard/1"] = LEADERBOARD_FORMAT
     puzzle: str

@@ -30,6 +30,7 @@ from typing_extensions import TypedDict
 from . import cards
 from .cards import Card
 from .deals import MAX_DEAL_NUMBER
+from .documents import document_config
 from .game import REDEAL, Game, Move, Step
 from .rules import PRESETS, PresetName, Rules
 
@@ -163,12 +164,7 @@ class Claim(BaseModel):
 class GameLog(BaseModel):
     """A game of Cruel as a player's client records it."""
 
-    model_config = ConfigDict(
-        extra="forbid",
-        frozen=True,
-        title="Cruel game log v1",
-        json_schema_extra={"$id": "https://cruel-tools.invalid/schemas/game-log.schema.json"},
-    )
+    model_config = document_config("Cruel game log v1", "game-log")
 
     format: Literal["cruel-log/1"] = Field(description="Format and version of this document.")
     rules: PresetName | Rules = Field(

@@ -20,9 +20,10 @@ from pathlib import Path
 from typing import Any, Final, Literal, TypeVar
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from . import cards, deals
+from .documents import document_config
 from .game import Game
 from .grading import (
     GRADER_VERSION,
@@ -54,12 +55,7 @@ U = TypeVar("U")
 class Puzzle(BaseModel):
     """One published puzzle: a graded deal with its par solution."""
 
-    model_config = ConfigDict(
-        extra="forbid",
-        frozen=True,
-        title="Cruel puzzle v1",
-        json_schema_extra={"$id": "https://cruel-tools.invalid/schemas/puzzle.schema.json"},
-    )
+    model_config = document_config("Cruel puzzle v1", "puzzle")
 
     format: Literal["cruel-puzzle/1"] = PUZZLE_FORMAT
     id: str = Field(description='e.g. "2027-01-05-hard" (daily) or "<seed>-hard-1" (generate).')
@@ -401,12 +397,7 @@ DAILY_FORMAT: Final = "cruel-daily/1"
 class PublicPuzzle(BaseModel):
     """A puzzle as players may see it before its day is over: everything but the solution."""
 
-    model_config = ConfigDict(
-        extra="forbid",
-        frozen=True,
-        title="Cruel public puzzle v1",
-        json_schema_extra={"$id": "https://cruel-tools.invalid/schemas/puzzle-public.schema.json"},
-    )
+    model_config = document_config("Cruel public puzzle v1", "puzzle-public")
 
     format: Literal["cruel-puzzle-public/1"] = PUBLIC_FORMAT
     id: str
@@ -426,12 +417,7 @@ class PublicPuzzle(BaseModel):
 class PuzzleSolution(BaseModel):
     """A puzzle's par solution, published once the puzzle's day is over."""
 
-    model_config = ConfigDict(
-        extra="forbid",
-        frozen=True,
-        title="Cruel puzzle solution v1",
-        json_schema_extra={"$id": "https://cruel-tools.invalid/schemas/solution.schema.json"},
-    )
+    model_config = document_config("Cruel puzzle solution v1", "solution")
 
     format: Literal["cruel-solution/1"] = SOLUTION_FORMAT
     puzzle: str
@@ -443,12 +429,7 @@ class PuzzleSolution(BaseModel):
 class DailyPuzzles(BaseModel):
     """One day's puzzles, easiest tier first."""
 
-    model_config = ConfigDict(
-        extra="forbid",
-        frozen=True,
-        title="Cruel daily puzzles v1",
-        json_schema_extra={"$id": "https://cruel-tools.invalid/schemas/daily.schema.json"},
-    )
+    model_config = document_config("Cruel daily puzzles v1", "daily")
 
     format: Literal["cruel-daily/1"] = DAILY_FORMAT
     date: dt.date

@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from . import cards
 from .cards import KING, Card
+from .documents import document_config
 from .game import Game, Move, Redeal, Step
 from .log import LogEntry, played_entries
 from .rules import PRESETS, Rules
@@ -366,12 +367,7 @@ class Solution(FrozenModel):
 class SolveReport(FrozenModel):
     """What ``cruel solve --json`` prints."""
 
-    model_config = ConfigDict(
-        extra="forbid",
-        frozen=True,
-        title="Cruel solve report v1",
-        json_schema_extra={"$id": "https://cruel-tools.invalid/schemas/solve-report.schema.json"},
-    )
+    model_config = document_config("Cruel solve report v1", "solve-report")
 
     format: Literal["cruel-solve-report/1"] = SOLVE_REPORT_FORMAT
     deal: DealInfo

@@ -13,6 +13,7 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .documents import document_config
 from .log import Limits, LogFormatError, load
 from .verify import Source, Unit, verify
 
@@ -32,12 +33,7 @@ class Excluded(BaseModel):
 class Record(BaseModel):
     """A player's record."""
 
-    model_config = ConfigDict(
-        extra="forbid",
-        frozen=True,
-        title="Cruel player record v1",
-        json_schema_extra={"$id": "https://cruel-tools.invalid/schemas/stats.schema.json"},
-    )
+    model_config = document_config("Cruel player record v1", "stats")
 
     format: Literal["cruel-stats/1"] = STATS_FORMAT
     played: int = Field(description="Logs that verify (any outcome).")

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from . import cards
 from .deals import BadDeal, resolve_deal
+from .documents import document_config
 from .game import Game, IllegalMove, Outcome
 from .log import FORMAT_ERROR_CODES, GameLog, Limits, LogFormatError, load, parse_compact
 from .rules import Rules
@@ -68,12 +69,7 @@ class FinalPosition(BaseModel):
 class VerifyReport(BaseModel):
     """What ``cruel verify`` found in one log."""
 
-    model_config = ConfigDict(
-        extra="forbid",
-        frozen=True,
-        title="Cruel verify report v1",
-        json_schema_extra={"$id": "https://cruel-tools.invalid/schemas/verify-report.schema.json"},
-    )
+    model_config = document_config("Cruel verify report v1", "verify-report")
 
     format: Literal["cruel-verify-report/1"] = REPORT_FORMAT
     source: Source | None = None
