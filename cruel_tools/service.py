@@ -288,7 +288,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.get("/v1/puzzles/daily/{date}", response_model=DailyPuzzles)
     async def daily(
-        date: Annotated[str, PathParam(description="YYYY-MM-DD, or today (server time).")],
+        date: Annotated[
+            str,
+            PathParam(
+                description="YYYY-MM-DD, or today (server time).",
+                # Documents what _parse_day accepts (it checks, so that the error is bad-date).
+                json_schema_extra={"anyOf": [{"format": "date"}, {"const": "today"}]},
+            ),
+        ],
         tier: Annotated[Tier | None, Query(description="Only this tier's puzzle.")] = None,
     ) -> Response:
         """One day's puzzles, without their solutions."""
