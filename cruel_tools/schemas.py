@@ -51,12 +51,30 @@ def render(model: type[BaseModel]) -> bytes:
     return orjson.dumps(schema_of(model), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n"
 
 
+#: The HTTP service's OpenAPI document, beside the schemas (what /v1/openapi.json serves).
+OPENAPI_FILE = "openapi.json"
+
+
+def openapi_bytes() -> bytes:
+    """The service's OpenAPI document, as written into ``schemas/`` (sorted keys, indented)."""
+    import tempfile
+
+    from .service import Settings, create_app  # the web stack, only when asked for
+
+    with tempfile.TemporaryDirectory() as empty:  # the document does not depend on the data
+        doc = create_app(Settings(puzzles=Path(empty), db=":memory:")).openapi()
+    return orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n"
+
+
 def write_all(folder: Path) -> list[Path]:
-    """Write every schema into ``folder``; return the paths written."""
+    """Write every schema, and the OpenAPI document, into ``folder``; return the paths written."""
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     for name, model in MODELS.items():
         path = folder / name
         path.write_bytes(render(model))
         written.append(path)
+    path = folder / OPENAPI_FILE
+    path.write_bytes(openapi_bytes())
+    written.append(path)
     return written

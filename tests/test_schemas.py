@@ -30,13 +30,21 @@ def test_checked_in_schema_matches_the_model(name: str) -> None:
     )
 
 
+def test_checked_in_openapi_document_matches_the_service() -> None:
+    path = ROOT / "schemas" / schemas.OPENAPI_FILE
+    assert path.read_bytes() == schemas.openapi_bytes(), (
+        "schemas/openapi.json is stale: run `cruel schema --out schemas/`"
+    )
+
+
 def test_schema_folder_has_nothing_else() -> None:
-    assert sorted(p.name for p in (ROOT / "schemas").iterdir()) == sorted(schemas.MODELS)
+    expected = sorted([*schemas.MODELS, schemas.OPENAPI_FILE])
+    assert sorted(p.name for p in (ROOT / "schemas").iterdir()) == expected
 
 
 def test_write_all(tmp_path: Path) -> None:
     written = schemas.write_all(tmp_path / "out")
-    assert sorted(p.name for p in written) == sorted(schemas.MODELS)
+    assert sorted(p.name for p in written) == sorted([*schemas.MODELS, schemas.OPENAPI_FILE])
     for p in written:
         Draft202012Validator.check_schema(orjson.loads(p.read_bytes()))
 
