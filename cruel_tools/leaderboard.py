@@ -204,6 +204,21 @@ def _head_error(exc: ValidationError) -> LogFormatError:
 # --- verdicts -------------------------------------------------------------------------------------
 
 
+def compact_moves(log: GameLog) -> str:
+    """The log's moves in compact form, one string: ``"3F 3-7 R ..."``."""
+    return " ".join(map(compact, log.steps()))
+
+
+def game_id(log: GameLog) -> str:
+    """What makes two logs the same game: their moves in compact form (spelling, card names,
+    meta and claims do not count), hashed."""
+    return _digest(compact_moves(log))
+
+
+def _digest(moves: str) -> str:
+    return hashlib.sha256(moves.encode()).hexdigest()
+
+
 @dataclass(frozen=True)
 class Verdict:
     """What verifying a submission decided, before anything is stored."""
@@ -260,21 +275,6 @@ def judge(puzzle: Puzzle, submission: Submission, today: dt.date | None = None) 
 
 
 # --- the store -----------------------------------------------------------------------------------
-
-
-def compact_moves(log: GameLog) -> str:
-    """The log's moves in compact form, one string: ``"3F 3-7 R ..."``."""
-    return " ".join(map(compact, log.steps()))
-
-
-def game_id(log: GameLog) -> str:
-    """What makes two logs the same game: their moves in compact form (spelling, card names,
-    meta and claims do not count), hashed."""
-    return _digest(compact_moves(log))
-
-
-def _digest(moves: str) -> str:
-    return hashlib.sha256(moves.encode()).hexdigest()
 
 
 _SCHEMA = """
