@@ -678,6 +678,12 @@ def serve(
     workers: Annotated[
         int, typer.Option("--workers", min=1, max=64, help="Server processes (one per core).")
     ] = 1,
+    head_timeout: Annotated[
+        float,
+        typer.Option(
+            "--head-timeout", min=0.1, help="Seconds a request's line and headers may take."
+        ),
+    ] = 10.0,
 ) -> None:
     """Serve puzzles, verification and leaderboards over HTTP (docs/service.md)."""
     # Imported here: the web stack costs other commands nothing at start-up.
@@ -688,7 +694,14 @@ def serve(
 
     from .leaderboard import StoreError
     from .puzzles import PuzzleSetError
-    from .service import APP_FACTORY, ENV_SETTINGS, Settings, create_app
+    from .service import (
+        APP_FACTORY,
+        ENV_HEAD_TIMEOUT,
+        ENV_SETTINGS,
+        Settings,
+        TimedH11Protocol,
+        create_app,
+    )
 
     fixed: dt.date | None = None
     if today is not None:
@@ -707,7 +720,9 @@ def serve(
         service = create_app(settings)  # also what the workers will do: fail here, once
     except (PuzzleSetError, StoreError) as exc:
         raise _fail(str(exc), 2) from None
+    os.environ[ENV_HEAD_TIMEOUT] = str(head_timeout)  # read by each connection, in every worker
     options = {
+        "http": TimedH11Protocol,
         "host": host,
         "port": port,
         "access_log": access_log,

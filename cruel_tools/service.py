@@ -8,6 +8,7 @@ See ``docs/service.md``.
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import os
 import re
@@ -26,6 +27,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from .api import ErrorResponse, Health
 from .grading import Tier
@@ -82,6 +84,61 @@ class ApiError(Exception):
             location=location,
             path=path,
         )
+
+
+#: Seconds a connection may take to send a request's head (request line and headers).
+HEAD_TIMEOUT: Final = 10.0
+#: Where ``cruel serve --head-timeout`` passes its value to the protocol (and the workers).
+ENV_HEAD_TIMEOUT: Final = "CRUEL_SERVE_HEAD_TIMEOUT"
+
+
+class TimedH11Protocol(H11Protocol):
+    """uvicorn's HTTP/1.1 protocol, closing a connection whose request head is late.
+
+    uvicorn times out only an idle connection after an answer. A client that connects and
+    sends nothing, or half a header, would hold its connection, and one of the
+    ``--max-connections`` places, for ever: a few hundred such sockets would lock everyone
+    out. Here each request's head must arrive within the head timeout of the connection or of
+    the previous answer. (A body sent slowly is bounded by its size, not in time: that is a
+    reverse proxy's job.)
+    """
+
+    _head_timer: asyncio.TimerHandle | None = None
+    _waiting_after: object = None  # the request cycle the awaited head comes after
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._await_head()
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        if self.cycle is not self._waiting_after:  # a new request's head has arrived
+            self._stop_waiting()
+
+    def on_response_complete(self) -> None:
+        # Armed before uvicorn takes up a pipelined request, which then counts as arrived.
+        self._await_head()
+        super().on_response_complete()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._stop_waiting()
+        super().connection_lost(exc)
+
+    def _await_head(self) -> None:
+        self._stop_waiting()
+        self._waiting_after = self.cycle
+        timeout = float(os.environ.get(ENV_HEAD_TIMEOUT, HEAD_TIMEOUT))
+        self._head_timer = self.loop.call_later(timeout, self._head_late)
+
+    def _stop_waiting(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+
+    def _head_late(self) -> None:
+        self._head_timer = None
+        if self.cycle is self._waiting_after and not self.transport.is_closing():
+            self.transport.close()
 
 
 #: Where ``cruel serve --workers N`` passes its settings to the worker processes.

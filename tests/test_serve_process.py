@@ -37,6 +37,7 @@ def start(db: Path, *extra: str) -> tuple[subprocess.Popen[bytes], int]:
     """A running ``cruel serve`` and its port (the test waits until it answers)."""
     port = free_port()
     args = ["serve", "--port", str(port), "--db", str(db), "--today", "2027-01-05", *extra]
+    args += ["--head-timeout", "2"]
     proc = subprocess.Popen(
         cruel(*args, "--puzzles", str(ROOT / "puzzles"), "--no-access-log"),
         stdout=subprocess.DEVNULL,
@@ -113,6 +114,14 @@ def raw(port: int, data: bytes) -> bytes:
 def test_a_huge_declared_body_is_refused_before_it_is_sent(server: int) -> None:
     head = b"POST /v1/verify HTTP/1.1\r\nHost: x\r\nContent-Length: 50000000000\r\n\r\n"
     assert raw(server, head) == b"HTTP/1.1 413 Request Entity Too Large"
+
+
+@pytest.mark.parametrize("sent", [b"", b"GET /v1/health HTTP/1.1\r\nHost: x"])
+def test_a_connection_whose_request_head_is_late_is_closed(server: int, sent: bytes) -> None:
+    # Silent, or stopped half-way through its headers: either would hold a connection for ever.
+    with socket.create_connection(("127.0.0.1", server), timeout=10) as s:
+        s.sendall(sent)
+        assert s.recv(65536) == b""  # closed by the server (a hang would time out: an error)
 
 
 def test_garbage_and_malformed_requests_get_4xx_and_the_server_lives_on(server: int) -> None:
