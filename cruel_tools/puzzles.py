@@ -52,21 +52,26 @@ T = TypeVar("T")
 U = TypeVar("U")
 
 
-class Puzzle(BaseModel):
-    """One published puzzle: a graded deal with its par solution."""
+class PuzzleFacts(BaseModel):
+    """What a puzzle is, for anyone to see: everything but its solution."""
 
-    model_config = document_config("Cruel puzzle v1", "puzzle")
-
-    format: Literal["cruel-puzzle/1"] = PUZZLE_FORMAT
     id: str = Field(description='e.g. "2027-01-05-hard" (daily) or "<seed>-hard-1" (generate).')
     date: dt.date | None = Field(description="The day of a daily puzzle; null otherwise.")
     tier: Tier
     rules: Rules
     deal: DealInfo
     par: Par = Field(description="The shortest solution found: card moves and redeals.")
-    solution: list[LogEntry] = Field(description="The par solution as cruel-log/1 moves.")
     metrics: Metrics
     generator: str = Field(description='What made it, e.g. "cruel-tools 1" (grader version).')
+
+
+class Puzzle(PuzzleFacts):
+    """One published puzzle: a graded deal with its par solution."""
+
+    model_config = document_config("Cruel puzzle v1", "puzzle")
+
+    format: Literal["cruel-puzzle/1"] = PUZZLE_FORMAT
+    solution: list[LogEntry] = Field(description="The par solution as cruel-log/1 moves.")
 
 
 # --- choosing deals ------------------------------------------------------------------------------
@@ -394,20 +399,12 @@ SOLUTION_FORMAT: Final = "cruel-solution/1"
 DAILY_FORMAT: Final = "cruel-daily/1"
 
 
-class PublicPuzzle(BaseModel):
+class PublicPuzzle(PuzzleFacts):
     """A puzzle as players may see it before its day is over: everything but the solution."""
 
     model_config = document_config("Cruel public puzzle v1", "puzzle-public")
 
     format: Literal["cruel-puzzle-public/1"] = PUBLIC_FORMAT
-    id: str
-    date: dt.date | None
-    tier: Tier
-    rules: Rules
-    deal: DealInfo
-    par: Par
-    metrics: Metrics
-    generator: str
     solution_from: dt.date | None = Field(
         description="The first day the solution is published (the day after the puzzle's date); "
         "null: never, for a puzzle without a date."
@@ -443,8 +440,7 @@ def solution_from(puzzle: Puzzle) -> dt.date | None:
 
 def public(puzzle: Puzzle) -> PublicPuzzle:
     """``puzzle`` without its solution."""
-    shared = PublicPuzzle.model_fields.keys() - {"format", "solution_from"}
-    fields = {name: getattr(puzzle, name) for name in shared}
+    fields = {name: getattr(puzzle, name) for name in PuzzleFacts.model_fields}
     return PublicPuzzle.model_construct(**fields, solution_from=solution_from(puzzle))
 
 
