@@ -22,7 +22,7 @@ from pydantic_core import to_json
 
 from .documents import document_config
 from .log import GameLog, Limits, LogFormatError, compact, load
-from .puzzles import Puzzle, verify_for_puzzle
+from .puzzles import Puzzle, solution_is_public, verify_for_puzzle
 from .verify import ErrorInfo, VerifyReport
 
 SUBMISSION_FORMAT: Final = "cruel-submission/1"
@@ -479,12 +479,12 @@ def _rejection(report: VerifyReport, puzzle: Puzzle, today: dt.date) -> ErrorInf
             message=f"the game is legal but {report.outcome}, with "
             f"{report.foundation_cards} of 52 cards on the foundations",
         )
-    if puzzle.date is not None and puzzle.date < today:
+    if solution_is_public(puzzle, today):
         return ErrorInfo(
             index=None,
             path="/",
             code="puzzle-closed",
-            message=f"puzzle {puzzle.id} closed at the end of {puzzle.date.isoformat()}, when its "
-            "solution was published",
+            message=f"puzzle {puzzle.id} closed at the end of {puzzle.date}, when its solution "
+            "was published",
         )
     return None

@@ -438,6 +438,13 @@ def solution_from(puzzle: Puzzle) -> dt.date | None:
     return None if puzzle.date is None else puzzle.date + dt.timedelta(days=1)
 
 
+def solution_is_public(puzzle: Puzzle, today: dt.date) -> bool:
+    """Whether the solution is public ``today``; from then on the puzzle also takes no more
+    leaderboard entries (anyone could copy the solution)."""
+    public_from = solution_from(puzzle)
+    return public_from is not None and today >= public_from
+
+
 def public(puzzle: Puzzle) -> PublicPuzzle:
     """``puzzle`` without its solution."""
     fields = {name: getattr(puzzle, name) for name in PuzzleFacts.model_fields}

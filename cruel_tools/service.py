@@ -52,6 +52,7 @@ from .puzzles import (
     public,
     published_solution,
     solution_from,
+    solution_is_public,
 )
 from .verify import VerifyReport, report_json, verify
 
@@ -376,8 +377,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def get_solution(id: PuzzleId) -> Response:
         """The par solution, as a game log: only once the puzzle's date is past (server time)."""
         puzzle = puzzle_or_404(id)
-        public_from = solution_from(puzzle)
-        if public_from is None or settings.today() < public_from:
+        if not solution_is_public(puzzle, settings.today()):
+            public_from = solution_from(puzzle)
             when = f"published on {public_from}" if public_from else "never published (no date)"
             raise ApiError(
                 403,
