@@ -464,3 +464,24 @@ def test_a_locked_database_is_503_and_the_server_answers_meanwhile(
         body = error(response, 503, "busy")
         assert body["message"].startswith("the leaderboard database is busy")
         assert submit(client, OPEN_ID, "bob", win()).status_code == 201
+
+
+def test_settings_reach_worker_processes_intact(tmp_path: Path) -> None:
+    sent = service.Settings(
+        puzzles=tmp_path / "set",
+        db=tmp_path / "db.sqlite",
+        max_body=4096,
+        max_moves=77,
+        db_timeout=1.5,
+        fixed_today=dt.date(2027, 2, 3),
+    )
+    got = service.Settings.from_env(sent.to_env())
+    assert (got.puzzles, Path(got.db), got.max_body, got.max_moves, got.db_timeout) == (
+        tmp_path / "set",
+        tmp_path / "db.sqlite",
+        4096,
+        77,
+        1.5,
+    )
+    assert got.today() == dt.date(2027, 2, 3)
+    assert service.Settings.from_env(service.Settings().to_env()).today() == dt.date.today()
