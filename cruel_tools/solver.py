@@ -89,11 +89,6 @@ def pile1_lock(game: Game) -> Card | None:
 # --- search --------------------------------------------------------------------------------------
 
 
-def _key(game: Game) -> tuple[tuple[int, ...], ...]:
-    # The piles determine the foundations: every card not in a pile is on one.
-    return game.key()
-
-
 #: The passes of :func:`solve`: at most this many early redeals (made while a card could still
 #: move), and the share of the budget each may use. ``None`` is the full search, which gets
 #: whatever the earlier passes left.
@@ -170,7 +165,7 @@ def search(
     # ``parents`` gives each node the node it was first reached from. A node is created only
     # after its parent, so following parents always ends at the root: a node re-reached with a
     # smaller mark is a new node, never a re-pointed old one (which could close a loop).
-    root_key = _key(start)
+    root_key = start.key()
     root: Node = (root_key, (start.redeals if limited else 0, 0))
     best: dict[Key, list[tuple[int, int]]] = {root_key: [root[1]]}
     parents: dict[Node, tuple[Node | None, Step | None]] = {root: (None, None)}
@@ -207,7 +202,7 @@ def search(
                     continue
             child = game.copy()
             child.push(step)
-            ck = _key(child)
+            ck = child.key()
             old = best.get(ck)
             mark = (child.redeals if limited else 0, child_early)
             if old is not None and any(r <= mark[0] and e <= mark[1] for r, e in old):
@@ -283,7 +278,7 @@ def exhaustive(start: Game, max_states: int = 1_000_000) -> bool | None:
         for step in game.legal_steps():
             child = game.copy()
             child.push(step)
-            ck = _key(child)
+            ck = child.key()
             if ck in seen and (not limited or seen[ck] <= child.redeals):
                 continue
             seen[ck] = child.redeals
