@@ -177,6 +177,8 @@ def _puzzle_option(
             return puzzles.find_puzzle(puzzles_dir, puzzle_id)
     except KeyError as exc:
         raise _fail(str(exc.args[0]), 2) from None
+    except puzzles.PuzzleSetError as exc:  # already names the file and what is wrong with it
+        raise _fail(str(exc), 2) from None
     except OSError as exc:
         raise _fail(f"cannot read the puzzle: {exc.strerror or type(exc).__name__}", 2) from None
     except ValueError as exc:  # pydantic's ValidationError

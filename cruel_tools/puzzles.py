@@ -86,11 +86,6 @@ def candidates(seed: str) -> Iterator[int]:
             yield number
 
 
-def tier_of(number: int, rules: Rules = DEFAULT, budget: Budget = Budget()) -> Tier | None:
-    """The tier of deal ``number`` (None: unwinnable or undecided), without the costly metrics."""
-    return _classified(number, rules, budget).tier
-
-
 def _classified(number: int, rules: Rules, budget: Budget) -> Classified:
     return classify(Game.from_deal(deals.deal_piles(number), rules), budget)
 
@@ -223,17 +218,17 @@ def puzzle_files(puzzles_dir: Path) -> list[Path]:
 
 
 def find_puzzle(puzzles_dir: Path, puzzle_id: str) -> Puzzle:
-    """The puzzle ``puzzle_id`` of a set; ``KeyError`` if it has none."""
+    """The puzzle ``puzzle_id`` of a set; ``KeyError`` if it has none, :class:`PuzzleSetError`
+    if the set cannot be read."""
     for path in puzzle_files(puzzles_dir):
         if path.stem == puzzle_id:
             puzzle = load_puzzle(path)
             if puzzle.id == puzzle_id:
                 return puzzle
-    for path in puzzle_files(puzzles_dir):  # a file named otherwise
-        puzzle = load_puzzle(path)
-        if puzzle.id == puzzle_id:
-            return puzzle
-    raise KeyError(f"no puzzle {puzzle_id!r} in {puzzles_dir}")
+    found = PuzzleSet.load(puzzles_dir).get(puzzle_id)  # a file named otherwise: read them all
+    if found is None:
+        raise KeyError(f"no puzzle {puzzle_id!r} in {puzzles_dir}")
+    return found
 
 
 def index_bytes(out: Path) -> bytes:
