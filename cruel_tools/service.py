@@ -14,7 +14,7 @@ import os
 import re
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
 from typing import Annotated, Any, Final
@@ -159,12 +159,9 @@ class Settings:
     db_timeout: float = 10.0
     #: The server's date (solutions of earlier puzzles are public); None: the local date.
     fixed_today: dt.date | None = None
-    today: Callable[[], dt.date] = field(default=dt.date.today)
 
-    def __post_init__(self) -> None:
-        fixed = self.fixed_today
-        if fixed is not None:
-            self.today = lambda: fixed
+    def today(self) -> dt.date:
+        return self.fixed_today or dt.date.today()
 
     @property
     def limits(self) -> Limits:

@@ -34,9 +34,7 @@ PAST_ID = "2027-01-04-hard"  # yesterday's: closed, solution public
 
 @pytest.fixture
 def settings(tmp_path: Path) -> service.Settings:
-    return service.Settings(
-        puzzles=ROOT / "puzzles", db=tmp_path / "db.sqlite", today=lambda: TODAY
-    )
+    return service.Settings(puzzles=ROOT / "puzzles", db=tmp_path / "db.sqlite", fixed_today=TODAY)
 
 
 @pytest.fixture
@@ -397,7 +395,7 @@ def near_log(base: dict[str, Any]) -> Any:
 @pytest.fixture(scope="module")
 def fuzz_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
     db = tmp_path_factory.mktemp("fuzz") / "db.sqlite"
-    app = service.create_app(service.Settings(puzzles=ROOT / "puzzles", db=db, today=lambda: TODAY))
+    app = service.create_app(service.Settings(puzzles=ROOT / "puzzles", db=db, fixed_today=TODAY))
     with TestClient(app, raise_server_exceptions=False) as c:
         yield c
 
