@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from .errors import CruelError
+
 Card = int
 
 SUITS: Final = "SHDC"
@@ -23,8 +25,10 @@ ACES: Final = (0, 13, 26, 39)
 DECK: Final = tuple(range(52))
 
 
-class CardError(ValueError):
+class CardError(CruelError):
     """A string that is not a card."""
+
+    code = "bad-card"
 
 
 def make(suit: int, rank: int) -> Card:

@@ -18,6 +18,7 @@ from typing import Final
 
 from . import cards
 from .cards import Card
+from .errors import CruelError
 from .game import NUM_PILES
 from .game import PACKET as PILE_SIZE
 
@@ -32,8 +33,10 @@ _INCREMENT: Final = 0x6D2B79F5
 _START: Final = tuple(cards.make(s, r) for s in range(4) for r in range(2, cards.KING + 1))
 
 
-class DealNumberError(ValueError):
+class DealNumberError(CruelError):
     """A deal number that is not an int from 0 to :data:`MAX_DEAL_NUMBER`."""
+
+    code = "bad-deal-number"
 
 
 def check_deal_number(number: object) -> int:
@@ -93,8 +96,10 @@ def deal_piles(number: int) -> list[list[Card]]:
 # --- deals in logs ----------------------------------------------------------------------------
 
 
-class BadDeal(ValueError):
+class BadDeal(CruelError):
     """Piles that are not a deal of Cruel. ``path`` points into the log (``/deal/...``)."""
+
+    code = "bad-deal"
 
     def __init__(self, path: str, message: str) -> None:
         super().__init__(message)

@@ -19,6 +19,7 @@ from typing import Literal, NamedTuple
 
 from . import cards
 from .cards import KING, Card
+from .errors import CruelError
 from .rules import DEFAULT, Rules
 
 NUM_PILES = 12
@@ -52,8 +53,11 @@ Step = Move | Redeal
 # --- errors -----------------------------------------------------------------------------------
 
 
-class IllegalMove(ValueError):
-    """A step the rules forbid in the current position. ``code`` is a stable, documented string."""
+class IllegalMove(CruelError):
+    """A step the rules forbid in the current position. ``code`` is a stable, documented string.
+
+    Only its subclasses are raised, one per code (:data:`MOVE_ERRORS`).
+    """
 
     code = "illegal-move"
 
@@ -141,8 +145,10 @@ MOVE_ERRORS: dict[str, type[IllegalMove]] = {
 }
 
 
-class PositionError(ValueError):
+class PositionError(CruelError):
     """Piles and foundations that do not make a position of Cruel (cards missing or twice)."""
+
+    code = "bad-position"
 
 
 # --- redeal orders ----------------------------------------------------------------------------

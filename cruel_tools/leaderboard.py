@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_core import to_json
 
 from .documents import document_config
+from .errors import CruelError
 from .log import GameLog, Limits, LogFormatError, compact, load
 from .puzzles import Puzzle, solution_is_public, verify_for_puzzle
 from .verify import ErrorInfo, VerifyReport
@@ -63,16 +64,36 @@ PlayerName = Annotated[
 ]
 
 
-class StoreError(Exception):
-    """The database cannot be used (not SQLite, or made by a newer cruel-tools)."""
+# Which of the store's errors are bad input. StoreError is: the file it is given is refused for
+# what it is (not SQLite, made by a newer cruel-tools, or not to be opened at that path), as
+# PuzzleSetError refuses a puzzle folder, and the same call fails again until someone changes
+# the file. So it is a CruelError (a ValueError), and `cruel serve` reports both alike.
+# StoreBusy and WouldWait are not: the input is good and the database is only in use by
+# someone else for now, so the same call may succeed later. Were they ValueErrors, an
+# `except ValueError` meant for bad input would turn "retry" into "refused". They stay plain
+# Exceptions, apart from StoreError (an `except StoreError` must not catch "busy").
+
+
+class StoreError(CruelError):
+    """The database cannot be used (cannot be opened, not SQLite, or made by a newer
+    cruel-tools)."""
+
+    code = "bad-database"
 
 
 class StoreBusy(Exception):
-    """The database stayed locked by another process for longer than the store waits."""
+    """The database stayed locked by another process for longer than the store waits.
+
+    Not a :class:`~cruel_tools.errors.CruelError`: nothing is wrong with the input; retry.
+    """
 
 
 class WouldWait(Exception):
-    """Storing would have to wait for the database (asked not to)."""
+    """Storing would have to wait for the database (asked not to).
+
+    Not a :class:`~cruel_tools.errors.CruelError`: nothing is wrong with the input; store it
+    again where waiting is harmless.
+    """
 
 
 # --- formats -------------------------------------------------------------------------------------

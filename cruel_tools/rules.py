@@ -12,6 +12,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .errors import CruelError
+
 RedealOrder = Literal["bottom-up", "top-down"]
 PresetName = Literal[
     "cruel", "cruel-when-stuck", "cruel-limited-3", "cruel-limited-5", "perseverance", "pysolfc"
@@ -65,9 +67,22 @@ PRESETS: dict[str, Rules] = {
 DEFAULT = PRESETS["cruel"]
 
 
+class UnknownPreset(CruelError, KeyError):
+    """A rules preset name that is not one of :data:`PRESETS`.
+
+    Also a :class:`KeyError`, as it was before there was :class:`~cruel_tools.errors.CruelError`
+    (like NumPy's ``AxisError``, both a ``ValueError`` and an ``IndexError``).
+    """
+
+    code = "unknown-preset"
+
+
 def preset(name: str) -> Rules:
-    """The preset called ``name``; :class:`KeyError` names the known ones."""
+    """The preset called ``name``; :class:`UnknownPreset` (a :class:`KeyError`) names the known
+    ones."""
     try:
         return PRESETS[name]
     except KeyError:
-        raise KeyError(f"unknown rules preset {name!r} (known: {', '.join(PRESETS)})") from None
+        raise UnknownPreset(
+            f"unknown rules preset {name!r} (known: {', '.join(PRESETS)})"
+        ) from None

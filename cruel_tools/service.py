@@ -67,7 +67,12 @@ PuzzleId = Annotated[str, PathParam(max_length=200, description="A puzzle id.")]
 
 
 class ApiError(Exception):
-    """A request we refuse, answered as an :class:`ErrorResponse`."""
+    """A request we refuse, answered as an :class:`ErrorResponse`.
+
+    Not a :class:`~cruel_tools.errors.CruelError`: it is an HTTP answer, raised and caught
+    inside this module, for any status (503 busy and 500 internal errors too); the library's
+    errors on bad input that it answers are CruelErrors already.
+    """
 
     def __init__(
         self,
