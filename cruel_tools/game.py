@@ -63,62 +63,103 @@ class IllegalMove(CruelError):
 
 
 class BadPile(IllegalMove):
+    """Raised when a move names a pile outside 1-12, as source or target (a v1 log cannot:
+    its schema allows only 1-12)."""
+
     code = "bad-pile"
 
 
 class SamePile(IllegalMove):
+    """Raised when a move's target is its own source pile."""
+
     code = "same-pile"
 
 
 class EmptySource(IllegalMove):
+    """Raised when a card is to move from an empty pile in a game not yet won (once it is
+    won, :class:`MoveAfterEnd`)."""
+
     code = "empty-source"
 
 
 class EmptyTarget(IllegalMove):
+    """Raised when a card is to move onto an empty pile: empty piles stay closed until a
+    redeal."""
+
     code = "empty-target"
 
 
 class CardMismatch(IllegalMove):
+    """Raised when a move names its card and that is not the card that would move (for a
+    run, its deepest card)."""
+
     code = "card-mismatch"
 
 
 class NotNextOnFoundation(IllegalMove):
+    """Raised when a card sent to the foundation is not the next rank of its suit."""
+
     code = "not-next-on-foundation"
 
 
 class WrongSuit(IllegalMove):
+    """Raised when a card is to go onto a top card of another suit."""
+
     code = "wrong-suit"
 
 
 class WrongRank(IllegalMove):
+    """Raised when a card is to go onto a card of its own suit that is not one rank higher
+    (a king goes onto no card)."""
+
     code = "wrong-rank"
 
 
 class RunsNotAllowed(IllegalMove):
+    """Raised when a move's ``count`` is not 1 under rules without ``run_moves``: only single
+    cards move."""
+
     code = "runs-not-allowed"
 
 
 class NotARun(IllegalMove):
+    """Raised, under ``run_moves``, when ``count`` is more than the run on top of the source
+    pile (or less than 1)."""
+
     code = "not-a-run"
 
 
 class RunToFoundation(IllegalMove):
+    """Raised, under ``run_moves``, when a move to the foundation has a ``count`` other than 1:
+    cards go there one at a time."""
+
     code = "run-to-foundation"
 
 
 class RedealUnchanged(IllegalMove):
+    """Raised when a redeal would leave every pile as it is (:func:`is_packed`), as at
+    the start of a game or right after another redeal."""
+
     code = "redeal-unchanged"
 
 
 class RedealLimit(IllegalMove):
+    """Raised when a redeal is asked for after the rules' ``max_redeals`` are used up."""
+
     code = "redeal-limit"
 
 
 class RedealNotStuck(IllegalMove):
+    """Raised, under ``redeal_only_when_stuck``, when a redeal is asked for while a card
+    can move."""
+
     code = "redeal-not-stuck"
 
 
 class MoveAfterEnd(IllegalMove):
+    """Raised for any step, card move or redeal, once the game is won (a pile number outside
+    1-12 is still :class:`BadPile`)."""
+
     code = "move-after-end"
 
 
@@ -295,7 +336,23 @@ class Game:
     def move(
         self, source: int, target: int | None, count: int = 1, card: Card | None = None
     ) -> None:
-        """Move the top ``count`` cards of ``source`` to ``target`` (None: the foundation)."""
+        """Move the top ``count`` cards of ``source`` to ``target`` (None: the foundation).
+
+        The checks run in this order; the first that fails raises, leaving the game unchanged.
+
+        :raises BadPile: ``source`` or ``target`` is not a pile number 1-12.
+        :raises MoveAfterEnd: the game is won.
+        :raises EmptySource: pile ``source`` is empty.
+        :raises SamePile: ``target`` is ``source``.
+        :raises RunsNotAllowed: ``count`` is not 1 and the rules move single cards only.
+        :raises RunToFoundation: ``count`` is not 1 and ``target`` is the foundation.
+        :raises NotARun: ``count`` is more than the run on top of ``source`` (or less than 1).
+        :raises CardMismatch: ``card`` is given and is not the (deepest) card that would move.
+        :raises NotNextOnFoundation: the card is not the next of its suit's foundation.
+        :raises EmptyTarget: pile ``target`` is empty.
+        :raises WrongSuit: the top card of ``target`` is of another suit.
+        :raises WrongRank: it is of the same suit but not one rank higher (or the card is a king).
+        """
         if not 1 <= source <= NUM_PILES or not (target is None or 1 <= target <= NUM_PILES):
             raise BadPile(f"piles are numbered 1 to {NUM_PILES}")
         src = self.piles[source - 1]
@@ -379,7 +436,16 @@ class Game:
         return None
 
     def redeal(self) -> None:
-        """Gather and deal out again (see :func:`redeal_piles`)."""
+        """Gather and deal out again (see :func:`redeal_piles`).
+
+        The checks run in this order (:meth:`redeal_problem` says which would fail, without
+        raising); the first that fails raises, leaving the game unchanged.
+
+        :raises MoveAfterEnd: the game is won.
+        :raises RedealLimit: the rules' ``max_redeals`` are used up.
+        :raises RedealNotStuck: the rules allow a redeal only when stuck, and a card can move.
+        :raises RedealUnchanged: the redeal would leave every pile as it is.
+        """
         problem = self.redeal_problem()
         if problem is not None:
             raise problem
@@ -387,7 +453,11 @@ class Game:
         self.redeals += 1
 
     def push(self, step: Step) -> None:
-        """Play a :class:`Move` or :data:`REDEAL`."""
+        """Play a :class:`Move` or :data:`REDEAL`.
+
+        :raises IllegalMove: the subclass :meth:`move` or :meth:`redeal` raises for that step
+            (any of :data:`MOVE_ERRORS`), leaving the game unchanged.
+        """
         if isinstance(step, Redeal):
             self.redeal()
         else:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from cruel_tools import cards
@@ -342,13 +345,44 @@ def test_limited_profile_blocks_when_redeals_run_out() -> None:
 
 
 def test_every_error_code_has_a_test() -> None:
-    import pathlib
-
-    text = pathlib.Path(__file__).read_text()
+    text = Path(__file__).read_text()
+    # MOVE_ERRORS holds the codes the engine raises; the base class's code is never raised.
+    assert IllegalMove.code not in MOVE_ERRORS
     for code in MOVE_ERRORS:
-        if code == "illegal-move":
-            continue
         assert f'"{code}"' in text, code
+
+
+def _move_error_classes() -> list[type[IllegalMove]]:
+    """Every subclass of IllegalMove the library defines, however deep."""
+    found, todo = [], [IllegalMove]
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            if sub.__module__.startswith("cruel_tools."):
+                found.append(sub)
+                todo.append(sub)
+    return found
+
+
+def _documented_move_errors() -> list[str]:
+    """The codes in the move errors table of docs/verify.md."""
+    text = (Path(__file__).parent.parent / "docs" / "verify.md").read_text(encoding="utf-8")
+    table = text.split("\n### Move errors\n", 1)[1].split("\n### ", 1)[0]
+    return re.findall(r"^\| `([a-z-]+)` \|", table, flags=re.MULTILINE)
+
+
+def test_every_move_error_is_listed_explained_and_documented() -> None:
+    classes = _move_error_classes()
+    assert len(classes) == 15
+    documented = _documented_move_errors()
+    raises = (Game.move.__doc__ or "") + (Game.redeal.__doc__ or "")
+    for cls in classes:
+        assert "code" in cls.__dict__, f"{cls.__name__} has no code of its own"
+        assert MOVE_ERRORS.get(cls.code) is cls, f"{cls.__name__} is not in MOVE_ERRORS"
+        assert (cls.__doc__ or "").startswith("Raised"), f"{cls.__name__}: when is it raised?"
+        assert cls.code in documented, f"{cls.code} is not in docs/verify.md"
+        assert f":raises {cls.__name__}:" in raises, f"{cls.__name__} not in Game.move/redeal"
+    assert len(MOVE_ERRORS) == len(classes)
+    assert sorted(documented) == sorted(MOVE_ERRORS)  # each once, and nothing else
 
 
 def test_presets() -> None:
