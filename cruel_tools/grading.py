@@ -1,13 +1,9 @@
 """Difficulty grading: a ladder of deterministic players of growing skill, then the solver.
 
-A deal's tier is set by the weakest player that wins it (docs/grading.md):
-
-| tier | the weakest winner |
-|---|---|
-| easy | player 1 (foundation moves, redeal when stuck) or player 2 (also builds down in suit) |
-| medium | player 3: plans perfectly, but never redeals while a card can still move |
-| hard | player 4: plans perfectly, with at most one early redeal |
-| expert | only the full solver (several early redeals) |
+A deal's tier is set by the weakest player that wins it (docs/grading.md). The ladder is one
+table, :data:`LADDER` (weakest first: tier, player, technique), as the difficulty list of Simon
+Tatham's puzzles is: the tiers (:data:`TIERS`), the players grading tries (:data:`PLAYERS`) and
+the tier of each player (:data:`TIER_OF`) are all read from it.
 
 Players 3 and 4 are the solver's narrow passes (docs/solver.md) used as players: the technique a
 deal needs (no early redeal, one, several) is what makes it hard, as in Simon Tatham's puzzles,
@@ -21,9 +17,9 @@ decisions along it, and how often a random legal player wins.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Final, Literal, get_args
 
 from pydantic import Field
 
@@ -37,8 +33,11 @@ from .solver import DealInfo, FrozenModel, Verdict, search, solve
 
 GRADE_FORMAT: Final = "cruel-grade/1"
 GRADER_VERSION: Final = "1"
+#: The tiers, easiest first. mypy and pydantic need a Literal written out (mypy cannot read one
+#: built from a table at run time), so this repeats the tier column of :data:`LADDER`; the
+#: rows are typed ``Tier`` (mypy refuses a row with another tier) and, below the table, an
+#: import-time check refuses a Literal that is not exactly the table's tiers in order.
 Tier = Literal["easy", "medium", "hard", "expert"]
-TIERS: tuple[Tier, ...] = ("easy", "medium", "hard", "expert")
 
 
 @dataclass(frozen=True)
@@ -154,18 +153,44 @@ def _technique(early: int) -> Player:
 
 player3 = _technique(0)
 player4 = _technique(1)
-LADDER: tuple[tuple[str, Player], ...] = (
-    ("player1", player1),
-    ("player2", player2),
-    ("player3", player3),
-    ("player4", player4),
+
+
+@dataclass(frozen=True)
+class Rung:
+    """One row of the ladder: a player and the tier of the deals it is the weakest to win."""
+
+    tier: Tier
+    player: str  # its key in Metrics.ladder
+    technique: str  # what it can do, in one line
+    play: Player | None  # None: the full solver, which grading runs first anyway (for the verdict)
+
+
+#: The ladder, weakest player first: THE table of tiers and players (docs/grading.md shows it).
+#: A deal's tier is that of the first row whose player wins it; the last row is the solver.
+LADDER: Final[tuple[Rung, ...]] = (
+    Rung("easy", "player1", "plays foundation moves, redeals when stuck", player1),
+    Rung(
+        "easy", "player2", "as player 1, and builds down in suit when no card can go home", player2
+    ),
+    Rung("medium", "player3", "plans perfectly, but never redeals while a card can move", player3),
+    Rung("hard", "player4", "plans perfectly, with at most one early redeal", player4),
+    Rung("expert", "solver", "the full solver: several early redeals if need be", None),
 )
-_TIER_OF: dict[str, Tier] = {
-    "player1": "easy",
-    "player2": "easy",
-    "player3": "medium",
-    "player4": "hard",
-}
+#: The tiers, easiest first (each once, in ladder order).
+TIERS: Final[tuple[Tier, ...]] = tuple(dict.fromkeys(rung.tier for rung in LADDER))
+#: The players grading tries after the solver has won, weakest first: every row but the solver.
+PLAYERS: Final[tuple[tuple[str, Player], ...]] = tuple(
+    (rung.player, rung.play) for rung in LADDER if rung.play is not None
+)
+#: The tier of a deal whose weakest winner is the player of that name.
+TIER_OF: Final[Mapping[str, Tier]] = {rung.player: rung.tier for rung in LADDER}
+
+# Checked at import (not with ``assert``, which ``python -O`` drops): a Literal that differs from
+# the table, or a ladder that does not end with the solver, would grade deals wrongly.
+if TIERS != get_args(Tier):
+    raise ImportError(f"grading.Tier {get_args(Tier)} is not the ladder's tiers {TIERS}")
+if [rung.play is None for rung in LADDER] != [False] * (len(LADDER) - 1) + [True]:
+    raise ImportError("the ladder must end with the solver, and only there")
 
 
 # --- metrics -------------------------------------------------------------------------------------
@@ -247,16 +272,23 @@ def classify(game: Game, budget: Budget = Budget()) -> Classified:
         return Classified(result.verdict, None, {}, [], result.stats.expanded)
     ladder: dict[str, bool] = {}
     solutions: list[list[Step]] = [result.steps]
-    tier: Tier = "expert"
-    for name, player in LADDER:
-        if tier != "expert":  # the weakest winner is known: the stronger ones need not play
-            break
-        steps = player(game, budget)
-        ladder[name] = steps is not None
-        if steps is not None:
-            solutions.append(steps)
-            tier = _TIER_OF[name]
+    tier = _weakest_winner(game, budget, ladder, solutions)
     return Classified("won", tier, ladder, solutions, result.stats.expanded)
+
+
+def _weakest_winner(
+    game: Game, budget: Budget, ladder: dict[str, bool], solutions: list[list[Step]]
+) -> Tier:
+    """The tier of ``game``, which the solver has won: that of its weakest winning player (each
+    one tried is noted in ``ladder``, the winner's game added to ``solutions``), else the
+    solver's."""
+    for name, play in PLAYERS:
+        steps = play(game, budget)
+        ladder[name] = steps is not None
+        if steps is not None:  # the weakest winner is known: the stronger ones need not play
+            solutions.append(steps)
+            return TIER_OF[name]
+    return LADDER[-1].tier  # the solver's row (checked above to be the last)
 
 
 def grade(
