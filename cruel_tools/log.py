@@ -7,11 +7,10 @@ model is built, and every problem becomes one :class:`LogFormatError` with a JSO
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Annotated, Any, Literal, NotRequired
+from typing import Annotated, Any, Final, Literal, NotRequired
 
+import orjson
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -31,13 +30,12 @@ from . import cards
 from .cards import Card
 from .deals import MAX_DEAL_NUMBER
 from .documents import document_config
-from .game import REDEAL, Game, Move, Step
+from .game import NUM_PILES, REDEAL, Game, Move, Step
 from .rules import PRESETS, PresetName, Rules
 
 FORMAT = "cruel-log/1"
 CARD_PATTERN = r"^(10|[2-9AaTtJjQqKk])([SsHhDdCc]|[♠♥♦♣]\ufe0f?)$"
 COMPACT_PATTERN = r"^(?:[Rr]|([1-9]|1[0-2])(?:[Ff]|-([1-9]|1[0-2])(?:[xX]([1-9]|1[0-2]))?))$"
-_COMPACT = re.compile(COMPACT_PATTERN)
 
 
 # --- limits and errors ------------------------------------------------------------------------
@@ -194,9 +192,12 @@ class GameLog(BaseModel):
     _steps: list[Step] | None = PrivateAttr(None)
 
     def steps(self) -> list[Step]:
-        """The moves as engine steps (computed once)."""
+        """The moves as engine steps (decoded once, by :func:`decode`)."""
         if self._steps is None:
-            self._steps = [to_step(e) for e in self.moves]
+            steps = decode(self.moves)
+            # The model accepted every entry, and decode accepts exactly what the model does.
+            assert steps is not None, "decode refused an entry the model accepted"
+            self._steps = steps
         return self._steps
 
     def resolved_rules(self) -> Rules:
@@ -207,19 +208,99 @@ class GameLog(BaseModel):
         return PRESETS[self.rules.preset].model_copy(update=overrides)
 
 
-# --- steps ------------------------------------------------------------------------------------
+# --- the one decoder of entries -------------------------------------------------------------
 
 
-@lru_cache(maxsize=1024)
+def _compact_table() -> dict[str, Step]:
+    """Every string the compact pattern accepts, with the step it stands for (3,626 of them)."""
+    table: dict[str, Step] = {"R": REDEAL, "r": REDEAL}
+    for source in range(1, NUM_PILES + 1):
+        for f in "Ff":
+            table[f"{source}{f}"] = Move(source, None)
+        for target in range(1, NUM_PILES + 1):
+            table[f"{source}-{target}"] = Move(source, target)
+            for count in range(1, NUM_PILES + 1):
+                for x in "xX":
+                    table[f"{source}-{target}{x}{count}"] = Move(source, target, count)
+    return table
+
+
+#: The compact moves (``"3F"``, ``"3-7"``, ``"3-7x2"``, ``"R"``), each with its step. A test
+#: checks that these keys are exactly the strings :data:`COMPACT_PATTERN` accepts.
+COMPACT_STEPS: Final[dict[str, Step]] = _compact_table()
+_PILES: Final = frozenset(range(1, NUM_PILES + 1))
+
+
+def decode(entries: list[Any]) -> list[Step] | None:
+    """The steps that log entries stand for, or None when an entry is not one the model accepts.
+
+    This is the only reader of entries: the model's :meth:`GameLog.steps` and the fast path of
+    :func:`load` both go through it. It accepts exactly what :data:`LogEntry` accepts (a
+    hypothesis test holds the two to that); on None, the caller lets pydantic say what is wrong.
+    Plain type checks and table look-ups, no per-entry function calls: a log has thousands.
+    """
+    steps: list[Step] = []
+    append, compact, by_text, piles = steps.append, COMPACT_STEPS.get, cards.BY_TEXT, _PILES
+    for entry in entries:
+        kind = type(entry)
+        if kind is str:
+            step = compact(entry)
+            if step is None:
+                return None
+            append(step)
+            continue
+        if kind is not dict:
+            return None
+        if entry.get("type") == "redeal":
+            if len(entry) != 1:
+                return None
+            append(REDEAL)
+            continue
+        # A move: "type", "from", "to", and optionally "card" and "count"; nothing else.
+        source, to = entry.get("from"), entry.get("to")
+        card, count = entry.get("card"), entry.get("count", 1)
+        if (
+            entry.get("type") != "move"
+            # type() is int: bools are ints to Python but not to the (strict) model
+            or type(source) is not int
+            or source not in piles
+            or type(count) is not int
+            or count not in piles
+            or len(entry) != 3 + ("card" in entry) + ("count" in entry)
+        ):
+            return None
+        if to == "foundation":
+            target = None
+        elif type(to) is int and to in piles:
+            target = to
+        else:
+            return None
+        if card is not None:
+            if type(card) is not str:
+                return None
+            card = by_text.get(card)
+            if card is None:
+                return None
+        elif "card" in entry:  # "card": null
+            return None
+        append(Move(source, target, count, card))
+    return steps
+
+
+def to_step(entry: Any) -> Step:
+    """The step one log entry stands for; :class:`ValueError` when it is not an entry."""
+    steps = decode([entry])
+    if steps is None:
+        raise ValueError(f"not a log entry: {entry!r}"[:80])
+    return steps[0]
+
+
 def parse_compact(text: str) -> Step:
     """``"3F"``, ``"3-7"``, ``"3-7x2"`` or ``"R"`` as an engine step."""
-    m = _COMPACT.fullmatch(text)
-    if m is None:
+    step = COMPACT_STEPS.get(text)
+    if step is None:
         raise ValueError(f"not a compact move: {text!r}")
-    source, target, count = m.groups()
-    if source is None:
-        return REDEAL
-    return Move(int(source), int(target) if target else None, int(count or 1))
+    return step
 
 
 def compact(step: Step) -> str:
@@ -229,22 +310,6 @@ def compact(step: Step) -> str:
     if step.target is None:
         return f"{step.source}F"
     return f"{step.source}-{step.target}" + (f"x{step.count}" if step.count != 1 else "")
-
-
-def to_step(entry: MoveEntry | RedealEntry | str) -> Step:
-    """The engine step a validated log entry stands for."""
-    if isinstance(entry, str):
-        return parse_compact(entry)
-    if entry["type"] == "redeal":
-        return REDEAL
-    to = entry["to"]
-    card = entry.get("card")
-    return Move(
-        entry["from"],
-        None if to == "foundation" else to,
-        entry.get("count", 1),
-        None if card is None else cards.BY_TEXT[card],
-    )
 
 
 def step_entry(step: Step, card: Card | None = None) -> dict[str, Any]:
@@ -362,17 +427,110 @@ def _first_error(exc: ValidationError) -> LogFormatError:
 def load(data: bytes | str, limits: Limits = _DEFAULT_LIMITS) -> GameLog:
     """Parse one log from JSON text; raise :class:`LogFormatError` for anything that is not one.
 
-    pydantic parses and validates in one pass (no intermediate Python objects): the cheapest
-    way to read a log in Python, and bounded by the size limit checked first.
+    Two paths, one definition of the format. The fast path (:func:`_read_fast`: orjson, then
+    plain checks and :func:`decode`) takes the common case and builds the model without
+    validating it again; it accepts only what the model accepts, and gives up on anything else.
+    Then pydantic parses and validates the text, and either accepts it after all or names
+    the first problem. Both paths are bounded by the size limit checked first.
+
+    :raises LogFormatError: the text is too large, not JSON, or not a v1 log.
     """
     if len(data) > limits.max_bytes:
         raise LogFormatError(
             "too-large", "", f"log is {len(data)} bytes, over the limit of {limits.max_bytes}"
         )
+    fast = _read_fast(data, limits)
+    if fast is not None:
+        return fast
     try:
         return GameLog.model_validate_json(data, context={"limits": limits})
     except ValidationError as exc:
         raise _first_error(exc) from None
+
+
+_TOP_KEYS: Final = frozenset(GameLog.model_fields)
+_DEAL_KEYS: Final = frozenset(Deal.model_fields)
+_CLAIM_KEYS: Final = frozenset(Claim.model_fields)
+_OUTCOMES: Final = frozenset({"won", "blocked", "in_progress", None})
+# Scalars that orjson and pydantic read alike. Not floats: orjson reads an integer too large
+# for 64 bits as a float where pydantic keeps an int; not containers: pydantic refuses nesting
+# that orjson allows. A meta value of another type sends the log down the validating path.
+_PLAIN_META: Final = frozenset({str, int, bool, type(None)})
+
+
+def _read_fast(data: bytes | str, limits: Limits) -> GameLog | None:
+    """The log, if it is one in the common shape (a preset by name, plain meta); else None.
+
+    Every check here is one the model makes too, so whatever this accepts the model accepts;
+    whatever it does not recognise, it leaves to the model (a hypothesis test drives both).
+    """
+    try:
+        obj = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None
+    if type(obj) is not dict or not _TOP_KEYS.issuperset(obj):
+        return None
+    rules, deal, moves = obj.get("rules", "cruel"), obj.get("deal"), obj.get("moves", [])
+    claim, meta = obj.get("claim"), obj.get("meta")
+    if (
+        obj.get("format") != FORMAT
+        or type(rules) is not str
+        or rules not in PRESETS
+        or type(moves) is not list
+        or len(moves) > limits.max_moves
+    ):
+        return None
+    deal_model = _fast_deal(deal)
+    if deal_model is None:
+        return None
+    claim_model = None
+    if claim is not None:
+        claim_model = _fast_claim(claim)
+        if claim_model is None:
+            return None
+    if meta is not None and (
+        type(meta) is not dict or not _PLAIN_META.issuperset(map(type, meta.values()))
+    ):
+        return None
+    steps = decode(moves)
+    if steps is None:
+        return None
+    log = GameLog.model_construct(
+        format=FORMAT, rules=rules, deal=deal_model, moves=moves, claim=claim_model, meta=meta
+    )
+    log._steps = steps
+    return log
+
+
+def _fast_deal(deal: Any) -> Deal | None:
+    if type(deal) is not dict or not deal or not _DEAL_KEYS.issuperset(deal):
+        return None
+    number, piles = deal.get("number"), deal.get("piles")
+    if number is not None and (type(number) is not int or not 0 <= number <= MAX_DEAL_NUMBER):
+        return None
+    if piles is not None:
+        by_text = cards.BY_TEXT
+        if type(piles) is not list or not all(
+            type(p) is list and all(type(c) is str and c in by_text for c in p) for p in piles
+        ):
+            return None
+    if None in deal.values():  # an explicit null: leave it to the model to say what it allows
+        return None
+    return Deal.model_construct(number=number, piles=piles)
+
+
+def _fast_claim(claim: Any) -> Claim | None:
+    if type(claim) is not dict or not _CLAIM_KEYS.issuperset(claim):
+        return None
+    outcome = claim.get("outcome")
+    if type(outcome) is not str and outcome is not None or outcome not in _OUTCOMES:
+        return None
+    bounds = {"foundation_cards": (4, 52), "moves": (0, 10**6), "redeals": (0, 10**6)}
+    for key, (low, high) in bounds.items():
+        value = claim.get(key)
+        if value is not None and (type(value) is not int or not low <= value <= high):
+            return None
+    return Claim.model_construct(**claim)
 
 
 def from_object(obj: Any, limits: Limits = _DEFAULT_LIMITS) -> GameLog:

@@ -14,11 +14,11 @@ from typing import Literal
 
 from . import cards
 from .cards import Card
-from .deals import BadDeal, resolve_deal
-from .game import Game, IllegalMove, Redeal, Step
+from .game import Game, Redeal, Step
 from .log import GameLog
+from .play import ErrorInfo, Played, Visitor, play
 from .rules import PRESETS
-from .verify import ErrorInfo, check_claim, deal_error, move_error, score_words
+from .verify import score_words
 
 Layout = Literal["rows", "grid", "wide"]
 LAYOUTS: tuple[Layout, ...] = ("rows", "grid", "wide")
@@ -199,57 +199,72 @@ def _header(log: GameLog) -> list[str]:
 
 def replay(log: GameLog, options: ReplayOptions = ReplayOptions()) -> Replay:
     """Render ``log`` step by step; stop at the first illegal move, as the verifier does."""
-    style = options.style
-    out = _header(log)
-    try:
-        piles = resolve_deal(log.deal.number, log.deal.piles)
-    except BadDeal as exc:
-        bad = deal_error(exc)
-        return Replay([*out, "", *_error_lines(bad, style)], bad, None)
-    game = Game.trusted(piles, log.resolved_rules())
-    steps = log.steps()
-    last = len(steps) if options.last is None else min(options.last, len(steps))
-    show_positions = not (options.moves_only or options.final_only)
-    if show_positions and options.first <= 1:
-        out += ["", "Start", *position_lines(game, style)]
-    elif show_positions:
-        out += ["", f"Before step {options.first}"]
-    error: ErrorInfo | None = None
-    for number, step in enumerate(steps, 1):
-        shown = options.first <= number <= last and not options.final_only
-        if show_positions and number == options.first and number > 1:
-            out += position_lines(game, style)
-        before = game.copy()
-        try:
-            game.push(step)
-        except IllegalMove as exc:
-            error = move_error(number - 1, exc)
-            out += [
-                "",
-                f"{number}. {describe(step, before, style)}  (illegal)",
-                *_error_lines(error, style),
-                f"Position when move {number} was tried:",
-                *position_lines(game, style),
-            ]
-            break
-        if not shown:
-            continue
-        line = f"{number}. {describe(step, before, style)}"
-        if options.moves_only:
-            out.append(line)
-            continue
-        out += ["", line]
-        if isinstance(step, Redeal):
-            out += _wrap(new_tops(before, game, style))
-        out += position_lines(game, style)
-    if error is None and options.final_only:
-        out += ["", "Final position", *position_lines(game, style)]
-    if error is None:
-        error = check_claim(game, log)
-    out += ["", _summary(game)]
-    if error is not None and error.code == "claim-mismatch":
-        out += _error_lines(error, style)
-    return Replay(out, error, game)
+    visitor = _ReplayVisitor(options, _header(log))
+    played = play(log, visitor)
+    return Replay(visitor.out, played.error, played.game)
+
+
+class _ReplayVisitor(Visitor):
+    """Writes the lines of a replay as :func:`~cruel_tools.play.play` walks the log."""
+
+    def __init__(self, options: ReplayOptions, header: list[str]) -> None:
+        self.options, self.style, self.out = options, options.style, header
+        self.show_positions = not (options.moves_only or options.final_only)
+        self.last = options.last
+        self.text = ""  # the step about to be played, in words
+        self.before: Game | None = None  # the position before a shown redeal (for its new tops)
+
+    def begin(self, log: GameLog, game: Game) -> None:
+        first, style = self.options.first, self.style
+        if self.show_positions and first <= 1:
+            self.out += ["", "Start", *position_lines(game, style)]
+        elif self.show_positions:
+            self.out += ["", f"Before step {first}"]
+
+    def _shown(self, number: int) -> bool:
+        opts = self.options
+        return opts.first <= number and (self.last is None or number <= self.last)
+
+    def before_step(self, index: int, step: Step, game: Game) -> None:
+        number = index + 1
+        if self.show_positions and number == self.options.first and number > 1:
+            self.out += position_lines(game, self.style)
+        self.text = f"{number}. {describe(step, game, self.style)}"
+        shown = self._shown(number) and not self.options.final_only
+        self.before = game.copy() if shown and isinstance(step, Redeal) else None
+
+    def after_step(self, index: int, step: Step, game: Game) -> None:
+        if not self._shown(index + 1) or self.options.final_only:
+            return
+        if self.options.moves_only:
+            self.out.append(self.text)
+            return
+        self.out += ["", self.text]
+        if self.before is not None:
+            self.out += _wrap(new_tops(self.before, game, self.style))
+        self.out += position_lines(game, self.style)
+
+    def illegal(self, index: int, step: Step, game: Game, error: ErrorInfo) -> None:
+        self.out += [
+            "",
+            f"{self.text}  (illegal)",
+            *_error_lines(error, self.style),
+            f"Position when move {index + 1} was tried:",
+            *position_lines(game, self.style),
+        ]
+
+    def end(self, played: Played) -> None:
+        error, game, style = played.error, played.game, self.style
+        if game is None:  # a bad deal
+            assert error is not None
+            self.out += ["", *_error_lines(error, style)]
+            return
+        claim_only = error is None or error.code == "claim-mismatch"
+        if claim_only and self.options.final_only:
+            self.out += ["", "Final position", *position_lines(game, style)]
+        self.out += ["", _summary(game)]
+        if error is not None and error.code == "claim-mismatch":
+            self.out += _error_lines(error, style)
 
 
 def _error_lines(error: ErrorInfo, style: Style) -> list[str]:

@@ -12,16 +12,16 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 from multiprocessing.pool import AsyncResult
-from typing import Any, Final, Literal, TypeVar, cast
+from typing import Final, Literal, TypeVar
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
 from . import cards
-from .deals import BadDeal, resolve_deal
 from .documents import document_config
-from .game import Game, IllegalMove, Outcome
-from .log import FORMAT_ERROR_CODES, GameLog, Limits, LogFormatError, load, parse_compact
+from .game import Game, Outcome
+from .log import FORMAT_ERROR_CODES, GameLog, Limits, LogFormatError, load
+from .play import ErrorInfo, claim_error, move_error, play
 from .rules import Rules
 
 REPORT_FORMAT: Final = "cruel-verify-report/1"
@@ -42,17 +42,6 @@ class Source(BaseModel):
 
     def __str__(self) -> str:
         return self.file if self.line is None else f"{self.file}:{self.line}"
-
-
-class ErrorInfo(BaseModel):
-    """The first thing wrong with a log."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    index: int | None = Field(description="0-based index in moves, when a move is at fault.")
-    path: str = Field(description="JSON pointer into the log, e.g. /moves/16.")
-    code: str = Field(description="Stable error code (docs/verify.md).")
-    message: str = Field(description="One line, naming cards and piles as players do.")
 
 
 class FinalPosition(BaseModel):
@@ -102,84 +91,20 @@ def final_position(game: Game) -> FinalPosition:
     )
 
 
-def replay(game: Game, log: GameLog) -> ErrorInfo | None:
-    """Play the log's moves on ``game``; stop at the first illegal one and describe it."""
-    # Entries are read in place rather than through log.steps(): building a Move per entry
-    # would cost as much as playing it. The model has already checked every entry's form.
-    index = 0
-    move, redeal, by_text = game.move, game.redeal, cards.BY_TEXT
-    try:
-        entries = cast(list[Any], log.moves)  # dicts and strings, checked by the model
-        for index, entry in enumerate(entries):  # noqa: B007 - the except clause reports it
-            if type(entry) is str:
-                game.push(parse_compact(entry))
-            elif entry["type"] == "move":
-                to, card = entry["to"], entry.get("card")
-                move(
-                    entry["from"],
-                    None if to == "foundation" else to,
-                    entry.get("count", 1),
-                    None if card is None else by_text[card],
-                )
-            else:
-                redeal()
-    except IllegalMove as exc:
-        return move_error(index, exc)
-    return None
-
-
-def deal_error(exc: BadDeal) -> ErrorInfo:
-    """How piles that are not a deal are reported."""
-    return ErrorInfo(index=None, path=exc.path, code="bad-deal", message=f"deal: {exc}")
-
-
-def move_error(index: int, exc: IllegalMove) -> ErrorInfo:
-    """How an illegal move at ``index`` is reported (players count moves from 1)."""
-    return ErrorInfo.model_construct(
-        index=index, path=f"/moves/{index}", code=exc.code, message=f"move {index + 1}: {exc}"
-    )
-
-
-def check_claim(game: Game, log: GameLog) -> ErrorInfo | None:
-    """The first claim field that the replayed game contradicts."""
-    claim = log.claim
-    if claim is None:
-        return None
-    actual = {
-        "outcome": game.outcome(),
-        "foundation_cards": game.foundation_cards,
-        "moves": game.moves,
-        "redeals": game.redeals,
-    }
-    for key, value in actual.items():
-        said = getattr(claim, key)
-        if said is not None and said != value:
-            return ErrorInfo(
-                index=None,
-                path=f"/claim/{key}",
-                code="claim-mismatch",
-                message=f"the claim says {key} {said}, the replay gives {value}",
-            )
-    return None
-
-
 def verify(log: GameLog, source: Source | None = None) -> VerifyReport:
-    """Verify a parsed log: deal, every move, then the claim."""
-    rules = log.resolved_rules()
-    number = log.deal.number
-    try:
-        piles = resolve_deal(number, log.deal.piles)
-    except BadDeal as exc:
+    """Verify a parsed log: deal, every move, then the claim (one :func:`~.play.play`)."""
+    played = play(log)
+    game = played.game
+    if game is None:
         return VerifyReport(
             source=source,
             status="invalid",
             valid=False,
-            rules=rules,
-            deal_number=number,
-            error=deal_error(exc),
+            rules=played.rules,
+            deal_number=played.deal_number,
+            error=played.error,
         )
-    game = Game.trusted(piles, rules)
-    error: ErrorInfo | None = replay(game, log) or check_claim(game, log)
+    error = played.error
     return VerifyReport.model_construct(
         source=source,
         status="invalid" if error else "valid",
@@ -188,8 +113,8 @@ def verify(log: GameLog, source: Source | None = None) -> VerifyReport:
         foundation_cards=game.foundation_cards,
         moves=game.moves,
         redeals=game.redeals,
-        rules=rules,
-        deal_number=number,
+        rules=played.rules,
+        deal_number=played.deal_number,
         error=error,
         final=final_position(game),
     )
@@ -333,8 +258,8 @@ __all__ = [
     "FinalPosition",
     "Source",
     "VerifyReport",
-    "check_claim",
-    "replay",
+    "claim_error",
+    "move_error",
     "verify",
     "verify_bytes",
 ]
