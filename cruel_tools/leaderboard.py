@@ -241,7 +241,7 @@ def _digest(moves: str) -> str:
 
 
 @dataclass(frozen=True)
-class Verdict:
+class Judgement:
     """What verifying a submission decided, before anything is stored."""
 
     puzzle: str
@@ -260,7 +260,7 @@ class Verdict:
         return self.report.redeals
 
     def result(self, **fields: Any) -> SubmissionResult:
-        """The answer to the submission: this verdict, with what storing it gave."""
+        """The answer to the submission: this judgement, with what storing it gave."""
         base: dict[str, Any] = {
             "puzzle": self.puzzle,
             "player": self.player,
@@ -277,7 +277,7 @@ class Verdict:
         return SubmissionResult(**(base | fields))
 
 
-def judge(puzzle: Puzzle, submission: Submission, today: dt.date | None = None) -> Verdict:
+def judge(puzzle: Puzzle, submission: Submission, today: dt.date | None = None) -> Judgement:
     """Verify ``submission`` against ``puzzle``: rejected, or to be stored.
 
     A dated puzzle closes when its solution is published, the day after its date (``today``
@@ -285,7 +285,7 @@ def judge(puzzle: Puzzle, submission: Submission, today: dt.date | None = None) 
     """
     report = verify_for_puzzle(submission.log, puzzle)
     moves = compact_moves(submission.log)
-    return Verdict(
+    return Judgement(
         puzzle=puzzle.id,
         player=submission.player,
         report=report,
@@ -368,24 +368,25 @@ class Leaderboards:
         today: dt.date | None = None,
     ) -> SubmissionResult:
         """Verify ``submission`` against ``puzzle`` and store it if it is a legal win."""
-        return self.record(judge(puzzle, submission, today), now)
+        return self.store(judge(puzzle, submission, today), now)
 
-    def record(
-        self, verdict: Verdict, now: dt.datetime | None = None, wait: bool = True
+    def store(
+        self, judgement: Judgement, now: dt.datetime | None = None, wait: bool = True
     ) -> SubmissionResult:
-        """Store an accepted verdict, unless this player's game is there already.
+        """Store an accepted judgement (from :func:`judge`), unless this player's game is
+        there already.
 
         ``wait=False`` never waits (for another thread or process using the database): it
         raises :class:`WouldWait` instead, and the caller may retry where waiting is harmless.
         A wait over the store's timeout raises :class:`StoreBusy`.
         """
-        if verdict.reason is not None:
-            return verdict.result(reason=verdict.reason)
+        if judgement.reason is not None:
+            return judgement.result(reason=judgement.reason)
         if not self._lock.acquire(blocking=wait):
             raise WouldWait("the leaderboard database is in use")
         try:
             self._db.execute(f"PRAGMA busy_timeout = {self.timeout_ms if wait else 0}")
-            return self._store(verdict, (now or dt.datetime.now(dt.UTC)).astimezone(dt.UTC))
+            return self._insert(judgement, (now or dt.datetime.now(dt.UTC)).astimezone(dt.UTC))
         except sqlite3.OperationalError as exc:  # "database is locked", after the busy timeout
             if not wait:
                 raise WouldWait(str(exc)) from None
@@ -393,9 +394,9 @@ class Leaderboards:
         finally:
             self._lock.release()
 
-    def _store(self, verdict: Verdict, when: dt.datetime) -> SubmissionResult:
-        """Insert the verdict's game unless this player's is there; the verdict on the entry."""
-        key = (verdict.puzzle, verdict.player, verdict.game)
+    def _insert(self, judgement: Judgement, when: dt.datetime) -> SubmissionResult:
+        """Insert the judged game unless this player's is there; the result, with the entry."""
+        key = (judgement.puzzle, judgement.player, judgement.game)
         find = (
             "SELECT id, moves, redeals, submitted_at FROM submissions"
             " WHERE puzzle = ? AND player = ? AND game = ?"
@@ -413,12 +414,12 @@ class Leaderboards:
                     "INSERT INTO submissions (puzzle, player, game, moves, redeals, log,"
                     " submitted_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"
                     " RETURNING id",
-                    (*key, verdict.moves, verdict.redeals, verdict.log, when.isoformat()),
+                    (*key, judgement.moves, judgement.redeals, judgement.log, when.isoformat()),
                 ).fetchall()
                 new = bool(inserted)
                 stored = db.execute(find, key).fetchone()
-            rank = _rank(db, verdict.puzzle, stored[1], stored[2], stored[0])
-        return verdict.result(
+            rank = _rank(db, judgement.puzzle, stored[1], stored[2], stored[0])
+        return judgement.result(
             accepted=True,
             duplicate=not new,
             submission_id=stored[0],

@@ -409,15 +409,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             submission = parse_submission(body, limits)
         except LogFormatError as exc:
             raise _format_error(exc) from None
-        verdict = judge(puzzle, submission, settings.today())
+        judgement = judge(puzzle, submission, settings.today())
         # Work runs on the event loop (the limits bound it, and a trip to a worker thread
         # costs a third of the throughput), except a wait for the database: only when another
         # process holds it does the write go to a worker thread, to wait there.
         try:
             try:
-                result = boards.record(verdict, wait=False)
+                result = boards.store(judgement, wait=False)
             except WouldWait:
-                result = await run_in_threadpool(boards.record, verdict)
+                result = await run_in_threadpool(boards.store, judgement)
         except StoreBusy as exc:
             raise ApiError(503, "busy", str(exc)) from None
         created = result.accepted and not result.duplicate

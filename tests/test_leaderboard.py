@@ -308,9 +308,9 @@ def test_a_write_that_waits_too_long_is_store_busy(tmp_path: Path, puzzle: Puzzl
     other.execute("BEGIN EXCLUSIVE")  # another process in the middle of a write
     with pytest.raises(StoreBusy, match="busy"):
         boards.submit(puzzle, submission("ada", puzzle_log(puzzle)), NOW, OPEN)
-    verdict = judge(puzzle, submission("ada", puzzle_log(puzzle)), OPEN)
+    judgement = judge(puzzle, submission("ada", puzzle_log(puzzle)), OPEN)
     with pytest.raises(WouldWait):  # asked not to wait: refused at once, not after 0.2 s
-        boards.record(verdict, NOW, wait=False)
+        boards.store(judgement, NOW, wait=False)
     other.rollback()
-    assert boards.record(verdict, NOW, wait=False).accepted
+    assert boards.store(judgement, NOW, wait=False).accepted
     assert boards.submit(puzzle, submission("ada", puzzle_log(puzzle)), NOW, OPEN).duplicate
