@@ -46,7 +46,7 @@ def schema_of(model: type[BaseModel]) -> dict[str, Any]:
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", **body}
 
 
-def render(model: type[BaseModel]) -> bytes:
+def schema_bytes(model: type[BaseModel]) -> bytes:
     """The schema file's exact bytes (sorted keys, 2-space indent, final newline)."""
     return orjson.dumps(schema_of(model), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n"
 
@@ -72,7 +72,7 @@ def write_all(folder: Path) -> list[Path]:
     written = []
     for name, model in MODELS.items():
         path = folder / name
-        path.write_bytes(render(model))
+        path.write_bytes(schema_bytes(model))
         written.append(path)
     path = folder / OPENAPI_FILE
     path.write_bytes(openapi_bytes())
