@@ -13,6 +13,8 @@ from pydantic import BaseModel, Field
 
 from .documents import document_config
 
+__all__ = ["ERROR_FORMAT", "HEALTH_FORMAT", "ErrorResponse", "Health"]
+
 ERROR_FORMAT: Final = "cruel-error/1"
 HEALTH_FORMAT: Final = "cruel-health/1"
 

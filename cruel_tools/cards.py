@@ -14,6 +14,25 @@ from typing import Final
 
 from .errors import CruelError
 
+__all__ = [
+    "Card",
+    "SUITS",
+    "SUIT_SYMBOLS",
+    "SUIT_NAMES",
+    "RANK_NAMES",
+    "KING",
+    "ACES",
+    "DECK",
+    "CardError",
+    "make",
+    "suit",
+    "rank",
+    "name",
+    "symbol",
+    "BY_TEXT",
+    "parse",
+]
+
 Card = int
 
 SUITS: Final = "SHDC"

@@ -22,6 +22,18 @@ from .errors import CruelError
 from .game import NUM_PILES
 from .game import PACKET as PILE_SIZE
 
+__all__ = [
+    "MAX_DEAL_NUMBER",
+    "DealNumberError",
+    "check_deal_number",
+    "mulberry32",
+    "deal_order",
+    "deal_piles",
+    "BadDeal",
+    "check_piles",
+    "resolve_deal",
+]
+
 MAX_DEAL_NUMBER: Final = 2**32 - 1
 
 _MASK: Final = 0xFFFFFFFF  # Python ints never overflow; this mask is JavaScript's `>>> 0`

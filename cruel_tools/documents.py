@@ -10,6 +10,8 @@ from typing import Final
 
 from pydantic import ConfigDict
 
+__all__ = ["SCHEMA_BASE", "document_config"]
+
 SCHEMA_BASE: Final = "https://cruel-tools.invalid/schemas/"
 
 

@@ -22,6 +22,39 @@ from .cards import KING, Card
 from .errors import CruelError
 from .rules import DEFAULT, Rules
 
+__all__ = [
+    "NUM_PILES",
+    "PACKET",
+    "FOUNDATION_TARGET",
+    "Outcome",
+    "Move",
+    "Redeal",
+    "REDEAL",
+    "Step",
+    "IllegalMove",
+    "BadPile",
+    "SamePile",
+    "EmptySource",
+    "EmptyTarget",
+    "CardMismatch",
+    "NotNextOnFoundation",
+    "WrongSuit",
+    "WrongRank",
+    "RunsNotAllowed",
+    "NotARun",
+    "RunToFoundation",
+    "RedealUnchanged",
+    "RedealLimit",
+    "RedealNotStuck",
+    "MoveAfterEnd",
+    "MOVE_ERRORS",
+    "PositionError",
+    "redeal_piles",
+    "is_packed",
+    "tableau_sequence",
+    "Game",
+]
+
 NUM_PILES = 12
 PACKET = 4
 FOUNDATION_TARGET = None  # a Move's target when the card goes to its foundation

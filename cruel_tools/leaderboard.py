@@ -26,6 +26,30 @@ from .log import GameLog, Limits, LogFormatError, compact, load
 from .puzzles import Puzzle, solution_is_public, verify_for_puzzle
 from .verify import ErrorInfo, VerifyReport
 
+__all__ = [
+    "SUBMISSION_FORMAT",
+    "RESULT_FORMAT",
+    "LEADERBOARD_FORMAT",
+    "DB_VERSION",
+    "MAX_PAGE",
+    "PLAYER_PATTERN",
+    "PlayerName",
+    "StoreError",
+    "StoreBusy",
+    "WouldWait",
+    "Submission",
+    "SubmissionResult",
+    "Entry",
+    "Leaderboard",
+    "parse_submission",
+    "under_log",
+    "compact_moves",
+    "game_id",
+    "Judgement",
+    "judge",
+    "Leaderboards",
+]
+
 SUBMISSION_FORMAT: Final = "cruel-submission/1"
 RESULT_FORMAT: Final = "cruel-submission-result/1"
 LEADERBOARD_FORMAT: Final = "cruel-leaderboard/1"

@@ -14,6 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .errors import CruelError
 
+__all__ = ["RedealOrder", "PresetName", "Rules", "PRESETS", "DEFAULT", "UnknownPreset", "preset"]
+
 RedealOrder = Literal["bottom-up", "top-down"]
 PresetName = Literal[
     "cruel", "cruel-when-stuck", "cruel-limited-3", "cruel-limited-5", "perseverance", "pysolfc"

@@ -20,6 +20,8 @@ from .solver import SolveReport
 from .stats import Record
 from .verify import VerifyReport
 
+__all__ = ["MODELS", "schema_of", "schema_bytes", "OPENAPI_FILE", "openapi_bytes", "write_all"]
+
 #: File name of each schema, by the model it describes.
 MODELS: dict[str, type[BaseModel]] = {
     "game-log.schema.json": GameLog,

@@ -17,6 +17,8 @@ from .documents import document_config
 from .log import Limits, LogFormatError, load
 from .verify import Source, Unit, verify
 
+__all__ = ["STATS_FORMAT", "Excluded", "Record", "record", "table"]
+
 STATS_FORMAT: Final = "cruel-stats/1"
 
 
