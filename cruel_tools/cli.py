@@ -8,7 +8,6 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
@@ -19,32 +18,29 @@ from . import cards, deals, grading, puzzles, render, schemas
 from . import log as log_format
 from . import solver as cruel_solver
 from . import stats as player_stats
-from .cards import Card
-from .game import Game, IllegalMove, Step
+from .game import Game
 from .inputs import (
+    InvalidLog,
+    Start,
     count_units,
-    deal_or_log,
     display_name,
     is_terminal,
     iter_units,
     load_deal,
-    read_spec,
+    load_start,
 )
 from .log import Limits
 from .rules import PRESETS, Rules
 from .verify import (
     EXIT_CODES,
-    Source,
     Status,
     Unit,
-    move_error,
     plural,
     render_many,
     report_json,
     report_line,
     unreadable,
 )
-from .verify import verify as verify_log
 
 app = typer.Typer(
     add_completion=False,
@@ -373,80 +369,26 @@ def _fail(message: str, code: int) -> typer.Exit:
     return typer.Exit(code)
 
 
-@dataclass
-class _Start:
-    """What ``cruel solve`` starts from: a deal, and the logged steps already played on it."""
-
-    number: int | None
-    piles: list[list[Card]]
-    rules: Rules
-    prefix: list[Step]
-    game: Game  # the position after the prefix
-
-
-def _start_from_log(spec: str, game_log: log_format.GameLog, rules_name: str | None) -> _Start:
+def _load_start(spec: str, rules_name: str | None, limits: Limits) -> Start:
+    """:func:`~cruel_tools.inputs.load_start`, its errors as one line and an exit code."""
     shown = display_name(spec)
-    rules = game_log.resolved_rules()
-    if rules_name is not None and PRESETS[rules_name] != rules:
-        raise _fail(
-            f"--rules {rules_name} differs from the rules of {shown} ({rules.preset}"
-            f"{'' if rules == PRESETS[rules.preset] else ' with overrides'}); "
-            "leave --rules out to use the log's",
-            2,
-        )
-    report = verify_log(game_log, Source(file=shown))
-    if report.error is not None and report.error.code != "claim-mismatch":
-        typer.echo(report_line(report), err=True)  # the verifier's words
-        raise typer.Exit(EXIT_CODES["invalid"])
-    if report.error is not None:  # the moves are legal: the position is still worth solving
-        typer.echo(f"warning: {report_line(report)}", err=True)
-    piles = deals.resolve_deal(game_log.deal.number, game_log.deal.piles)
-    game = Game.from_deal(piles, rules)
-    prefix = game_log.steps()
-    for index, step in enumerate(prefix):
-        try:
-            game.push(step)
-        except IllegalMove as exc:  # the verifier passed it: this would be a bug of ours
-            raise _fail(f"{shown}: {move_error(index, exc).message}", 1) from None
-    return _Start(game_log.deal.number, piles, rules, prefix, game)
-
-
-def _load_start(spec: str, rules_name: str | None, limits: Limits) -> _Start:
-    """The position to solve: a deal number, a deal file, or a log's final position."""
-    rules = PRESETS[rules_name or "cruel"]
-    shown = display_name(spec)
-    if spec.isascii() and spec.isdigit():
-        try:
-            number: int | None = int(spec)
-            piles = deals.deal_piles(int(spec))
-        except deals.DealNumberError as exc:
-            raise _fail(str(exc), 2) from None
-        return _Start(number, piles, rules, [], Game.from_deal(piles, rules))
     try:
-        parsed = deal_or_log(read_spec(spec, limits), spec, limits)
+        start = load_start(spec, rules_name, limits)
     except OSError as exc:
         raise _fail(f"cannot read {shown}: {exc.strerror or type(exc).__name__}", 2) from None
     except log_format.LogFormatError as exc:
         typer.echo(f"{shown}: unreadable: {exc} [{exc.code}]", err=True)
         raise typer.Exit(EXIT_CODES["unreadable"]) from None
-    except ValueError as exc:
-        raise _fail(str(exc), 2) from None
-    if isinstance(parsed, log_format.GameLog):
-        return _start_from_log(spec, parsed, rules_name)
-    try:
-        piles = deals.resolve_deal(parsed.number, parsed.piles)
+    except InvalidLog as exc:
+        typer.echo(report_line(exc.report), err=True)  # the verifier's words
+        raise typer.Exit(EXIT_CODES["invalid"]) from None
     except deals.BadDeal as exc:
         raise _fail(f"{shown}: deal: {exc} (at {exc.path})", 1) from None
-    return _Start(parsed.number, piles, rules, [], Game.from_deal(piles, rules))
-
-
-def _score_sheet(game: Game, steps: list[Step], first: int) -> list[str]:
-    """One numbered line per step, as ``cruel replay --moves-only`` writes them."""
-    game, style, lines = game.copy(), render.Style(), []
-    for number, step in enumerate(steps, first):
-        lines.append(f"{number}. {render.describe(step, game, style)}")
-        game.push(step)
-    return lines
+    except ValueError as exc:  # a deal number out of range, a rules conflict, not a deal
+        raise _fail(str(exc), 2) from None
+    if start.warning is not None:
+        typer.echo(f"warning: {start.warning}", err=True)
+    return start
 
 
 @app.command()
@@ -520,7 +462,7 @@ def solve(
             f"{st.unique} unique, {st.seconds:.2f} s)"
         )
         if won:
-            for line in _score_sheet(start.game, result.steps, len(start.prefix) + 1):
+            for line in render.score_sheet(start.game, result.steps, len(start.prefix) + 1):
                 _out(line)
     if out is not None:
         if not won:

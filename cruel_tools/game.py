@@ -229,15 +229,25 @@ class PositionError(CruelError):
 
 
 def redeal_piles(piles: Sequence[Sequence[Card]], order: str = "bottom-up") -> list[list[Card]]:
-    """The 12 piles a redeal in ``order`` makes of ``piles`` (which it does not change)."""
+    """The 12 piles a redeal in ``order`` makes of ``piles`` (which it does not change).
+
+    The redeal reads :func:`tableau_sequence` and cuts it into packets of 4; top-down turns
+    each packet over, since a packet's first card becomes the top of its new pile.
+    """
+    seq = tableau_sequence(piles, order)
+    cuts = _CUTS[len(seq)]
     if order == "bottom-up":
-        seq = list(chain.from_iterable(piles))
-        new = [seq[i : i + PACKET] for i in range(0, len(seq), PACKET)]
-    else:  # "top-down": read each pile top to bottom; a packet's first card becomes the top
-        seq = list(chain.from_iterable(p[::-1] for p in piles))
-        new = [seq[i : i + PACKET][::-1] for i in range(0, len(seq), PACKET)]
+        new = [seq[i:j] for i, j in cuts]
+    else:
+        new = [seq[i:j][::-1] for i, j in cuts]
     new += [[] for _ in range(NUM_PILES - len(new))]
     return new
+
+
+# Where a redeal of n cards cuts its sequence, for every n: one (start, stop) per packet.
+_CUTS = [
+    [(i, min(i + PACKET, n)) for i in range(0, n, PACKET)] for n in range(NUM_PILES * PACKET + 1)
+]
 
 
 def is_packed(piles: Sequence[Sequence[Card]]) -> bool:

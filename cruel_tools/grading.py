@@ -27,7 +27,8 @@ from . import cards
 from .cards import Card
 from .documents import document_config
 from .game import Game, Move, Redeal, Step
-from .log import LogEntry, played_entries
+from .log import LogEntry
+from .play import played_entries
 from .rules import DEFAULT, Rules
 from .solver import DealInfo, FrozenModel, Verdict, search, solve
 

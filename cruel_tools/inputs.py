@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
@@ -18,8 +19,12 @@ from pydantic import ValidationError
 
 from . import deals
 from .cards import Card
+from .errors import CruelError
+from .game import Game, Step
 from .log import Deal, GameLog, Limits, LogFormatError, load
-from .verify import Source, Unit
+from .play import play
+from .rules import PRESETS, Rules
+from .verify import Source, Unit, VerifyReport, report_line, report_of
 
 LOG_SUFFIXES = (".json", ".jsonl")
 _CHUNK = 1 << 16
@@ -193,3 +198,77 @@ def load_deal(spec: str, limits: Limits = Limits()) -> tuple[int | None, list[li
     parsed = deal_or_log(read_spec(spec, limits), spec, limits)
     deal = parsed.deal if isinstance(parsed, GameLog) else parsed
     return deal.number, deals.resolve_deal(deal.number, deal.piles)
+
+
+# --- where a solve starts ---------------------------------------------------------------------
+
+
+class RulesConflict(CruelError):
+    """A rules preset asked for that differs from the rules the log itself was played under."""
+
+    code = "rules-conflict"
+
+
+class InvalidLog(CruelError):
+    """A log whose moves do not replay (an illegal move or a bad deal): there is no position."""
+
+    def __init__(self, report: VerifyReport) -> None:
+        assert report.error is not None
+        super().__init__(report.error.message)
+        self.report, self.code = report, report.error.code
+
+
+@dataclass
+class Start:
+    """A position to solve: a deal, the logged steps already played on it, and where they lead.
+
+    ``warning`` is the verifier's line when the log's moves are legal but its claim is false
+    (the position is still worth solving).
+    """
+
+    number: int | None
+    piles: list[list[Card]]
+    rules: Rules
+    prefix: list[Step]
+    game: Game
+    warning: str | None = None
+
+
+def load_start(spec: str, rules_name: str | None = None, limits: Limits = Limits()) -> Start:
+    """The position ``cruel solve`` starts from: a deal number, a deal file, or a log's final
+    position (``-`` for stdin). ``rules_name`` is a preset (default ``cruel``, or the log's own).
+
+    :raises DealNumberError: ``spec`` is a number out of range.
+    :raises OSError: the file cannot be read.
+    :raises LogFormatError: the file holds something that is not a v1 log.
+    :raises BadDeal: the file's piles are not a deal.
+    :raises InvalidLog: the log has an illegal move or a bad deal.
+    :raises RulesConflict: ``rules_name`` differs from the log's own rules.
+    :raises ValueError: the file is neither a deal nor a log, or is over the size limit.
+    """
+    rules = PRESETS[rules_name or "cruel"]
+    if spec.isascii() and spec.isdigit():
+        piles = deals.deal_piles(int(spec))
+        return Start(int(spec), piles, rules, [], Game.from_deal(piles, rules))
+    parsed = deal_or_log(read_spec(spec, limits), spec, limits)
+    if isinstance(parsed, GameLog):
+        return _start_after(parsed, display_name(spec), rules_name)
+    piles = deals.resolve_deal(parsed.number, parsed.piles)
+    return Start(parsed.number, piles, rules, [], Game.from_deal(piles, rules))
+
+
+def _start_after(log: GameLog, shown: str, rules_name: str | None) -> Start:
+    rules = log.resolved_rules()
+    if rules_name is not None and PRESETS[rules_name] != rules:
+        custom = "" if rules == PRESETS[rules.preset] else " with overrides"
+        raise RulesConflict(
+            f"--rules {rules_name} differs from the rules of {shown} ({rules.preset}{custom}); "
+            "leave --rules out to use the log's"
+        )
+    played = play(log)
+    report = report_of(played, Source(file=shown))
+    if played.game is None or played.error is not None and played.error.code != "claim-mismatch":
+        raise InvalidLog(report)
+    warning = report_line(report) if played.error is not None else None
+    piles = deals.resolve_deal(log.deal.number, log.deal.piles)  # the deal, before the steps
+    return Start(log.deal.number, piles, rules, log.steps(), played.game, warning)

@@ -8,7 +8,7 @@ model is built, and every problem becomes one :class:`LogFormatError` with a JSO
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Any, Final, Literal, NotRequired
+from typing import Annotated, Any, Final, Literal, NotRequired, cast
 
 import orjson
 from pydantic import (
@@ -30,10 +30,10 @@ from . import cards
 from .cards import Card
 from .deals import MAX_DEAL_NUMBER
 from .documents import document_config
-from .game import NUM_PILES, REDEAL, Game, Move, Step
+from .game import NUM_PILES, REDEAL, Move, Step
 from .rules import PRESETS, PresetName, Rules
 
-FORMAT = "cruel-log/1"
+FORMAT: Final = "cruel-log/1"
 CARD_PATTERN = r"^(10|[2-9AaTtJjQqKk])([SsHhDdCc]|[♠♥♦♣]\ufe0f?)$"
 COMPACT_PATTERN = r"^(?:[Rr]|([1-9]|1[0-2])(?:[Ff]|-([1-9]|1[0-2])(?:[xX]([1-9]|1[0-2]))?))$"
 
@@ -229,6 +229,14 @@ def _compact_table() -> dict[str, Step]:
 #: checks that these keys are exactly the strings :data:`COMPACT_PATTERN` accepts.
 COMPACT_STEPS: Final[dict[str, Step]] = _compact_table()
 _PILES: Final = frozenset(range(1, NUM_PILES + 1))
+# Every single-card move, by (source, target, card): looking one up costs a fifth of building a
+# Move (a NamedTuple's constructor is Python code), and a log has thousands of them.
+_SINGLE: Final[dict[tuple[int, int | None, Card | None], Move]] = {
+    (source, target, card): Move(source, target, 1, card)
+    for source in _PILES
+    for target in (None, *_PILES)
+    for card in (None, *cards.DECK)
+}
 
 
 def decode(entries: list[Any]) -> list[Step] | None:
@@ -237,53 +245,43 @@ def decode(entries: list[Any]) -> list[Step] | None:
     This is the only reader of entries: the model's :meth:`GameLog.steps` and the fast path of
     :func:`load` both go through it. It accepts exactly what :data:`LogEntry` accepts (a
     hypothesis test holds the two to that); on None, the caller lets pydantic say what is wrong.
-    Plain type checks and table look-ups, no per-entry function calls: a log has thousands.
+    Plain type checks and table look-ups, no function calls per entry: a log has thousands.
     """
     steps: list[Step] = []
-    append, compact, by_text, piles = steps.append, COMPACT_STEPS.get, cards.BY_TEXT, _PILES
+    append, compact, single = steps.append, COMPACT_STEPS.get, _SINGLE.get
+    by_text, piles = cards.BY_TEXT, _PILES
     for entry in entries:
-        kind = type(entry)
-        if kind is str:
-            step = compact(entry)
+        if type(entry) is not dict:
+            step = compact(entry) if type(entry) is str else None
             if step is None:
                 return None
             append(step)
             continue
-        if kind is not dict:
-            return None
-        if entry.get("type") == "redeal":
-            if len(entry) != 1:
-                return None
+        kind = entry.get("type")
+        if kind == "redeal" and len(entry) == 1:
             append(REDEAL)
             continue
         # A move: "type", "from", "to", and optionally "card" and "count"; nothing else.
-        source, to = entry.get("from"), entry.get("to")
-        card, count = entry.get("card"), entry.get("count", 1)
-        if (
-            entry.get("type") != "move"
-            # type() is int: bools are ints to Python but not to the (strict) model
-            or type(source) is not int
-            or source not in piles
-            or type(count) is not int
-            or count not in piles
-            or len(entry) != 3 + ("card" in entry) + ("count" in entry)
-        ):
+        # `type(x) is int`, not isinstance: bools are ints to Python, not to the (strict) model.
+        source, to, card = entry.get("from"), entry.get("to"), entry.get("card")
+        if kind != "move" or type(source) is not int or source not in piles:
             return None
         if to == "foundation":
-            target = None
-        elif type(to) is int and to in piles:
-            target = to
-        else:
+            to = None
+        elif type(to) is not int or to not in piles:
             return None
         if card is not None:
-            if type(card) is not str:
-                return None
-            card = by_text.get(card)
+            card = by_text.get(card) if type(card) is str else None
             if card is None:
                 return None
-        elif "card" in entry:  # "card": null
+        size = 3 if card is None else 4
+        if len(entry) == size and "card" in entry or card is None and len(entry) == 3:
+            append(single((source, to, card)))  # type: ignore[arg-type]  # always found
+            continue
+        count = entry.get("count")
+        if type(count) is not int or count not in piles or len(entry) != size + 1:
             return None
-        append(Move(source, target, count, card))
+        append(Move(source, to, count, card))
     return steps
 
 
@@ -327,17 +325,6 @@ def step_entry(step: Step, card: Card | None = None) -> dict[str, Any]:
     if step.count != 1:
         entry["count"] = step.count
     return entry
-
-
-def played_entries(game: Game, steps: list[Step]) -> list[dict[str, Any]]:
-    """``steps`` as log entries naming each moving card, played from ``game`` (left unchanged)."""
-    game = game.copy()
-    entries = []
-    for step in steps:
-        moving = game.piles[step.source - 1][-step.count] if isinstance(step, Move) else None
-        entries.append(step_entry(step, moving))
-        game.push(step)
-    return entries
 
 
 # --- parsing ----------------------------------------------------------------------------------
@@ -496,7 +483,12 @@ def _read_fast(data: bytes | str, limits: Limits) -> GameLog | None:
     if steps is None:
         return None
     log = GameLog.model_construct(
-        format=FORMAT, rules=rules, deal=deal_model, moves=moves, claim=claim_model, meta=meta
+        format=FORMAT,
+        rules=cast(PresetName, rules),  # checked: one of PRESETS
+        deal=deal_model,
+        moves=moves,
+        claim=claim_model,
+        meta=meta,
     )
     log._steps = steps
     return log

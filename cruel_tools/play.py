@@ -17,8 +17,8 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from .deals import BadDeal, resolve_deal
-from .game import Game, IllegalMove, Redeal, Step
-from .log import Claim, GameLog
+from .game import Game, IllegalMove, Move, Redeal, Step
+from .log import Claim, GameLog, step_entry
 from .rules import Rules
 
 __all__ = [
@@ -142,10 +142,37 @@ def _play_fast(game: Game, steps: list[Step], first: int) -> tuple[int, ErrorInf
             if type(step) is Redeal:  # not `is REDEAL`: a Redeal() made elsewhere is another object
                 redeal()
             else:
-                move(*step)  # type: ignore[misc]  # a Move: source, target, count, card
+                move(*step)  # a Move: source, target, count, card
     except IllegalMove as exc:
         return index, move_error(index + first, exc)
     return len(steps), None
+
+
+class _Recorder(Visitor):
+    """Writes each step as a log entry that names its moving card (what our own logs hold)."""
+
+    def __init__(self) -> None:
+        self.entries: list[dict[str, Any]] = []
+
+    def before_step(self, index: int, step: Step, game: Game) -> None:
+        moving = game.piles[step.source - 1][-step.count] if isinstance(step, Move) else None
+        self.entries.append(step_entry(step, moving))
+
+
+def played_entries(
+    game: Game, steps: list[Step], *, in_place: bool = False
+) -> list[dict[str, Any]]:
+    """``steps`` as log entries naming each moving card, played from ``game``.
+
+    ``game`` is left unchanged unless ``in_place``, when it ends in the position after the steps.
+
+    :raises AssertionError: a step is illegal (these are steps we made: a bug of ours).
+    """
+    recorder = _Recorder()
+    _, error = play_steps(game if in_place else game.copy(), steps, recorder)
+    if error is not None:
+        raise AssertionError(f"playing our own steps: {error.message}")
+    return recorder.entries
 
 
 def deal_error(exc: BadDeal) -> ErrorInfo:

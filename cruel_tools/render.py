@@ -16,7 +16,7 @@ from . import cards
 from .cards import Card
 from .game import Game, Redeal, Step
 from .log import GameLog
-from .play import ErrorInfo, Played, Visitor, play
+from .play import ErrorInfo, Played, Visitor, play, play_steps
 from .rules import PRESETS
 from .verify import score_words
 
@@ -131,6 +131,27 @@ def describe(step: Step, before: Game, style: Style) -> str:
     return f"{what} pile {step.source} {style.arrow} pile {step.target}{onto}"
 
 
+def step_line(number: int, step: Step, before: Game, style: Style) -> str:
+    """A numbered line of a score sheet: ``12. 4♦ pile 3 → pile 7, onto 5♦``."""
+    return f"{number}. {describe(step, before, style)}"
+
+
+class _ScoreSheet(Visitor):
+    def __init__(self, style: Style) -> None:
+        self.style, self.lines = style, list[str]()
+
+    def before_step(self, index: int, step: Step, game: Game) -> None:
+        self.lines.append(step_line(index + 1, step, game, self.style))
+
+
+def score_sheet(game: Game, steps: list[Step], first: int = 1, style: Style = Style()) -> list[str]:
+    """One numbered line per step, played from ``game`` (left unchanged) and numbered from
+    ``first``: what ``cruel replay --moves-only`` and ``cruel solve`` write."""
+    sheet = _ScoreSheet(style)
+    play_steps(game.copy(), steps, sheet, first=first - 1)
+    return sheet.lines
+
+
 def new_tops(before: Game, after: Game, style: Style) -> str:
     """After a redeal: the cards that are tops now and were not before (what players study)."""
     old = {p[-1] for p in before.piles if p}
@@ -229,7 +250,7 @@ class _ReplayVisitor(Visitor):
         number = index + 1
         if self.show_positions and number == self.options.first and number > 1:
             self.out += position_lines(game, self.style)
-        self.text = f"{number}. {describe(step, game, self.style)}"
+        self.text = step_line(number, step, game, self.style)
         shown = self._shown(number) and not self.options.final_only
         self.before = game.copy() if shown and isinstance(step, Redeal) else None
 
@@ -297,5 +318,7 @@ __all__ = [
     "describe",
     "position_lines",
     "replay",
+    "score_sheet",
     "show",
+    "step_line",
 ]

@@ -27,7 +27,8 @@ from . import cards
 from .cards import KING, Card
 from .documents import document_config
 from .game import Game, Move, Redeal, Step
-from .log import LogEntry, played_entries
+from .log import LogEntry
+from .play import played_entries
 from .rules import PRESETS, Rules
 from .verify import verify_bytes
 
@@ -304,10 +305,7 @@ def solution_log(
     would not accept is a bug here, raised as :class:`AssertionError`.
     """
     game = Game.from_deal(piles, rules)
-    every = [*(prefix or []), *steps]
-    entries = played_entries(game, every)
-    for step in every:
-        game.push(step)
+    entries = played_entries(game, [*(prefix or []), *steps], in_place=True)
     doc: dict[str, Any] = {
         "format": "cruel-log/1",
         "rules": rules.preset

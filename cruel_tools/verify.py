@@ -20,8 +20,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from . import cards
 from .documents import document_config
 from .game import Game, Outcome
-from .log import FORMAT_ERROR_CODES, GameLog, Limits, LogFormatError, load
-from .play import ErrorInfo, claim_error, move_error, play
+from .log import GameLog, Limits, LogFormatError, load
+from .play import ErrorInfo, Played, play
 from .rules import Rules
 
 REPORT_FORMAT: Final = "cruel-verify-report/1"
@@ -93,8 +93,12 @@ def final_position(game: Game) -> FinalPosition:
 
 def verify(log: GameLog, source: Source | None = None) -> VerifyReport:
     """Verify a parsed log: deal, every move, then the claim (one :func:`~.play.play`)."""
-    played = play(log)
-    game = played.game
+    return report_of(play(log), source)
+
+
+def report_of(played: Played, source: Source | None = None) -> VerifyReport:
+    """The report on a log that :func:`~.play.play` has played."""
+    game, error = played.game, played.error
     if game is None:
         return VerifyReport(
             source=source,
@@ -102,9 +106,8 @@ def verify(log: GameLog, source: Source | None = None) -> VerifyReport:
             valid=False,
             rules=played.rules,
             deal_number=played.deal_number,
-            error=played.error,
+            error=error,
         )
-    error = played.error
     return VerifyReport.model_construct(
         source=source,
         status="invalid" if error else "valid",
@@ -253,13 +256,23 @@ def report_line(report: VerifyReport) -> str:
 
 
 __all__ = [
-    "FORMAT_ERROR_CODES",
-    "ErrorInfo",
+    "EXIT_CODES",
+    "REPORT_FORMAT",
     "FinalPosition",
     "Source",
+    "Status",
+    "Unit",
     "VerifyReport",
-    "claim_error",
-    "move_error",
+    "final_position",
+    "plural",
+    "render_many",
+    "report_json",
+    "report_line",
+    "report_of",
+    "score_words",
+    "unreadable",
     "verify",
     "verify_bytes",
+    "verify_many",
+    "verify_unit",
 ]
