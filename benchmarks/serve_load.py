@@ -62,7 +62,7 @@ from typing import Any, cast
 from cruel_tools import cards
 from cruel_tools.game import Game, IllegalMove, Move, Step
 from cruel_tools.log import Limits, compact, parse_compact, step_entry, to_step
-from cruel_tools.puzzles import Puzzle, PuzzleSet, solution_log
+from cruel_tools.puzzles import Puzzle, PuzzleSet, puzzle_solution_log
 
 ROOT = Path(__file__).resolve().parent.parent
 TODAY = "2027-01-01"  # the server's date: every published puzzle (2027-01-01 on) is still open
@@ -164,7 +164,9 @@ def _spelled(entries: Sequence[Entry], spelling: str) -> list[Entry]:
 
 
 def _log_doc(puzzle: Puzzle, moves: Sequence[Entry]) -> dict[str, Any]:
-    return solution_log(puzzle) | {"moves": list(moves)}
+    doc = puzzle_solution_log(puzzle) | {"moves": list(moves)}
+    del doc["claim"]  # the par game's: ``moves`` may be another
+    return doc
 
 
 def _replayed(puzzle: Puzzle, entries: Sequence[Entry]) -> Game:

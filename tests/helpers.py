@@ -130,9 +130,10 @@ def puzzle_log(
     """A cruel-log/1 object of ``puzzle`` playing ``steps`` (default: its par solution)."""
     from cruel_tools.log import compact as compact_step
     from cruel_tools.log import to_step
-    from cruel_tools.puzzles import solution_log
+    from cruel_tools.puzzles import puzzle_solution_log
 
-    doc = solution_log(puzzle)
+    doc = puzzle_solution_log(puzzle)
+    del doc["claim"]  # the par game's: ``steps`` may be another
     if steps is None:
         steps = [to_step(e) for e in doc["moves"]]
     doc["moves"] = [compact_step(s) if compact else step_entry(s) for s in steps]

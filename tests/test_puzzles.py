@@ -14,11 +14,14 @@ from typing import Any
 import orjson
 import pytest
 from jsonschema import Draft202012Validator
+from pydantic import ValidationError
 from typer.testing import CliRunner, Result
 
 from cruel_tools import puzzles
 from cruel_tools.cli import app
+from cruel_tools.errors import CruelError
 from cruel_tools.grading import TIERS, Budget
+from cruel_tools.rules import DEFAULT
 from cruel_tools.verify import verify_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,7 +57,7 @@ def check_puzzle(puzzle: puzzles.Puzzle) -> None:
     SCHEMA.validate(doc)
     assert puzzles.Puzzle.model_validate_json(orjson.dumps(doc)) == puzzle
     assert puzzle.tier in TIERS
-    report = verify_bytes(orjson.dumps(puzzles.solution_log(puzzle)))
+    report = verify_bytes(orjson.dumps(puzzles.puzzle_solution_log(puzzle)))
     assert report.valid, report.error
     assert report.outcome == "won"
     assert (report.moves, report.redeals) == (puzzle.par.moves, puzzle.par.redeals)
@@ -92,7 +95,7 @@ def test_puzzle_from_grade_refuses_unwon_deals() -> None:
 
     lost = Grade(
         deal=DealInfo(number=1, piles=[]),
-        rules=puzzles.DEFAULT,
+        rules=DEFAULT,
         verdict="unknown",
         tier=None,
         metrics=None,
@@ -100,6 +103,54 @@ def test_puzzle_from_grade_refuses_unwon_deals() -> None:
     )
     with pytest.raises(ValueError):
         puzzles.puzzle_from_grade(lost, START, "hard")
+
+
+# --- the package ---------------------------------------------------------------------------------
+
+#: The package's modules, in the order data flows: each imports only modules before it.
+MODULES = ["files", "generation", "logs", "documents"]
+
+
+def test_the_package_re_exports_every_public_name() -> None:
+    import ast
+    import importlib
+
+    folder = ROOT / "cruel_tools" / "puzzles"
+    assert sorted(p.stem for p in folder.glob("*.py")) == sorted([*MODULES, "__init__"])
+    defined: dict[str, str] = {}
+    for module in MODULES:
+        for node in ast.parse((folder / f"{module}.py").read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.FunctionDef | ast.ClassDef):
+                names = [node.name]
+            elif isinstance(node, ast.Assign):
+                names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                names = [node.target.id]
+            else:
+                continue
+            for name in names:
+                if not name.startswith("_") and name not in ("T", "U"):
+                    assert name not in defined, f"{name} in {module} and {defined[name]}"
+                    defined[name] = module
+    assert sorted(puzzles.__all__) == sorted(defined)
+    for name, module in defined.items():
+        source = importlib.import_module(f"cruel_tools.puzzles.{module}")
+        assert getattr(puzzles, name) is getattr(source, name)
+
+
+def test_data_flows_one_way_through_the_package() -> None:
+    import ast
+
+    folder = ROOT / "cruel_tools" / "puzzles"
+    for k, module in enumerate(MODULES):
+        tree = ast.parse((folder / f"{module}.py").read_text(encoding="utf-8"))
+        siblings = {
+            node.module
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.level == 1
+        }
+        assert None not in siblings, f"{module}: from . import ..."
+        assert siblings <= set(MODULES[:k]), f"{module} imports {siblings - set(MODULES[:k])}"
 
 
 # --- generate ----------------------------------------------------------------------------------
@@ -212,9 +263,9 @@ def write_puzzle_and_logs(tmp_path: Path) -> tuple[Path, Path, Path]:
     puzzle_path = tmp_path / "puzzle.json"
     puzzle_path.write_bytes(puzzles.puzzle_bytes(puzzle))
     own = tmp_path / "own.json"
-    own.write_bytes(orjson.dumps(puzzles.solution_log(puzzle)))
+    own.write_bytes(orjson.dumps(puzzles.puzzle_solution_log(puzzle)))
     foreign = tmp_path / "foreign.json"
-    foreign.write_bytes(orjson.dumps(puzzles.solution_log(other)))
+    foreign.write_bytes(orjson.dumps(puzzles.puzzle_solution_log(other)))
     return puzzle_path, own, foreign
 
 
@@ -263,6 +314,87 @@ def test_cli_verify_by_puzzle_id(tmp_path: Path) -> None:
     result = cli(*base, "2027-13-01-hard", str(own))
     assert result.exit_code == 2 and "no puzzle" in result.stderr
     assert cli("verify", "--puzzles", str(sets), str(own)).exit_code == 2
+
+
+# --- unreadable puzzles --------------------------------------------------------------------------
+
+COMMITTED_HARD = ROOT / "puzzles" / "2027" / "2027-01-05-hard.json"
+CORRUPT = {
+    "empty-object": b"{}",
+    "not-json": b"not json",
+    "bad-tier": COMMITTED_HARD.read_bytes().replace(b'"tier": "hard"', b'"tier": "impossible"'),
+    "bad-solution": COMMITTED_HARD.read_bytes().replace(b'"from": ', b'"from": 13, "x": ', 1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CORRUPT))
+def test_a_corrupt_puzzle_file_is_a_puzzle_set_error(tmp_path: Path, name: str) -> None:
+    """Never pydantic's ValidationError: whoever reads a puzzle file catches one error."""
+    folder = tmp_path / "set"
+    (folder / "2027").mkdir(parents=True)
+    path = folder / "2027" / COMMITTED_HARD.name
+    path.write_bytes(CORRUPT[name])
+    readers: list[Callable[[], object]] = [
+        lambda: puzzles.load_puzzle(path),
+        lambda: puzzles.find_puzzle(folder, "2027-01-05-hard"),  # the file of that name
+        lambda: puzzles.find_puzzle(folder, "2027-01-06-hard"),  # reads the whole set
+        lambda: puzzles.PuzzleSet.load(folder),
+    ]
+    for read in readers:
+        with pytest.raises(puzzles.PuzzleSetError) as caught:
+            read()
+        assert not isinstance(caught.value, ValidationError)
+        assert isinstance(caught.value, CruelError) and isinstance(caught.value, ValueError)
+        assert caught.value.code == "not-a-puzzle"
+        assert str(caught.value).startswith(f"{path}: not a cruel-puzzle/1 file: ")
+    result = cli("verify", "--puzzle", str(path), str(COMMITTED_HARD))
+    assert result.exit_code == 2 and "not a cruel-puzzle/1 file" in result.stderr
+    result = cli("verify", "--puzzles", str(folder), "--puzzle-id", "2027-01-05-hard", "x.json")
+    assert result.exit_code == 2 and "not a cruel-puzzle/1 file" in result.stderr
+
+
+def test_an_unreadable_file_of_a_set_is_a_puzzle_set_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "set"
+    (folder / "2027").mkdir(parents=True)
+    path = folder / "2027" / COMMITTED_HARD.name
+    path.write_bytes(COMMITTED_HARD.read_bytes())
+    real = Path.read_bytes
+
+    def refuse(self: Path) -> bytes:
+        if self.name == path.name:
+            raise PermissionError(13, "Permission denied")
+        return real(self)
+
+    monkeypatch.setattr(Path, "read_bytes", refuse)
+    with pytest.raises(PermissionError):  # one file: the caller decides what an OSError means
+        puzzles.load_puzzle(path)
+    for read in (
+        lambda: puzzles.find_puzzle(folder, "2027-01-05-hard"),
+        lambda: puzzles.PuzzleSet.load(folder),
+    ):
+        with pytest.raises(puzzles.PuzzleSetError, match="Permission denied") as caught:
+            read()
+        assert caught.value.code == "not-a-puzzle"
+
+
+def test_puzzle_set_error_codes(tmp_path: Path) -> None:
+    def code_of(folder: Path) -> str:
+        with pytest.raises(puzzles.PuzzleSetError) as caught:
+            puzzles.PuzzleSet.load(folder)
+        return caught.value.code
+
+    assert code_of(tmp_path / "missing") == "not-a-puzzle-folder"
+    folder = tmp_path / "set"
+    (folder / "2027").mkdir(parents=True)
+    (folder / "2027" / "a.json").write_bytes(COMMITTED_HARD.read_bytes())
+    (folder / "2027" / "b.json").write_bytes(COMMITTED_HARD.read_bytes())
+    assert code_of(folder) == "duplicate-puzzle-id"
+    (folder / "2027" / "b.json").unlink()
+    (tmp_path / "outside.json").write_bytes(COMMITTED_HARD.read_bytes())
+    (folder / "2027" / "c.json").symlink_to(tmp_path / "outside.json")
+    assert code_of(folder) == "outside-the-set"
 
 
 def test_cli_grade() -> None:

@@ -1,0 +1,88 @@
+"""Puzzles: graded deals chosen from a seeded stream of deal numbers, their files, the daily set,
+and the documents a service shows of them (puzzles/README.md).
+
+The modules, each importing only those above it in this list (and the rest of ``cruel_tools``):
+
+- :mod:`.files`: the ``cruel-puzzle/1`` model, reading and writing puzzle files and a set's index,
+  a set read once (:class:`PuzzleSet`), :class:`PuzzleSetError`;
+- :mod:`.generation`: candidate streams, grading deals, :func:`generate` and :func:`daily`;
+- :mod:`.logs`: a puzzle's par solution as a log, a player's log checked against a puzzle;
+- :mod:`.documents`: the service's documents (public puzzle, solution, a day's puzzles).
+
+Everything public is importable from here: ``from cruel_tools.puzzles import Puzzle``.
+"""
+
+from __future__ import annotations
+
+from .documents import (
+    DAILY_FORMAT,
+    PUBLIC_FORMAT,
+    SOLUTION_FORMAT,
+    DailyPuzzles,
+    PublicPuzzle,
+    PuzzleSolution,
+    public,
+    published_solution,
+    solution_from,
+    solution_is_public,
+)
+from .files import (
+    INDEX_FORMAT,
+    PUZZLE_FORMAT,
+    Puzzle,
+    PuzzleFacts,
+    PuzzleSet,
+    PuzzleSetError,
+    daily_path,
+    find_puzzle,
+    index_bytes,
+    load_puzzle,
+    puzzle_bytes,
+    puzzle_files,
+)
+from .generation import (
+    GENERATOR,
+    MAX_CANDIDATES,
+    candidates,
+    daily,
+    generate,
+    grade_deal,
+    puzzle_from_grade,
+)
+from .logs import check_against_puzzle, puzzle_solution_log, verify_for_puzzle, versus_par
+
+__all__ = [
+    "DAILY_FORMAT",
+    "GENERATOR",
+    "INDEX_FORMAT",
+    "MAX_CANDIDATES",
+    "PUBLIC_FORMAT",
+    "PUZZLE_FORMAT",
+    "SOLUTION_FORMAT",
+    "DailyPuzzles",
+    "PublicPuzzle",
+    "Puzzle",
+    "PuzzleFacts",
+    "PuzzleSet",
+    "PuzzleSetError",
+    "PuzzleSolution",
+    "candidates",
+    "check_against_puzzle",
+    "daily",
+    "daily_path",
+    "find_puzzle",
+    "generate",
+    "grade_deal",
+    "index_bytes",
+    "load_puzzle",
+    "public",
+    "published_solution",
+    "puzzle_bytes",
+    "puzzle_files",
+    "puzzle_from_grade",
+    "puzzle_solution_log",
+    "solution_from",
+    "solution_is_public",
+    "verify_for_puzzle",
+    "versus_par",
+]

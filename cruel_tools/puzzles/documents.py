@@ -1,0 +1,79 @@
+"""A published set as the service shows it: public puzzles, solutions once public, a day's set."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Final, Literal
+
+from pydantic import BaseModel, Field
+
+from ..documents import document_config
+from ..grading import Par
+from ..log import GameLog
+from .files import Puzzle, PuzzleFacts
+from .logs import puzzle_solution_log
+
+PUBLIC_FORMAT: Final = "cruel-puzzle-public/1"
+SOLUTION_FORMAT: Final = "cruel-solution/1"
+DAILY_FORMAT: Final = "cruel-daily/1"
+
+
+class PublicPuzzle(PuzzleFacts):
+    """A puzzle as players may see it before its day is over: everything but the solution."""
+
+    model_config = document_config("Cruel public puzzle v1", "puzzle-public")
+
+    format: Literal["cruel-puzzle-public/1"] = PUBLIC_FORMAT
+    solution_from: dt.date | None = Field(
+        description="The first day the solution is published (the day after the puzzle's date); "
+        "null: never, for a puzzle without a date."
+    )
+
+
+class PuzzleSolution(BaseModel):
+    """A puzzle's par solution, published once the puzzle's day is over."""
+
+    model_config = document_config("Cruel puzzle solution v1", "solution")
+
+    format: Literal["cruel-solution/1"] = SOLUTION_FORMAT
+    puzzle: str
+    date: dt.date | None
+    par: Par
+    log: GameLog = Field(description="The par solution as a complete cruel-log/1 game log.")
+
+
+class DailyPuzzles(BaseModel):
+    """One day's puzzles, easiest tier first."""
+
+    model_config = document_config("Cruel daily puzzles v1", "daily")
+
+    format: Literal["cruel-daily/1"] = DAILY_FORMAT
+    date: dt.date
+    puzzles: list[PublicPuzzle]
+
+
+def solution_from(puzzle: Puzzle) -> dt.date | None:
+    """The day a puzzle's solution becomes public: the day after its date (never if undated)."""
+    return None if puzzle.date is None else puzzle.date + dt.timedelta(days=1)
+
+
+def solution_is_public(puzzle: Puzzle, today: dt.date) -> bool:
+    """Whether the solution is public ``today``; from then on the puzzle also takes no more
+    leaderboard entries (anyone could copy the solution)."""
+    public_from = solution_from(puzzle)
+    return public_from is not None and today >= public_from
+
+
+def public(puzzle: Puzzle) -> PublicPuzzle:
+    """``puzzle`` without its solution."""
+    fields = {name: getattr(puzzle, name) for name in PuzzleFacts.model_fields}
+    return PublicPuzzle.model_construct(**fields, solution_from=solution_from(puzzle))
+
+
+def published_solution(puzzle: Puzzle) -> PuzzleSolution:
+    return PuzzleSolution(
+        puzzle=puzzle.id,
+        date=puzzle.date,
+        par=puzzle.par,
+        log=GameLog.model_validate(puzzle_solution_log(puzzle)),
+    )

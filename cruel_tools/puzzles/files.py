@@ -1,0 +1,181 @@
+"""Puzzle files: the ``cruel-puzzle/1`` model, a set's files and index, and a set read once.
+
+The layout and the file format are in puzzles/README.md. Everything that reads a puzzle file goes
+through :func:`load_puzzle`, so a file that is not a puzzle is always a :class:`PuzzleSetError`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Any, Final, Literal
+
+import orjson
+from pydantic import BaseModel, Field, ValidationError
+
+from ..documents import document_config
+from ..errors import CruelError
+from ..grading import TIERS, Metrics, Par, Tier
+from ..log import LogEntry
+from ..rules import Rules
+from ..solver import DealInfo
+
+PUZZLE_FORMAT: Final = "cruel-puzzle/1"
+INDEX_FORMAT: Final = "cruel-puzzle-index/1"
+_JSON_OPTIONS: Final = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
+
+
+class PuzzleFacts(BaseModel):
+    """What a puzzle is, for anyone to see: everything but its solution."""
+
+    id: str = Field(description='e.g. "2027-01-05-hard" (daily) or "<seed>-hard-1" (generate).')
+    date: dt.date | None = Field(description="The day of a daily puzzle; null otherwise.")
+    tier: Tier
+    rules: Rules
+    deal: DealInfo
+    par: Par = Field(description="The shortest solution found: card moves and redeals.")
+    metrics: Metrics
+    generator: str = Field(description='What made it, e.g. "cruel-tools 1" (grader version).')
+
+
+class Puzzle(PuzzleFacts):
+    """One published puzzle: a graded deal with its par solution."""
+
+    model_config = document_config("Cruel puzzle v1", "puzzle")
+
+    format: Literal["cruel-puzzle/1"] = PUZZLE_FORMAT
+    solution: list[LogEntry] = Field(description="The par solution as cruel-log/1 moves.")
+
+
+class PuzzleSetError(CruelError):
+    """A puzzle file or folder that cannot be used. ``code`` says why:
+
+    - ``not-a-puzzle``: a file that cannot be read, or is not a ``cruel-puzzle/1`` document;
+    - ``duplicate-puzzle-id``: two puzzles of one set with the same id;
+    - ``not-a-puzzle-folder``: a set's folder that is not a folder;
+    - ``outside-the-set``: a file of a set that leads (by a symbolic link) out of its folder.
+
+    The message names the file and what is wrong with it.
+    """
+
+    code = "not-a-puzzle"
+
+    def __init__(self, message: str, code: str = "not-a-puzzle") -> None:
+        super().__init__(message)
+        self.code = code
+
+
+# --- files ---------------------------------------------------------------------------------------
+
+
+def puzzle_bytes(puzzle: Puzzle) -> bytes:
+    """A puzzle file's exact bytes (sorted keys, 2-space indent, final newline)."""
+    return orjson.dumps(puzzle.model_dump(mode="json"), option=_JSON_OPTIONS) + b"\n"
+
+
+def daily_path(out: Path, date: dt.date, tier: Tier) -> Path:
+    return out / f"{date.year:04d}" / f"{date.isoformat()}-{tier}.json"
+
+
+def load_puzzle(path: Path) -> Puzzle:
+    """Read a puzzle file: ``OSError`` if it cannot be read, :class:`PuzzleSetError` (never
+    pydantic's ``ValidationError``) if it is not a ``cruel-puzzle/1`` document."""
+    data = path.read_bytes()
+    try:
+        return Puzzle.model_validate_json(data)
+    except ValidationError as exc:
+        first = str(exc).splitlines()[0]
+        raise PuzzleSetError(f"{path}: not a cruel-puzzle/1 file: {first}") from None
+
+
+def puzzle_files(puzzles_dir: Path) -> list[Path]:
+    """Every puzzle file of a set: ``<YYYY>/*.json``, sorted."""
+    return sorted(p for p in puzzles_dir.glob("[0-9][0-9][0-9][0-9]/*.json") if p.is_file())
+
+
+def index_bytes(out: Path) -> bytes:
+    """``index.json`` for every puzzle file under ``out``, sorted by id."""
+    entries: list[dict[str, Any]] = []
+    for path in puzzle_files(out):
+        p = load_puzzle(path)
+        entries.append(
+            {
+                "id": p.id,
+                "date": p.date.isoformat() if p.date else None,
+                "tier": p.tier,
+                "deal": p.deal.number,
+                "par": p.par.model_dump(),
+                "file": path.relative_to(out).as_posix(),
+            }
+        )
+    entries.sort(key=lambda e: str(e["id"]))
+    doc = {"format": INDEX_FORMAT, "puzzles": entries}
+    return orjson.dumps(doc, option=_JSON_OPTIONS) + b"\n"
+
+
+# --- a set ---------------------------------------------------------------------------------------
+
+
+def _read_member(path: Path) -> Puzzle:
+    """A puzzle file of a set: whatever is wrong with it is a :class:`PuzzleSetError`."""
+    try:
+        return load_puzzle(path)
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise PuzzleSetError(f"{path}: not a cruel-puzzle/1 file: {reason}") from None
+
+
+class PuzzleSet:
+    """Every puzzle of a folder (``<YYYY>/*.json``), read once, found by id or by date.
+
+    Only files inside the folder are read (a symbolic link leading out of it is refused), and
+    only when the set is loaded: nothing asked of the set later touches the file system.
+    """
+
+    def __init__(self, puzzles: list[Puzzle]) -> None:
+        self.by_id: dict[str, Puzzle] = {}
+        self.by_date: dict[dt.date, list[Puzzle]] = {}
+        for p in puzzles:
+            if p.id in self.by_id:
+                raise PuzzleSetError(f"two puzzles have the id {p.id!r}", "duplicate-puzzle-id")
+            self.by_id[p.id] = p
+            if p.date is not None:
+                self.by_date.setdefault(p.date, []).append(p)
+        for day in self.by_date.values():
+            day.sort(key=lambda p: TIERS.index(p.tier))
+
+    @classmethod
+    def load(cls, folder: Path) -> PuzzleSet:
+        root = folder.resolve()
+        if not root.is_dir():
+            raise PuzzleSetError(f"{folder}: not a folder of puzzles", "not-a-puzzle-folder")
+        puzzles = []
+        for path in puzzle_files(root):
+            if not path.resolve().is_relative_to(root):
+                raise PuzzleSetError(f"{path}: leads outside {folder}", "outside-the-set")
+            puzzles.append(_read_member(path))
+        return cls(puzzles)
+
+    def __len__(self) -> int:
+        return len(self.by_id)
+
+    def get(self, puzzle_id: str) -> Puzzle | None:
+        return self.by_id.get(puzzle_id)
+
+    def on(self, date: dt.date, tier: Tier | None = None) -> list[Puzzle]:
+        """The puzzles of ``date`` (only its ``tier`` one, if given), easiest first."""
+        return [p for p in self.by_date.get(date, []) if tier is None or p.tier == tier]
+
+
+def find_puzzle(puzzles_dir: Path, puzzle_id: str) -> Puzzle:
+    """The puzzle ``puzzle_id`` of a set; ``KeyError`` if it has none, :class:`PuzzleSetError`
+    if the set cannot be read."""
+    for path in puzzle_files(puzzles_dir):
+        if path.stem == puzzle_id:
+            puzzle = _read_member(path)
+            if puzzle.id == puzzle_id:
+                return puzzle
+    found = PuzzleSet.load(puzzles_dir).get(puzzle_id)  # a file named otherwise: read them all
+    if found is None:
+        raise KeyError(f"no puzzle {puzzle_id!r} in {puzzles_dir}")
+    return found

@@ -1,0 +1,235 @@
+"""Choosing puzzles: graded deals from a seeded stream of deal numbers, and the daily set.
+
+A puzzle is a deal the solver wins, with its tier, par and par solution (``cruel_tools.grading``).
+Choosing is deterministic: a string seed gives a stream of deal numbers (:func:`candidates`), and a
+tier's puzzles are the first deals of the stream with that tier. The daily set (puzzles/README.md)
+uses the seed ``daily-<date>`` and gives each date one puzzle of each tier.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import multiprocessing
+import sys
+import zlib
+from collections.abc import Callable, Iterable, Iterator
+from functools import partial
+from itertools import islice
+from multiprocessing.pool import Pool
+from pathlib import Path
+from typing import Final, TypeVar
+
+from .. import deals
+from ..game import Game
+from ..grading import GRADER_VERSION, TIERS, Budget, Classified, Grade, Tier, classify, grade
+from ..rules import DEFAULT, Rules
+from .files import (
+    Puzzle,
+    daily_path,
+    index_bytes,
+    load_puzzle,
+    puzzle_bytes,
+    puzzle_files,
+)
+
+GENERATOR: Final = f"cruel-tools {GRADER_VERSION}"
+#: Most candidates graded for one day before its missing tiers are given up.
+MAX_CANDIDATES: Final = 1000
+T = TypeVar("T")
+U = TypeVar("U")
+
+
+# --- choosing deals ------------------------------------------------------------------------------
+
+
+def candidates(seed: str) -> Iterator[int]:
+    """Deal numbers from a string seed, no repeats: mulberry32 seeded with the seed's CRC-32."""
+    seen: set[int] = set()
+    for number in deals.mulberry32(zlib.crc32(seed.encode("utf-8"))):
+        if number not in seen:
+            seen.add(number)
+            yield number
+
+
+def _classified(number: int, rules: Rules, budget: Budget) -> Classified:
+    return classify(Game.from_deal(deals.deal_piles(number), rules), budget)
+
+
+def grade_deal(
+    number: int,
+    rules: Rules = DEFAULT,
+    budget: Budget = Budget(),
+    found: Classified | None = None,
+) -> Grade:
+    return grade(deals.deal_piles(number), number, rules, budget, found)
+
+
+def _grade_chosen(item: tuple[int, Classified], rules: Rules, budget: Budget) -> Grade:
+    return grade_deal(item[0], rules, budget, item[1])
+
+
+def puzzle_from_grade(
+    graded: Grade, date: dt.date | None, tier: Tier | None = None, puzzle_id: str | None = None
+) -> Puzzle:
+    """The puzzle of a won grade; ``id`` defaults to ``<date>-<tier>``."""
+    tier = tier or graded.tier
+    if tier is None or graded.tier != tier or graded.metrics is None or graded.solution is None:
+        raise ValueError(f"deal {graded.deal.number} is not a won {tier} deal")
+    if puzzle_id is None:
+        if date is None:
+            raise ValueError("a puzzle without a date needs an id")
+        puzzle_id = f"{date.isoformat()}-{tier}"
+    return Puzzle(
+        id=puzzle_id,
+        date=date,
+        tier=tier,
+        rules=graded.rules,
+        deal=graded.deal,
+        par=graded.metrics.par,
+        solution=graded.solution,
+        metrics=graded.metrics,
+        generator=GENERATOR,
+    )
+
+
+class _Workers:
+    """``map`` in order, in this process (jobs 1) or in a pool of ``jobs`` processes."""
+
+    def __init__(self, jobs: int) -> None:
+        self.jobs = max(jobs, 1)
+        self.pool: Pool | None = None
+        if self.jobs > 1:
+            context = multiprocessing.get_context("spawn" if sys.platform == "win32" else "fork")
+            self.pool = context.Pool(self.jobs)
+
+    def map(self, fn: Callable[[U], T], items: Iterable[U]) -> Iterator[T]:
+        """Results in input order, computed in chunks of ``2 * jobs`` (input may be endless)."""
+        it = iter(items)
+        while chunk := list(islice(it, 2 * self.jobs)):
+            if self.pool is None:
+                yield from map(fn, chunk)
+            else:
+                yield from self.pool.imap(fn, chunk)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.terminate()
+            self.pool.join()
+
+
+def generate(
+    tier: Tier,
+    count: int,
+    seed: str,
+    rules: Rules = DEFAULT,
+    jobs: int = 1,
+    exclude: Iterable[int] = (),
+    budget: Budget = Budget(),
+    max_candidates: int | None = None,
+) -> list[Puzzle]:
+    """The first ``count`` deals of tier ``tier`` in the stream of ``seed`` (skipping
+    ``exclude``), as puzzles ``<seed>-<tier>-1``, ``-2``... The same arguments give the same
+    puzzles whatever ``jobs`` is. Fewer come back if ``max_candidates`` runs out first."""
+    skip = set(exclude)
+    stream: Iterator[int] = (n for n in candidates(seed) if n not in skip)
+    if max_candidates is not None:
+        stream = islice(stream, max_candidates)
+    workers = _Workers(jobs)
+    try:
+        chosen: list[tuple[int, Classified]] = []
+        if count > 0:
+            for number, found in _tiers(stream, workers, rules, budget):
+                if found.tier == tier:
+                    chosen.append((number, found))
+                    if len(chosen) == count:
+                        break
+        grades = list(workers.map(partial(_grade_chosen, rules=rules, budget=budget), chosen))
+    finally:
+        workers.close()
+    return [puzzle_from_grade(g, None, tier, f"{seed}-{tier}-{k}") for k, g in enumerate(grades, 1)]
+
+
+def _tiers(
+    numbers: Iterable[int], workers: _Workers, rules: Rules, budget: Budget
+) -> Iterator[tuple[int, Classified]]:
+    """``(number, classification)`` for each number, in order."""
+    return workers.map(partial(_number_and_tier, rules=rules, budget=budget), numbers)
+
+
+def _number_and_tier(number: int, rules: Rules, budget: Budget) -> tuple[int, Classified]:
+    return number, _classified(number, rules, budget)
+
+
+# --- the daily set -------------------------------------------------------------------------------
+
+
+def _write_if_changed(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists() or path.read_bytes() != data:
+        path.write_bytes(data)
+
+
+def daily(
+    start: dt.date,
+    days: int,
+    out: Path,
+    jobs: int = 1,
+    progress: Callable[[int], None] | None = None,
+    budget: Budget = Budget(),
+    max_candidates: int = MAX_CANDIDATES,
+) -> list[Path]:
+    """Write the daily puzzles of ``days`` days from ``start`` into ``out``, and its index.
+
+    Each day takes, for each tier, the first deal of the stream ``daily-<date>`` with that tier
+    that no puzzle of an *earlier* date uses (the puzzles in ``out`` dated before ``start``, and
+    this run's earlier days). Later dates are never looked at, so rerunning a range rewrites the
+    same bytes. A tier not found within ``max_candidates`` deals is left out that day.
+    Returns the puzzle files written, then the index.
+    """
+    used = {
+        p.deal.number
+        for p in map(load_puzzle, puzzle_files(out))
+        if p.date is not None and p.date < start and p.deal.number is not None
+    }
+    written: list[Path] = []
+    workers = _Workers(jobs)
+    try:
+        for k in range(days):
+            date = start + dt.timedelta(days=k)
+            open_tiers = set(TIERS)
+            chosen: dict[Tier, int] = {}
+            stream = islice(
+                (n for n in candidates(f"daily-{date.isoformat()}") if n not in used),
+                max_candidates,
+            )
+            found_of: dict[int, Classified] = {}
+            for number, found in _tiers(stream, workers, DEFAULT, budget):
+                tier = found.tier
+                if tier in open_tiers:
+                    assert tier is not None
+                    open_tiers.discard(tier)
+                    chosen[tier] = number
+                    found_of[number] = found
+                    if not open_tiers:
+                        break
+            order = [t for t in TIERS if t in chosen]
+            grader = partial(_grade_chosen, rules=DEFAULT, budget=budget)
+            picks = [(chosen[t], found_of[chosen[t]]) for t in order]
+            grades = list(workers.map(grader, picks))
+            for tier, graded in zip(order, grades, strict=True):
+                path = daily_path(out, date, tier)
+                _write_if_changed(path, puzzle_bytes(puzzle_from_grade(graded, date, tier)))
+                written.append(path)
+            for tier in TIERS:
+                stale = daily_path(out, date, tier)
+                if tier not in chosen and stale.exists():
+                    stale.unlink()
+            used.update(chosen.values())
+            if progress is not None:
+                progress(k)
+    finally:
+        workers.close()
+    index = out / "index.json"
+    _write_if_changed(index, index_bytes(out))
+    written.append(index)
+    return written

@@ -1,0 +1,69 @@
+"""Game logs of a puzzle: its par solution as a log, and a player's log checked against it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import cards, deals
+from ..log import GameLog, to_step
+from ..play import ErrorInfo
+from ..solver import solution_log
+from ..verify import Source, VerifyReport, verify
+from .files import Puzzle
+
+
+def puzzle_solution_log(puzzle: Puzzle) -> dict[str, Any]:
+    """The puzzle's par solution as a complete ``cruel-log/1`` document, with its true claim.
+
+    Built by :func:`cruel_tools.solver.solution_log`, the one builder of solution logs, which
+    verifies the log before returning it.
+    """
+    piles = [[cards.parse(text) for text in pile] for pile in puzzle.deal.piles]
+    steps = [to_step(entry) for entry in puzzle.solution]
+    return solution_log(puzzle.deal.number, piles, puzzle.rules, steps)
+
+
+def check_against_puzzle(log: GameLog, puzzle: Puzzle) -> list[str]:
+    """What makes ``log`` a game of something else than ``puzzle`` (empty: it is the puzzle's).
+
+    A log whose deal is not a deal at all passes here: the verifier reports it.
+    """
+    problems: list[str] = []
+    try:
+        piles = deals.resolve_deal(log.deal.number, log.deal.piles)
+    except deals.BadDeal:
+        piles = None
+    if piles is not None and [[cards.name(c) for c in p] for p in piles] != puzzle.deal.piles:
+        shown = f"deal {log.deal.number}" if log.deal.number is not None else "a deal by piles"
+        problems.append(f"the log plays {shown}, not the deal of puzzle {puzzle.id}")
+    rules = log.resolved_rules()
+    if rules != puzzle.rules:
+        problems.append(
+            f"the log's rules ({rules.preset}) are not those of puzzle {puzzle.id} "
+            f"({puzzle.rules.preset})"
+        )
+    return problems
+
+
+def verify_for_puzzle(log: GameLog, puzzle: Puzzle, source: Source | None = None) -> VerifyReport:
+    """Verify ``log`` as a game of ``puzzle``: another deal or rules is ``puzzle-mismatch``."""
+    problems = check_against_puzzle(log, puzzle)
+    if not problems:
+        return verify(log, source)
+    error = ErrorInfo(index=None, path="/deal", code="puzzle-mismatch", message="; ".join(problems))
+    return VerifyReport(
+        source=source,
+        status="invalid",
+        valid=False,
+        rules=log.resolved_rules(),
+        deal_number=log.deal.number,
+        error=error,
+    )
+
+
+def versus_par(report: VerifyReport, puzzle: Puzzle) -> str:
+    """``par 64 moves 5 redeals; you: 70 moves 6 redeals``."""
+    return (
+        f"par {puzzle.par.moves} moves {puzzle.par.redeals} redeals; "
+        f"you: {report.moves or 0} moves {report.redeals or 0} redeals"
+    )
