@@ -412,7 +412,13 @@ def test_cli_grade() -> None:
 
 # --- the committed set ---------------------------------------------------------------------------
 
-COMMITTED = puzzles.puzzle_files(ROOT / "puzzles") if (ROOT / "puzzles").is_dir() else []
+# The set is part of the repository: an empty one is a broken checkout, never a reason to pass.
+COMMITTED = puzzles.puzzle_files(ROOT / "puzzles")
+
+
+def test_the_committed_set_is_there() -> None:
+    assert len(COMMITTED) >= 4 * 90, "puzzles/ should hold 90 days of four puzzles"
+    assert {puzzles.load_puzzle(p).tier for p in COMMITTED} == set(TIERS)
 
 
 @pytest.mark.parametrize("path", COMMITTED, ids=[p.name for p in COMMITTED])
@@ -426,8 +432,7 @@ def test_committed_puzzle(path: Path) -> None:
 
 def test_committed_index_lists_every_puzzle() -> None:
     folder = ROOT / "puzzles"
-    if not COMMITTED:
-        return
+    assert COMMITTED
     assert (folder / "index.json").read_bytes() == puzzles.index_bytes(folder)
 
 
@@ -436,8 +441,7 @@ def test_regenerating_a_committed_day_gives_identical_records(tmp_path: Path) ->
     root = Path(__file__).resolve().parent.parent / "puzzles"
     day = dt.date(2027, 1, 1)
     committed = sorted((root / "2027").glob("2027-01-01-*.json"))
-    if not committed:
-        pytest.skip("no committed puzzles yet")
+    assert len(committed) == len(TIERS)
     puzzles.daily(day, 1, tmp_path)
     rebuilt = sorted((tmp_path / "2027").glob("2027-01-01-*.json"))
     assert [p.name for p in rebuilt] == [p.name for p in committed]
