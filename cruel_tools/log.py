@@ -30,6 +30,7 @@ from . import cards
 from .cards import Card
 from .deals import MAX_DEAL_NUMBER
 from .documents import document_config
+from .errors import CruelError
 from .game import NUM_PILES, REDEAL, Move, Step
 from .rules import PRESETS, PresetName, Rules
 
@@ -52,8 +53,9 @@ class Limits:
 _DEFAULT_LIMITS = Limits()
 
 
-class LogFormatError(ValueError):
-    """Input that cannot be read as a v1 log. ``code`` is stable, ``path`` a JSON pointer."""
+class LogFormatError(CruelError):
+    """Input that cannot be read as a v1 log. ``code`` (one of :data:`FORMAT_ERROR_CODES`) is
+    stable, ``path`` a JSON pointer."""
 
     def __init__(self, code: str, path: str, message: str) -> None:
         super().__init__(message)
@@ -330,12 +332,11 @@ def step_entry(step: Step, card: Card | None = None) -> dict[str, Any]:
 # --- parsing ----------------------------------------------------------------------------------
 
 
-# Keys of the v1 models: anything else in an error location is a union branch's label.
-_KEYS = frozenset(
-    "format rules deal moves claim meta number piles type from to card count outcome "
-    "foundation_cards redeals preset redeal_order max_redeals redeal_only_when_stuck "
-    "run_moves".split()
-)
+# Keys of the v1 models, read from the models themselves: anything else in an error location is
+# a union branch's label (such as "function-after[...]"), which a JSON pointer must not show.
+_KEYS: Final = frozenset(
+    key for model in (GameLog, Deal, Claim, Rules) for key in model.model_fields
+).union(*(td.__required_keys__ | td.__optional_keys__ for td in (MoveEntry, RedealEntry)))
 # Errors that only say "this union branch wanted another type": the least telling ones.
 _TYPE_ERRORS = frozenset(
     {"string_type", "model_type", "model_attributes_type", "dict_type", "literal_error", "int_type"}

@@ -177,7 +177,7 @@ def played_entries(
 
 def deal_error(exc: BadDeal) -> ErrorInfo:
     """How piles that are not a deal are reported."""
-    return ErrorInfo(index=None, path=exc.path, code="bad-deal", message=f"deal: {exc}")
+    return ErrorInfo(index=None, path=exc.path, code=exc.code, message=f"deal: {exc}")
 
 
 def move_error(index: int, exc: IllegalMove) -> ErrorInfo:
