@@ -8,7 +8,7 @@ model is built, and every problem becomes one :class:`LogFormatError` with a JSO
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Any, Final, Literal, NotRequired, cast
+from typing import Annotated, Any, Final, Literal, NotRequired
 
 import orjson
 from pydantic import (
@@ -485,7 +485,7 @@ def _read_fast(data: bytes | str, limits: Limits) -> GameLog | None:
         return None
     log = GameLog.model_construct(
         format=FORMAT,
-        rules=cast(PresetName, rules),  # checked: one of PRESETS
+        rules=rules,  # checked: one of PRESETS
         deal=deal_model,
         moves=moves,
         claim=claim_model,

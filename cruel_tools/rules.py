@@ -8,18 +8,57 @@ the contested points applies.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from .errors import CruelError
 
-__all__ = ["RedealOrder", "PresetName", "Rules", "PRESETS", "DEFAULT", "UnknownPreset", "preset"]
+__all__ = [
+    "RedealOrder",
+    "PresetName",
+    "PRESET_TABLE",
+    "Rules",
+    "PRESETS",
+    "DEFAULT",
+    "UnknownPreset",
+    "preset",
+]
 
 RedealOrder = Literal["bottom-up", "top-down"]
-PresetName = Literal[
-    "cruel", "cruel-when-stuck", "cruel-limited-3", "cruel-limited-5", "perseverance", "pysolfc"
-]
+
+#: The one table of presets: each name, the contested points it settles (the rest keep the
+#: defaults of :class:`Rules`) and where its reading comes from. :data:`PresetName` and
+#: :data:`PRESETS` are both read from it, so a preset is added in one place.
+PRESET_TABLE: Final[tuple[tuple[str, dict[str, Any], str], ...]] = (
+    (
+        "cruel",
+        {},
+        "Seed 000 (Semicolon's profile), the default: single cards, closed gaps, redeal any time.",
+    ),
+    (
+        "cruel-when-stuck",
+        {"redeal_only_when_stuck": True},
+        "Seed 001's first variant and the Dutch seed 003's step 4 (\"when you are stuck\").",
+    ),
+    ("cruel-limited-3", {"max_redeals": 3}, 'Seed 003\'s "Beperkte Cruel" house rule.'),
+    ("cruel-limited-5", {"max_redeals": 5}, 'Seed 003\'s "Beperkte Cruel" house rule.'),
+    (
+        "perseverance",
+        {"run_moves": True, "max_redeals": 2},
+        'Seed 001\'s "Perseverance" variant: suit runs move as a unit, only two redeals.',
+    ),
+    (
+        "pysolfc",
+        {"redeal_order": "top-down"},
+        "The redeal order issue #2 attributes to the PySolFC program (docs/rules.md: a caveat).",
+    ),
+)
+
+if TYPE_CHECKING:  # a Literal built at run time is opaque to a type checker
+    PresetName = str
+else:
+    PresetName = Literal[tuple(name for name, _, _ in PRESET_TABLE)]
 
 
 class Rules(BaseModel):
@@ -51,19 +90,9 @@ class Rules(BaseModel):
     )
 
 
-#: The presets, each with the source of its reading.
-PRESETS: dict[str, Rules] = {
-    # Seed 000 (Semicolon's profile), the default: single cards, closed gaps, redeal any time.
-    "cruel": Rules(preset="cruel"),
-    # Seed 001's first variant and the Dutch seed 003's step 4 ("when you are stuck").
-    "cruel-when-stuck": Rules(preset="cruel-when-stuck", redeal_only_when_stuck=True),
-    # Seed 003's "Beperkte Cruel" house rule: three or five redeals.
-    "cruel-limited-3": Rules(preset="cruel-limited-3", max_redeals=3),
-    "cruel-limited-5": Rules(preset="cruel-limited-5", max_redeals=5),
-    # Seed 001's "Perseverance" variant: suit runs move as a unit, only two redeals.
-    "perseverance": Rules(preset="perseverance", run_moves=True, max_redeals=2),
-    # The redeal order issue #2 attributes to the PySolFC program (see docs/rules.md for a caveat).
-    "pysolfc": Rules(preset="pysolfc", redeal_order="top-down"),
+#: The presets by name (see :data:`PRESET_TABLE` for the source of each).
+PRESETS: Final[dict[str, Rules]] = {
+    name: Rules(preset=name, **settings) for name, settings, _ in PRESET_TABLE
 }
 
 DEFAULT = PRESETS["cruel"]

@@ -28,7 +28,10 @@ MODULES = [
 def defined_names(module: str) -> set[str]:
     """Names a module defines at its top level (not imported), without a leading underscore."""
     names = set()
-    for node in ast.parse((PACKAGE / f"{module}.py").read_text(encoding="utf-8")).body:
+    body = ast.parse((PACKAGE / f"{module}.py").read_text(encoding="utf-8")).body
+    # A name may be defined under a top-level `if` (such as `if TYPE_CHECKING:`).
+    body += [n for node in body if isinstance(node, ast.If) for n in node.body + node.orelse]
+    for node in body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             names.add(node.name)
         elif isinstance(node, ast.Assign):
