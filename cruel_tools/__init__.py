@@ -1,0 +1,81 @@
+"""cruel-tools: the reference toolkit for the patience game Cruel.
+
+The public API, importable from here (every name below is typed; the package ships ``py.typed``)::
+
+    from cruel_tools import Game, deal_piles, verify_bytes
+
+    game = Game.from_deal(deal_piles(17))
+    report = verify_bytes(b'{"format": "cruel-log/1", "deal": {"number": 17}, "moves": ["R"]}')
+
+- the engine: :class:`Game`, :class:`Move`, :data:`REDEAL`, :class:`Rules`, :data:`PRESETS`,
+  :func:`deal_piles`, cards as ints (:mod:`cruel_tools.cards`);
+- logs: :class:`GameLog`, :func:`load`, :func:`play` (the one traversal) with :class:`Visitor`;
+- verifying: :func:`verify_bytes`, :func:`verify`, :class:`VerifyReport`;
+- solving and grading: :func:`solve`, :class:`SolveReport`, :func:`grade`, :class:`Grade`;
+- puzzles: :class:`Puzzle`;
+- errors: every error raised on bad input is a :class:`CruelError` (a ``ValueError``) with a
+  stable ``code``; the more precise ones are listed in ``docs/verify.md``.
+
+Modules hold the rest (``cruel_tools.render`` for text replays, ``cruel_tools.service`` for the
+HTTP service, ...), each with its own ``__all__``.
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as _version
+
+from .cards import Card, CardError
+from .deals import BadDeal, DealNumberError, deal_piles
+from .errors import CruelError
+from .game import REDEAL, Game, IllegalMove, Move, Outcome, PositionError, Redeal, Step
+from .grading import Grade, grade
+from .log import GameLog, Limits, LogFormatError, load
+from .play import ErrorInfo, Played, Visitor, play
+from .puzzles import Puzzle, PuzzleSetError
+from .rules import PRESETS, Rules
+from .solver import SolveReport, SolveResult, solve
+from .verify import VerifyReport, verify, verify_bytes
+
+try:
+    __version__: str = _version("cruel-tools")
+except PackageNotFoundError:  # running from a source tree that was never installed
+    __version__ = "0+unknown"
+
+__all__ = [
+    "PRESETS",
+    "REDEAL",
+    "BadDeal",
+    "Card",
+    "CardError",
+    "CruelError",
+    "DealNumberError",
+    "ErrorInfo",
+    "Game",
+    "GameLog",
+    "Grade",
+    "IllegalMove",
+    "Limits",
+    "LogFormatError",
+    "Move",
+    "Outcome",
+    "Played",
+    "PositionError",
+    "Puzzle",
+    "PuzzleSetError",
+    "Redeal",
+    "Rules",
+    "SolveReport",
+    "SolveResult",
+    "Step",
+    "VerifyReport",
+    "Visitor",
+    "__version__",
+    "deal_piles",
+    "grade",
+    "load",
+    "play",
+    "solve",
+    "verify",
+    "verify_bytes",
+]
