@@ -235,18 +235,17 @@ def redeal_piles(piles: Sequence[Sequence[Card]], order: str = "bottom-up") -> l
     each packet over, since a packet's first card becomes the top of its new pile.
     """
     seq = tableau_sequence(piles, order)
-    cuts = _CUTS[len(seq)]
-    if order == "bottom-up":
-        new = [seq[i:j] for i, j in cuts]
-    else:
-        new = [seq[i:j][::-1] for i, j in cuts]
+    new = list(map(seq.__getitem__, _PACKETS[len(seq)]))
+    if order != "bottom-up":
+        new = [packet[::-1] for packet in new]
     new += [[] for _ in range(NUM_PILES - len(new))]
     return new
 
 
-# Where a redeal of n cards cuts its sequence, for every n: one (start, stop) per packet.
-_CUTS = [
-    [(i, min(i + PACKET, n)) for i in range(0, n, PACKET)] for n in range(NUM_PILES * PACKET + 1)
+# Where a redeal of n cards cuts its sequence, for every n: one slice per packet (made once:
+# a redeal is the engine's most expensive step, and logs hold one every few moves).
+_PACKETS = [
+    [slice(i, i + PACKET) for i in range(0, n, PACKET)] for n in range(NUM_PILES * PACKET + 1)
 ]
 
 
