@@ -107,7 +107,9 @@ def other_win(puzzle: Any, seed: int) -> list[Step]:
     from cruel_tools.solver import solve
 
     rng = random.Random(seed)
-    game = Game.from_deal([[cards.parse(t) for t in p] for p in puzzle.deal.piles], puzzle.rules)
+    game = Game.from_deal(
+        [[cards.parse(t) for t in p] for p in puzzle.deal.piles], puzzle.resolved_rules()
+    )
     steps: list[Step] = []
     for _ in range(rng.randrange(1, 8)):
         options = [s for s in game.legal_steps() if isinstance(s, Move)]

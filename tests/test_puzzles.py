@@ -21,7 +21,7 @@ from cruel_tools import puzzles
 from cruel_tools.cli import app
 from cruel_tools.errors import CruelError
 from cruel_tools.grading import TIERS, Budget
-from cruel_tools.rules import DEFAULT
+from cruel_tools.rules import DEFAULT, PRESETS, Rules
 from cruel_tools.verify import verify_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -87,6 +87,49 @@ def test_schema_rejects_extra_fields() -> None:
     doc = hard_puzzles()[0].model_dump(mode="json")
     assert not SCHEMA.is_valid({**doc, "extra": 1})
     assert not SCHEMA.is_valid({**doc, "tier": "impossible"})
+
+
+def test_rules_are_written_as_a_preset_name_when_they_are_a_preset(tmp_path: Path) -> None:
+    puzzle = hard_puzzles()[0]
+    doc = puzzle.model_dump(mode="json")
+    assert puzzle.rules == doc["rules"] == "cruel"
+    assert puzzle.resolved_rules() == PRESETS["cruel"]
+    assert puzzles.public(puzzle).rules == "cruel"
+    # a file that spells the preset out (as files did before) is the same puzzle
+    spelt = {**doc, "rules": PRESETS["cruel"].model_dump(mode="json")}
+    SCHEMA.validate(spelt)
+    assert puzzles.Puzzle.model_validate_json(orjson.dumps(spelt)) == puzzle
+    for name, rules in PRESETS.items():
+        named = puzzles.Puzzle.model_validate({**doc, "rules": rules.model_dump(mode="json")})
+        assert named.rules == name and named.resolved_rules() == rules
+        assert orjson.loads(puzzles.puzzle_bytes(named))["rules"] == name
+    # rules that are no preset stay whole
+    custom = Rules(preset="cruel", max_redeals=7)
+    other = puzzles.Puzzle.model_validate({**doc, "rules": custom.model_dump(mode="json")})
+    assert other.rules == other.resolved_rules() == custom
+    written = orjson.loads(puzzles.puzzle_bytes(other))
+    assert written["rules"] == custom.model_dump(mode="json")
+    SCHEMA.validate(written)
+    assert puzzles.Puzzle.model_validate_json(orjson.dumps(written)) == other
+    # a name that is no preset is refused
+    assert not SCHEMA.is_valid({**doc, "rules": "nope"})
+    (tmp_path / "nope.json").write_bytes(orjson.dumps({**doc, "rules": "nope"}))
+    with pytest.raises(puzzles.PuzzleSetError, match="rules"):
+        puzzles.load_puzzle(tmp_path / "nope.json")
+
+
+def test_a_log_is_checked_against_the_puzzles_resolved_rules() -> None:
+    from cruel_tools.log import GameLog
+
+    puzzle = hard_puzzles()[0]
+    log = GameLog.model_validate(puzzles.puzzle_solution_log(puzzle))
+    assert log.rules == "cruel" and puzzles.check_against_puzzle(log, puzzle) == []
+    spelt = log.model_copy(update={"rules": PRESETS["cruel"]})
+    assert puzzles.check_against_puzzle(spelt, puzzle) == []
+    other = log.model_copy(update={"rules": "cruel-when-stuck"})
+    assert puzzles.check_against_puzzle(other, puzzle) == [
+        f"the log's rules (cruel-when-stuck) are not those of puzzle {puzzle.id} (cruel)"
+    ]
 
 
 def test_puzzle_from_grade_refuses_unwon_deals() -> None:

@@ -11,13 +11,13 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 import orjson
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from ..documents import document_config
 from ..errors import CruelError
 from ..grading import TIERS, Metrics, Par, Tier
 from ..log import LogEntry
-from ..rules import Rules
+from ..rules import PRESETS, PresetName, Rules
 from ..solver import DealInfo
 
 PUZZLE_FORMAT: Final = "cruel-puzzle/1"
@@ -31,11 +31,27 @@ class PuzzleFacts(BaseModel):
     id: str = Field(description='e.g. "2027-01-05-hard" (daily) or "<seed>-hard-1" (generate).')
     date: dt.date | None = Field(description="The day of a daily puzzle; null otherwise.")
     tier: Tier
-    rules: Rules
+    rules: PresetName | Rules = Field(
+        description="The preset's name when the rules are a preset (as a cruel-log/1 log names "
+        "them), else the whole profile."
+    )
     deal: DealInfo
     par: Par = Field(description="The shortest solution found: card moves and redeals.")
     metrics: Metrics
     generator: str = Field(description='What made it, e.g. "cruel-tools 1" (grader version).')
+
+    @field_validator("rules")
+    @classmethod
+    def _preset_by_name(cls, rules: PresetName | Rules) -> PresetName | Rules:
+        """Rules that are a preset are kept, and so written, as the preset's name: one spelling
+        per profile, so that a puzzle read back equals the one written."""
+        if isinstance(rules, Rules) and rules == PRESETS[rules.preset]:
+            return rules.preset
+        return rules
+
+    def resolved_rules(self) -> Rules:
+        """The rules profile (a preset's name looked up)."""
+        return PRESETS[self.rules] if isinstance(self.rules, str) else self.rules
 
 
 class Puzzle(PuzzleFacts):

@@ -20,7 +20,7 @@ def puzzle_solution_log(puzzle: Puzzle) -> dict[str, Any]:
     """
     piles = [[cards.parse(text) for text in pile] for pile in puzzle.deal.piles]
     steps = [to_step(entry) for entry in puzzle.solution]
-    return solution_log(puzzle.deal.number, piles, puzzle.rules, steps)
+    return solution_log(puzzle.deal.number, piles, puzzle.resolved_rules(), steps)
 
 
 def check_against_puzzle(log: GameLog, puzzle: Puzzle) -> list[str]:
@@ -36,11 +36,11 @@ def check_against_puzzle(log: GameLog, puzzle: Puzzle) -> list[str]:
     if piles is not None and [[cards.name(c) for c in p] for p in piles] != puzzle.deal.piles:
         shown = f"deal {log.deal.number}" if log.deal.number is not None else "a deal by piles"
         problems.append(f"the log plays {shown}, not the deal of puzzle {puzzle.id}")
-    rules = log.resolved_rules()
-    if rules != puzzle.rules:
+    rules, wanted = log.resolved_rules(), puzzle.resolved_rules()
+    if rules != wanted:
         problems.append(
             f"the log's rules ({rules.preset}) are not those of puzzle {puzzle.id} "
-            f"({puzzle.rules.preset})"
+            f"({wanted.preset})"
         )
     return problems
 
