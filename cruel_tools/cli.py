@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 import orjson
 import typer
 
-from . import cards, deals, grading, puzzles, render, schemas
-from . import log as log_format
-from . import solver as cruel_solver
-from . import stats as player_stats
+from . import cards, deals, grading, log, puzzles, render, rules, schemas, solver, stats
+from .dates import parse_date
+from .errors import CruelError
 from .game import Game
 from .inputs import (
     InvalidLog,
@@ -30,7 +28,6 @@ from .inputs import (
     load_start,
 )
 from .log import Limits
-from .rules import PRESETS, Rules
 from .verify import (
     EXIT_CODES,
     Status,
@@ -50,9 +47,29 @@ app = typer.Typer(
 )
 
 
+T = TypeVar("T")
+
+
 def _out(line: str | bytes) -> None:
     data = line if isinstance(line, bytes) else line.encode()
     sys.stdout.buffer.write(data + b"\n")
+
+
+def _fail(message: str, code: int) -> typer.Exit:
+    """Print a one-line error on stderr; the caller raises the returned Exit."""
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(code)
+
+
+def _option(name: str, parse: Callable[[str], T], text: str) -> T:
+    """``parse(text)``, the library's parser of an option; its refusal (a
+    :class:`~cruel_tools.errors.CruelError`) becomes one line naming the option, and exit 2."""
+    try:
+        return parse(text)
+    except CruelError as exc:
+        # str() of an error that is also a KeyError (rules.UnknownPreset) would quote the words
+        words = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        raise _fail(f"{name}: {words}", 2) from None
 
 
 class _Progress:
@@ -85,8 +102,8 @@ class _Progress:
             sys.stderr.write("\r" + " " * 60 + "\r")
 
 
-@app.command()
-def verify(
+@app.command("verify")
+def verify_command(
     logs: Annotated[
         list[str], typer.Argument(help="Log files, directories, .jsonl files, or - for stdin.")
     ],
@@ -188,12 +205,12 @@ def _puzzle_lines(
 ) -> Iterator[tuple[Status, bytes]]:
     """What ``cruel verify --puzzle`` prints: one report per log, checked against the puzzle."""
     for source, data in units:
-        if isinstance(data, log_format.LogFormatError):
+        if isinstance(data, log.LogFormatError):
             report = unreadable(data, source)
         else:
             try:
-                report = puzzles.verify_for_puzzle(log_format.load(data, limits), puzzle, source)
-            except log_format.LogFormatError as exc:
+                report = puzzles.verify_for_puzzle(log.load(data, limits), puzzle, source)
+            except log.LogFormatError as exc:
                 report = unreadable(exc, source)
         if as_json:
             yield report.status, report_json(report)
@@ -206,19 +223,20 @@ def _puzzle_lines(
             yield report.status, report_line(report).encode()
 
 
-@app.command()
-def deal(number: Annotated[int, typer.Argument(help="Deal number, 0 to 4294967295.")]) -> None:
+@app.command("deal")
+def deal_command(
+    number: Annotated[int, typer.Argument(help="Deal number, 0 to 4294967295.")],
+) -> None:
     """Print deal NUMBER's 12 piles (bottom to top) as JSON."""
     try:
         piles = deals.deal_piles(number)
     except deals.DealNumberError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+        raise _fail(str(exc), 2) from None
     _out(orjson.dumps({"number": number, "piles": [[cards.name(c) for c in p] for p in piles]}))
 
 
-@app.command()
-def schema(
+@app.command("schema")
+def schema_command(
     out: Annotated[Path, typer.Option("--out", help="Folder to write the schemas into.")] = Path(
         "schemas"
     ),
@@ -228,10 +246,14 @@ def schema(
         typer.echo(str(path))
 
 
-@app.command()
-def rules() -> None:
+@app.command("rules")
+def rules_command() -> None:
     """Print the rules presets as JSON."""
-    _out(orjson.dumps({k: v.model_dump() for k, v in PRESETS.items()}, option=orjson.OPT_INDENT_2))
+    _out(
+        orjson.dumps(
+            {k: v.model_dump() for k, v in rules.PRESETS.items()}, option=orjson.OPT_INDENT_2
+        )
+    )
 
 
 # --- replays and positions -------------------------------------------------------------------
@@ -242,14 +264,14 @@ def _style(layout: str, ascii_: bool, no_color: bool) -> render.Style:
     return render.Style(layout=layout, ascii=ascii_, color=color)  # type: ignore[arg-type]
 
 
-def _read_log_or_exit(path: str, limits: Limits) -> log_format.GameLog:
+def _read_log_or_exit(path: str, limits: Limits) -> log.GameLog:
     unit = next(iter_units([path], limits))
     source, data = unit
     try:
-        if isinstance(data, log_format.LogFormatError):
+        if isinstance(data, log.LogFormatError):
             raise data
-        return log_format.load(data, limits)
-    except log_format.LogFormatError as exc:
+        return log.load(data, limits)
+    except log.LogFormatError as exc:
         typer.echo(f"{source}: unreadable: {exc} [{exc.code}]", err=True)
         raise typer.Exit(EXIT_CODES["unreadable"]) from None
 
@@ -263,13 +285,14 @@ NoColorOption = Annotated[bool, typer.Option("--no-color", help="No colour even 
 
 def _check_layout(layout: str) -> None:
     if layout not in render.LAYOUTS:
-        typer.echo(f"error: --layout must be one of {', '.join(render.LAYOUTS)}", err=True)
-        raise typer.Exit(2)
+        raise _fail(f"--layout must be one of {', '.join(render.LAYOUTS)}", 2)
 
 
-@app.command()
-def replay(
-    log: Annotated[str, typer.Argument(help="A game log (file, or - for stdin).")],
+@app.command("replay")
+def replay_command(
+    log_file: Annotated[
+        str, typer.Argument(metavar="log", help="A game log (file, or - for stdin).")
+    ],
     layout: LayoutOption = "rows",
     ascii_: AsciiOption = False,
     no_color: NoColorOption = False,
@@ -285,12 +308,11 @@ def replay(
     Exit status as for verify: 0 legal, 1 illegal move / bad deal / false claim, 2 unreadable.
     """
     _check_layout(layout)
-    game_log = _read_log_or_exit(log, Limits())
+    game_log = _read_log_or_exit(log_file, Limits())
     steps = len(game_log.moves)
     if first > max(steps, 1) or (last is not None and last < first):
         window = f"--from {first}" + (f" --to {last}" if last is not None else "")
-        typer.echo(f"error: {window} shows no step: the log has {steps} steps", err=True)
-        raise typer.Exit(2)
+        raise _fail(f"{window} shows no step: the log has {steps} steps", 2)
     options = render.ReplayOptions(
         style=_style(layout, ascii_, no_color),
         first=first,
@@ -304,8 +326,8 @@ def replay(
     raise typer.Exit(EXIT_CODES["invalid"] if result.error else 0)
 
 
-@app.command()
-def show(
+@app.command("show")
+def show_command(
     deal_spec: Annotated[
         str,
         typer.Argument(
@@ -322,15 +344,14 @@ def show(
     try:
         number, piles = load_deal(deal_spec)
     except (ValueError, OSError) as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1 if isinstance(exc, deals.BadDeal) else 2) from None
+        raise _fail(str(exc), 1 if isinstance(exc, deals.BadDeal) else 2) from None
     title = f"Deal {number}" if number is not None else f"Deal from {deal_spec}"
     for line in render.show(Game.trusted(piles), title, style):
         _out(line)
 
 
-@app.command()
-def stats(
+@app.command("stats")
+def stats_command(
     logs: Annotated[
         list[str], typer.Argument(help="A player's logs: files, directories, .jsonl, or -.")
     ],
@@ -344,29 +365,18 @@ def stats(
 
     Only logs that verify count; the others are listed with their error and left out.
     """
-    try:
-        day = dt.date.fromisoformat(today) if today else None
-    except ValueError:
-        typer.echo(f"error: --today must be a date like 2027-01-31, not {today!r}", err=True)
-        raise typer.Exit(2) from None
-    rec = player_stats.record(iter_units(logs, Limits(), jsonl), today=day)
+    day = _option("--today", parse_date, today) if today is not None else None
+    rec = stats.record(iter_units(logs, Limits(), jsonl), today=day)
     if json:
         _out(rec.model_dump_json())
     else:
-        for line in player_stats.table(rec):
+        for line in stats.table(rec):
             _out(line)
     if rec.played == 0 and not rec.excluded:
-        typer.echo("error: no logs found", err=True)
-        raise typer.Exit(EXIT_CODES["unreadable"])
+        raise _fail("no logs found", EXIT_CODES["unreadable"])
 
 
 # --- solving ---------------------------------------------------------------------------------
-
-
-def _fail(message: str, code: int) -> typer.Exit:
-    """Print a one-line error on stderr; the caller raises the returned Exit."""
-    typer.echo(f"error: {message}", err=True)
-    return typer.Exit(code)
 
 
 def _load_start(spec: str, rules_name: str | None, limits: Limits) -> Start:
@@ -376,7 +386,7 @@ def _load_start(spec: str, rules_name: str | None, limits: Limits) -> Start:
         start = load_start(spec, rules_name, limits)
     except OSError as exc:
         raise _fail(f"cannot read {shown}: {exc.strerror or type(exc).__name__}", 2) from None
-    except log_format.LogFormatError as exc:
+    except log.LogFormatError as exc:
         typer.echo(f"{shown}: unreadable: {exc} [{exc.code}]", err=True)
         raise typer.Exit(EXIT_CODES["unreadable"]) from None
     except InvalidLog as exc:
@@ -391,8 +401,8 @@ def _load_start(spec: str, rules_name: str | None, limits: Limits) -> Start:
     return start
 
 
-@app.command()
-def solve(
+@app.command("solve")
+def solve_command(
     deal_spec: Annotated[
         str,
         typer.Argument(
@@ -406,7 +416,8 @@ def solve(
         typer.Option(
             "--rules",
             metavar="PRESET",
-            help=f"Rules preset: {', '.join(PRESETS)} (default cruel; a log's own by default).",
+            help=f"Rules preset: {', '.join(rules.PRESETS)}"
+            " (default cruel; a log's own by default).",
         ),
     ] = None,
     max_states: Annotated[
@@ -431,18 +442,18 @@ def solve(
     with an illegal move or a bad deal, 2 unreadable input or bad options, 3 an internal error
     (a bug: please report it).
     """
-    if rules_name is not None and rules_name not in PRESETS:
-        raise _fail(f"--rules must be one of {', '.join(PRESETS)}, not {rules_name!r}", 2)
+    if rules_name is not None:
+        _option("--rules", rules.preset, rules_name)
     if max_states < 1:
         raise _fail(f"--max-states must be at least 1, not {max_states}", 2)
     if not max_seconds > 0:
         raise _fail(f"--max-seconds must be more than 0, not {max_seconds}", 2)
     start = _load_start(deal_spec, rules_name, Limits())
-    result = cruel_solver.solve(start.game, max_states=max_states, max_seconds=max_seconds)
+    result = solver.solve(start.game, max_states=max_states, max_seconds=max_seconds)
     won = result.verdict == "won"
     st = result.stats
     if json:
-        report = cruel_solver.solve_report(
+        report = solver.solve_report(
             result, start.number, start.piles, start.game, len(start.prefix)
         )
         _out(report.model_dump_json())
@@ -469,7 +480,7 @@ def solve(
             typer.echo(f"no solution found ({result.verdict}): {out} not written", err=True)
             return
         try:
-            doc = cruel_solver.solution_log(
+            doc = solver.solution_log(
                 start.number,
                 start.piles,
                 start.rules,
@@ -491,18 +502,12 @@ def solve(
 
 RulesOption = Annotated[
     str,
-    typer.Option("--rules", metavar="PRESET", help=f"Rules preset: {', '.join(PRESETS)}."),
+    typer.Option("--rules", metavar="PRESET", help=f"Rules preset: {', '.join(rules.PRESETS)}."),
 ]
 
 
-def _rules(name: str) -> Rules:
-    if name not in PRESETS:
-        raise _fail(f"--rules must be one of {', '.join(PRESETS)}, not {name!r}", 2)
-    return PRESETS[name]
-
-
-@app.command()
-def grade(
+@app.command("grade")
+def grade_command(
     deal_spec: Annotated[
         str,
         typer.Argument(
@@ -517,12 +522,12 @@ def grade(
     Exit status: 0 graded (an unwinnable or undecided deal has no tier), 1 a bad deal,
     2 unreadable input or bad options.
     """
-    rules = _rules(rules_name)
+    chosen = _option("--rules", rules.preset, rules_name)
     try:
         number, piles = load_deal(deal_spec)
     except (ValueError, OSError) as exc:
         raise _fail(str(exc), 1 if isinstance(exc, deals.BadDeal) else 2) from None
-    result = grading.grade(piles, number, rules)
+    result = grading.grade(piles, number, chosen)
     if json:
         _out(result.model_dump_json())
         return
@@ -546,8 +551,8 @@ def grade(
 JobsOption = Annotated[int, typer.Option("--jobs", "-j", min=1, max=64, help="Worker processes.")]
 
 
-@app.command()
-def generate(
+@app.command("generate")
+def generate_command(
     tier: Annotated[str, typer.Option("--tier", help=f"One of {', '.join(grading.TIERS)}.")],
     seed: Annotated[str, typer.Option("--seed", help="Any string: the same seed, the same deals.")],
     count: Annotated[int, typer.Option("--count", min=1, help="How many puzzles.")] = 1,
@@ -561,7 +566,8 @@ def generate(
     """Puzzles of one tier: the first COUNT deals of that tier in the stream of SEED."""
     if tier not in grading.TIERS:
         raise _fail(f"--tier must be one of {', '.join(grading.TIERS)}, not {tier!r}", 2)
-    found = puzzles.generate(tier, count, seed, _rules(rules_name), jobs)
+    chosen = _option("--rules", rules.preset, rules_name)
+    found = puzzles.generate(tier, count, seed, chosen, jobs)
     for puzzle in found:
         if out is None:
             _out(orjson.dumps(puzzle.model_dump(mode="json"), option=orjson.OPT_SORT_KEYS))
@@ -572,8 +578,8 @@ def generate(
             typer.echo(str(path), err=True)
 
 
-@app.command()
-def daily(
+@app.command("daily")
+def daily_command(
     start: Annotated[str, typer.Option("--start", help="First day, e.g. 2027-01-01.")],
     days: Annotated[int, typer.Option("--days", min=1, help="How many days.")] = 1,
     out: Annotated[Path, typer.Option("--out", help="The puzzle set folder.")] = Path("puzzles"),
@@ -583,10 +589,7 @@ def daily(
 
     Rerunning the same command rewrites the same bytes.
     """
-    try:
-        first = dt.date.fromisoformat(start)
-    except ValueError:
-        raise _fail(f"--start must be a date like 2027-01-31, not {start!r}", 2) from None
+    first = _option("--start", parse_date, start)
     progress = _Progress(days, label="grading", at_least=1)
     try:
         written = puzzles.daily(first, days, out, jobs, progress=lambda _day: progress.step())
@@ -598,8 +601,8 @@ def daily(
 # --- the HTTP service ------------------------------------------------------------------------
 
 
-@app.command()
-def serve(
+@app.command("serve")
+def serve_command(
     host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port.")] = 8000,
     puzzles_dir: Annotated[
@@ -647,12 +650,7 @@ def serve(
         create_app,
     )
 
-    fixed: dt.date | None = None
-    if today is not None:
-        try:
-            fixed = dt.date.fromisoformat(today)
-        except ValueError:
-            raise _fail(f"--today must be a date like 2027-01-31, not {today!r}", 2) from None
+    fixed = _option("--today", parse_date, today) if today is not None else None
     settings = Settings(puzzles=puzzles_dir, db=db, max_body=max_body, fixed_today=fixed)
     try:  # uvicorn would log a traceback-like report and exit 1 or 3; one line and 2 here
         family = socket.AF_INET6 if ":" in host else socket.AF_INET

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import os
-import re
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from .api import ErrorResponse, Health
+from .dates import BadDate, parse_date
 from .grading import Tier
 from .leaderboard import (
     MAX_PAGE,
@@ -190,7 +190,7 @@ class Settings:
         day = doc.pop("fixed_today")
         return cls(
             **{**doc, "puzzles": Path(doc["puzzles"])},
-            fixed_today=dt.date.fromisoformat(day) if day else None,
+            fixed_today=parse_date(day) if day else None,
         )
 
 
@@ -439,20 +439,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     return app
 
 
-_DAY: Final = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
-
-
 def _parse_day(text: str, today: Callable[[], dt.date]) -> dt.date:
+    """``today`` or a day as :func:`cruel_tools.dates.parse_date` reads it (and words its error,
+    as the command line does)."""
     if text == "today":
         return today()
     try:
-        if not _DAY.fullmatch(text):  # fromisoformat alone takes week dates like 2027-W01-1
-            raise ValueError(text)
-        return dt.date.fromisoformat(text)
-    except ValueError:
-        raise ApiError(
-            422, "bad-date", f"not a date: {text[:40]!r} (use YYYY-MM-DD or today)", "path", "date"
-        ) from None
+        return parse_date(text)
+    except BadDate as exc:
+        raise ApiError(422, exc.code, str(exc), "path", "date") from None
 
 
 def _handle_errors(app: FastAPI) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from cruel_tools import cards, deals, game, rules
+from cruel_tools import cards, dates, deals, game, rules
 from cruel_tools.errors import CruelError
 from cruel_tools.leaderboard import Leaderboards, StoreBusy, StoreError, WouldWait
 
@@ -20,6 +20,7 @@ CODES: dict[type[CruelError], str] = {
     deals.DealNumberError: "bad-deal-number",
     deals.BadDeal: "bad-deal",
     rules.UnknownPreset: "unknown-preset",
+    dates.BadDate: "bad-date",
     StoreError: "bad-database",
 }
 
@@ -57,6 +58,7 @@ def test_raised_errors_carry_their_codes(tmp_path: Path) -> None:
         (lambda: deals.resolve_deal(None, None), "bad-deal"),
         (lambda: game.Game([[] for _ in range(12)]), "bad-position"),
         (lambda: rules.preset("klondike"), "unknown-preset"),
+        (lambda: dates.parse_date("2027-W01-1"), "bad-date"),
         (lambda: game.Game.from_deal(deals.deal_piles(17)).move(3, 3), "same-pile"),
     ]
     not_a_db = tmp_path / "notes.sqlite"

@@ -14,6 +14,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "cruel_tools"
 MODULES = [
     "api",
     "cards",
+    "dates",
     "deals",
     "documents",
     "errors",

@@ -146,7 +146,7 @@ def test_a_port_in_use_is_one_line_and_exit_2(server: int) -> None:
     ("args", "words"),
     [
         (["--puzzles", "no/such/folder"], "not a folder of puzzles"),
-        (["--today", "someday"], "--today must be a date"),
+        (["--today", "someday"], "--today: not a date"),
         (["--db", "{tmp}/notes.txt"], "cannot use as a database"),
     ],
 )

@@ -11,6 +11,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import orjson
 import pytest
@@ -18,8 +19,11 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hyp_settings
 from hypothesis import strategies as st
+from typer.testing import CliRunner
 
 from cruel_tools import service
+from cruel_tools.cli import app
+from cruel_tools.dates import BadDate, parse_date
 from cruel_tools.leaderboard import StoreError
 from cruel_tools.puzzles import PuzzleSetError, puzzle_bytes
 from cruel_tools.verify import report_json, verify_bytes
@@ -189,6 +193,35 @@ def test_daily_errors(client: TestClient) -> None:
         assert (body["location"], body["path"]) == ("path", "date")
     body = error(client.get("/v1/puzzles/daily/2027-01-05?tier=insane"), 422, "bad-parameter")
     assert (body["location"], body["path"]) == ("query", "tier")
+
+
+BAD_DATES = ["20270105", "2027-W01-1", "2027-1-5", "2027-02-30", "2027-01-05\n", "２０２７-01-05"]
+
+
+@pytest.mark.parametrize("text", BAD_DATES)
+def test_the_cli_and_the_service_refuse_a_date_with_the_same_words(
+    client: TestClient, text: str
+) -> None:
+    """One parser (dates.parse_date): ``fromisoformat`` alone would take the first two."""
+    with pytest.raises(BadDate) as refused:
+        parse_date(text)
+    words = str(refused.value)
+    assert words.startswith("not a date: ") and "\n" not in words
+    body = error(client.get(f"/v1/puzzles/daily/{quote(text)}"), 422, "bad-date")
+    assert body["message"] == words
+    for command in (["stats", "--today", text, "x.json"], ["daily", "--start", text]):
+        result = CliRunner().invoke(app, command)
+        assert (result.exit_code, result.stdout) == (2, "")
+        assert result.stderr == f"error: {command[1]}: {words}\n"
+
+
+def test_the_cli_and_the_service_take_a_date(client: TestClient) -> None:
+    assert parse_date("2027-01-05") == TODAY
+    assert client.get("/v1/puzzles/daily/2027-01-05").json()["date"] == "2027-01-05"
+    won = str(ROOT / "tests" / "data" / "won-deal-34.json")
+    result = CliRunner().invoke(app, ["stats", "--json", "--today", "2027-01-05", won])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["reference_day"] == "2027-01-05"
 
 
 def test_one_puzzle_without_its_solution(client: TestClient) -> None:
