@@ -6,7 +6,7 @@ import os
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, TypeVar
 
@@ -30,13 +30,13 @@ from .inputs import (
 from .log import Limits
 from .verify import (
     EXIT_CODES,
+    PLAIN,
     Status,
-    Unit,
+    batch_exit_code,
     plural,
     render_many,
-    report_json,
     report_line,
-    unreadable,
+    summary,
 )
 
 app = typer.Typer(
@@ -144,36 +144,25 @@ def verify_command(
     limits = Limits(max_bytes=max_bytes, max_moves=max_moves)
     puzzle = _puzzle_option(puzzle_file, puzzles_dir, puzzle_id)
     progress = _Progress(count_units(logs))
-    tally: Counter[str] = Counter()
-    units = iter_units(logs, limits, jsonl)
-    lines = (
-        render_many(units, limits, jobs, json)
-        if puzzle is None
-        else _puzzle_lines(units, limits, puzzle, json)
-    )
+    checker = PLAIN if puzzle is None else puzzles.PuzzleCheck(puzzle)
+    tally: Counter[Status] = Counter()
     try:
-        for status, line in lines:
+        for status, line in render_many(
+            iter_units(logs, limits, jsonl), limits, jobs, json, checker
+        ):
             tally[status] += 1
             progress.step()
             if json or not (quiet and status == "valid"):
                 _out(line)
     finally:
         progress.close()
-    total = sum(tally.values())
-    if total == 0:
-        typer.echo(
-            "error: no logs found (give .json or .jsonl files, directories holding them, or -)",
-            err=True,
+    if not tally:
+        raise _fail(
+            "no logs found (give .json or .jsonl files, directories holding them, or -)",
+            EXIT_CODES["unreadable"],
         )
-        raise typer.Exit(EXIT_CODES["unreadable"])
-    summary = (
-        f"verified {total} log{'s' if total != 1 else ''}: {tally['valid']} valid, "
-        f"{tally['invalid']} invalid, {tally['unreadable']} unreadable"
-    )
-    if tally["internal-error"]:
-        summary += f", {tally['internal-error']} internal errors"
-    typer.echo(summary, err=True)
-    raise typer.Exit(max((EXIT_CODES[s] for s in tally), default=0))  # type: ignore[index]
+    typer.echo(summary(tally), err=True)
+    raise typer.Exit(batch_exit_code(tally))
 
 
 def _puzzle_option(
@@ -188,39 +177,13 @@ def _puzzle_option(
             return puzzles.load_puzzle(puzzle_file)
         if puzzles_dir is not None and puzzle_id is not None:
             return puzzles.find_puzzle(puzzles_dir, puzzle_id)
-    except KeyError as exc:
+    except KeyError as exc:  # find_puzzle: no puzzle of that id in the set
         raise _fail(str(exc.args[0]), 2) from None
     except puzzles.PuzzleSetError as exc:  # already names the file and what is wrong with it
         raise _fail(str(exc), 2) from None
     except OSError as exc:
         raise _fail(f"cannot read the puzzle: {exc.strerror or type(exc).__name__}", 2) from None
-    except ValueError as exc:  # pydantic's ValidationError
-        first = str(exc).splitlines()[0]
-        raise _fail(f"not a cruel-puzzle/1 file: {first}", 2) from None
     return None
-
-
-def _puzzle_lines(
-    units: Iterable[Unit], limits: Limits, puzzle: puzzles.Puzzle, as_json: bool
-) -> Iterator[tuple[Status, bytes]]:
-    """What ``cruel verify --puzzle`` prints: one report per log, checked against the puzzle."""
-    for source, data in units:
-        if isinstance(data, log.LogFormatError):
-            report = unreadable(data, source)
-        else:
-            try:
-                report = puzzles.verify_for_puzzle(log.load(data, limits), puzzle, source)
-            except log.LogFormatError as exc:
-                report = unreadable(exc, source)
-        if as_json:
-            yield report.status, report_json(report)
-        elif report.valid:
-            yield (
-                report.status,
-                f"{report_line(report)}; {puzzles.versus_par(report, puzzle)}".encode(),
-            )
-        else:
-            yield report.status, report_line(report).encode()
 
 
 @app.command("deal")

@@ -9,10 +9,10 @@ from __future__ import annotations
 import multiprocessing
 import sys
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import islice
 from multiprocessing.pool import AsyncResult
-from typing import Final, Literal, TypeVar
+from typing import Final, Literal, Protocol, TypeVar
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
@@ -146,36 +146,74 @@ def verify_bytes(
 Unit = tuple[Source, bytes | LogFormatError]
 
 
-def verify_unit(unit: Unit, limits: Limits = Limits()) -> VerifyReport:
-    """Verify one unit; a bug of ours becomes an ``internal-error`` report, never a traceback."""
+class Checker(Protocol):
+    """What a batch checks each parsed log for, and how a report reads as a line.
+
+    Passed to worker processes with ``jobs`` > 1, so it must pickle (a module-level class whose
+    fields pickle). The default, :data:`PLAIN`, is :func:`verify` and :func:`report_line`;
+    ``cruel verify --puzzle`` uses :class:`cruel_tools.puzzles.PuzzleCheck`.
+    """
+
+    def check(self, log: GameLog, source: Source | None) -> VerifyReport: ...
+
+    def line(self, report: VerifyReport) -> str: ...
+
+
+class PlainCheck:
+    """Plain verification: :func:`verify`, and :func:`report_line` for people."""
+
+    def check(self, log: GameLog, source: Source | None) -> VerifyReport:
+        return verify(log, source)
+
+    def line(self, report: VerifyReport) -> str:
+        return report_line(report)
+
+
+PLAIN: Final = PlainCheck()
+
+
+def verify_unit(unit: Unit, limits: Limits = Limits(), checker: Checker = PLAIN) -> VerifyReport:
+    """Check one unit; a bug of ours becomes an ``internal-error`` report, never a traceback."""
     source, data = unit
     if isinstance(data, LogFormatError):
         return unreadable(data, source)
     try:
-        return verify_bytes(data, source, limits)
+        try:
+            log = load(data, limits)
+        except LogFormatError as exc:
+            return unreadable(exc, source)
+        return checker.check(log, source)
     except Exception as exc:  # noqa: BLE001 - the last line of defence, tested to stay unused
-        error = ErrorInfo(
-            index=None,
-            path="/",
-            code="internal-error",
-            message=f"cruel-tools failed on this log ({type(exc).__name__}); please report it",
-        )
-        return VerifyReport(source=source, status="internal-error", valid=False, error=error)
+        return _internal_error(exc, source)
+
+
+def _internal_error(exc: Exception, source: Source | None) -> VerifyReport:
+    error = ErrorInfo(
+        index=None,
+        path="/",
+        code="internal-error",
+        message=f"cruel-tools failed on this log ({type(exc).__name__}); please report it",
+    )
+    return VerifyReport(source=source, status="internal-error", valid=False, error=error)
 
 
 def verify_many(
-    units: Iterable[Unit], limits: Limits = Limits(), jobs: int = 1
+    units: Iterable[Unit], limits: Limits = Limits(), jobs: int = 1, checker: Checker = PLAIN
 ) -> Iterator[VerifyReport]:
-    """Reports in input order; ``jobs`` > 1 verifies in that many worker processes."""
+    """Reports in input order; ``jobs`` > 1 checks in that many worker processes."""
     if jobs <= 1:
         for unit in units:
-            yield verify_unit(unit, limits)
+            yield verify_unit(unit, limits, checker)
         return
-    yield from _in_workers(_reports_of_chunk, units, (limits,), jobs)
+    yield from _in_workers(_reports_of_chunk, units, (limits, checker), jobs)
 
 
 def render_many(
-    units: Iterable[Unit], limits: Limits = Limits(), jobs: int = 1, as_json: bool = False
+    units: Iterable[Unit],
+    limits: Limits = Limits(),
+    jobs: int = 1,
+    as_json: bool = False,
+    checker: Checker = PLAIN,
 ) -> Iterator[tuple[Status, bytes]]:
     """``(status, output line)`` per log in input order: what ``cruel verify`` prints.
 
@@ -184,21 +222,48 @@ def render_many(
     """
     if jobs <= 1:
         for unit in units:
-            yield _render(verify_unit(unit, limits), as_json)
+            yield _render(unit, limits, as_json, checker)
         return
-    yield from _in_workers(_lines_of_chunk, units, (limits, as_json), jobs)
+    yield from _in_workers(_lines_of_chunk, units, (limits, as_json, checker), jobs)
 
 
-def _render(report: VerifyReport, as_json: bool) -> tuple[Status, bytes]:
-    return report.status, report_json(report) if as_json else report_line(report).encode()
+def _render(unit: Unit, limits: Limits, as_json: bool, checker: Checker) -> tuple[Status, bytes]:
+    report = verify_unit(unit, limits, checker)
+    if as_json:
+        return report.status, report_json(report)
+    try:
+        return report.status, checker.line(report).encode()
+    except Exception as exc:  # noqa: BLE001 - as in verify_unit
+        report = _internal_error(exc, report.source)
+        return report.status, report_line(report).encode()
 
 
-def _reports_of_chunk(chunk: list[Unit], limits: Limits) -> list[VerifyReport]:
-    return [verify_unit(u, limits) for u in chunk]
+def _reports_of_chunk(chunk: list[Unit], limits: Limits, checker: Checker) -> list[VerifyReport]:
+    return [verify_unit(u, limits, checker) for u in chunk]
 
 
-def _lines_of_chunk(chunk: list[Unit], limits: Limits, as_json: bool) -> list[tuple[Status, bytes]]:
-    return [_render(verify_unit(u, limits), as_json) for u in chunk]
+def _lines_of_chunk(
+    chunk: list[Unit], limits: Limits, as_json: bool, checker: Checker
+) -> list[tuple[Status, bytes]]:
+    return [_render(u, limits, as_json, checker) for u in chunk]
+
+
+def summary(tally: Mapping[Status, int]) -> str:
+    """The last line of ``cruel verify``: ``verified 3 logs: 2 valid, 1 invalid, 0 unreadable``
+    (and internal errors, if any), from the count of each status."""
+    total = sum(tally.values())
+    line = (
+        f"verified {plural(total, 'log')}: {tally.get('valid', 0)} valid, "
+        f"{tally.get('invalid', 0)} invalid, {tally.get('unreadable', 0)} unreadable"
+    )
+    if tally.get("internal-error"):
+        line += f", {tally['internal-error']} internal errors"
+    return line
+
+
+def batch_exit_code(statuses: Iterable[Status]) -> int:
+    """What ``cruel verify`` exits with: the worst of the statuses' codes, 0 for none."""
+    return max((EXIT_CODES[s] for s in statuses), default=0)
 
 
 def _in_workers(
@@ -257,12 +322,16 @@ def report_line(report: VerifyReport) -> str:
 
 __all__ = [
     "EXIT_CODES",
+    "PLAIN",
     "REPORT_FORMAT",
+    "Checker",
     "FinalPosition",
+    "PlainCheck",
     "Source",
     "Status",
     "Unit",
     "VerifyReport",
+    "batch_exit_code",
     "final_position",
     "plural",
     "render_many",
@@ -270,6 +339,7 @@ __all__ = [
     "report_line",
     "report_of",
     "score_words",
+    "summary",
     "unreadable",
     "verify",
     "verify_bytes",

@@ -359,6 +359,74 @@ def test_cli_verify_by_puzzle_id(tmp_path: Path) -> None:
     assert cli("verify", "--puzzles", str(sets), str(own)).exit_code == 2
 
 
+def puzzle_batch(tmp_path: Path) -> tuple[Path, Path]:
+    """A puzzle and a folder of its logs: its solution, another puzzle's, other rules, an
+    illegal move, junk, and a JSON Lines file of 300 logs (more than one chunk per worker)."""
+    puzzle_path, own, foreign = write_puzzle_and_logs(tmp_path)
+    batch = tmp_path / "batch"
+    batch.mkdir()
+    doc = orjson.loads(own.read_bytes())
+    (batch / "a-own.json").write_bytes(own.read_bytes())
+    (batch / "b-foreign.json").write_bytes(foreign.read_bytes())
+    (batch / "c-rules.json").write_bytes(orjson.dumps({**doc, "rules": "cruel-when-stuck"}))
+    (batch / "d-illegal.json").write_bytes(orjson.dumps({**doc, "moves": ["1F"] * 3}))
+    (batch / "e-junk.json").write_bytes(b"[1,")
+    lines = [own.read_bytes(), foreign.read_bytes(), b"{broken"] * 100
+    (batch / "f-many.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    return puzzle_path, batch
+
+
+def test_cli_verify_puzzle_jobs_2_is_byte_identical(tmp_path: Path) -> None:
+    puzzle_path, batch = puzzle_batch(tmp_path)
+    for mode in (["--json"], []):
+        one = cli("verify", *mode, "--puzzle", str(puzzle_path), str(batch))
+        two = cli("verify", *mode, "--puzzle", str(puzzle_path), "--jobs", "2", str(batch))
+        assert one.stdout_bytes == two.stdout_bytes
+        assert one.stdout_bytes.count(b"\n") == 305
+        assert (one.exit_code, two.exit_code) == (2, 2)
+        assert one.stderr == two.stderr
+        assert one.stderr.splitlines()[-1] == (
+            "verified 305 logs: 101 valid, 103 invalid, 101 unreadable"
+        )
+    lines = one.stdout.splitlines()
+    puzzle = puzzles.load_puzzle(puzzle_path)
+    par = f"par {puzzle.par.moves} moves {puzzle.par.redeals} redeals"
+    assert lines[0].endswith(f"; {par}; you: {puzzle.par.moves} moves {puzzle.par.redeals} redeals")
+    assert sum(par in line for line in lines) == 101  # every valid line, and no other
+    assert "[puzzle-mismatch]" in lines[1] and "[puzzle-mismatch]" in lines[2]
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+@pytest.mark.parametrize("where", ["check_against_puzzle", "versus_par"])
+def test_cli_verify_puzzle_bug_is_an_internal_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: str, where: str
+) -> None:
+    """A bug in checking a log against the puzzle, or in wording its line, is that log's
+    internal-error report and exit 3 (the batch verifier's guard), never a traceback."""
+    puzzle_path, own, foreign = write_puzzle_and_logs(tmp_path)
+
+    def broken(*args: object) -> object:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(puzzles.logs, where, broken)  # the workers are forked: they see it too
+    result = cli("verify", "--puzzle", str(puzzle_path), "--jobs", jobs, str(own), str(foreign))
+    assert result.exit_code == 3, result.output
+    first, second = result.stdout.splitlines()
+    assert first == (
+        f"{own}: internal-error: cruel-tools failed on this log (RuntimeError); please report it "
+        "[internal-error]"
+    )
+    if where == "versus_par":  # only valid lines show par: the other log is unaffected
+        assert "[puzzle-mismatch]" in second
+    else:
+        assert second.startswith(f"{foreign}: internal-error: ")
+    assert result.stderr.splitlines()[-1].endswith("internal errors")
+    if where == "check_against_puzzle":
+        reports = cli("verify", "--json", "--puzzle", str(puzzle_path), "--jobs", jobs, str(own))
+        assert reports.exit_code == 3
+        assert json.loads(reports.stdout)["status"] == "internal-error"
+
+
 # --- unreadable puzzles --------------------------------------------------------------------------
 
 COMMITTED_HARD = ROOT / "puzzles" / "2027" / "2027-01-05-hard.json"

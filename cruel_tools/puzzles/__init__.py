@@ -6,7 +6,8 @@ The modules, each importing only those above it in this list (and the rest of ``
 - :mod:`.files`: the ``cruel-puzzle/1`` model, reading and writing puzzle files and a set's index,
   a set read once (:class:`PuzzleSet`), :class:`PuzzleSetError`;
 - :mod:`.generation`: candidate streams, grading deals, :func:`generate` and :func:`daily`;
-- :mod:`.logs`: a puzzle's par solution as a log, a player's log checked against a puzzle;
+- :mod:`.logs`: a puzzle's par solution as a log, a player's log checked against a puzzle
+  (:class:`PuzzleCheck`, the batch verifier's checker for ``cruel verify --puzzle``);
 - :mod:`.documents`: the service's documents (public puzzle, solution, a day's puzzles).
 
 Everything public is importable from here: ``from cruel_tools.puzzles import Puzzle``.
@@ -49,7 +50,13 @@ from .generation import (
     grade_deal,
     puzzle_from_grade,
 )
-from .logs import check_against_puzzle, puzzle_solution_log, verify_for_puzzle, versus_par
+from .logs import (
+    PuzzleCheck,
+    check_against_puzzle,
+    puzzle_solution_log,
+    verify_for_puzzle,
+    versus_par,
+)
 
 __all__ = [
     "DAILY_FORMAT",
@@ -62,6 +69,7 @@ __all__ = [
     "DailyPuzzles",
     "PublicPuzzle",
     "Puzzle",
+    "PuzzleCheck",
     "PuzzleFacts",
     "PuzzleSet",
     "PuzzleSetError",

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from .. import cards, deals
 from ..log import GameLog, to_step
 from ..play import ErrorInfo
 from ..solver import solution_log
-from ..verify import Source, VerifyReport, verify
+from ..verify import Source, VerifyReport, report_line, verify
 from .files import Puzzle
 
 
@@ -67,3 +68,23 @@ def versus_par(report: VerifyReport, puzzle: Puzzle) -> str:
         f"par {puzzle.par.moves} moves {puzzle.par.redeals} redeals; "
         f"you: {report.moves or 0} moves {report.redeals or 0} redeals"
     )
+
+
+@dataclass(frozen=True)
+class PuzzleCheck:
+    """What ``cruel verify --puzzle`` checks: each log as a game of ``puzzle``
+    (:func:`verify_for_puzzle`), and a valid one's line compared to par (:func:`versus_par`).
+
+    A :class:`cruel_tools.verify.Checker` for the batch verifier (``verify_many``,
+    ``render_many``), which pickles it to its worker processes.
+    """
+
+    puzzle: Puzzle
+
+    def check(self, log: GameLog, source: Source | None) -> VerifyReport:
+        return verify_for_puzzle(log, self.puzzle, source)
+
+    def line(self, report: VerifyReport) -> str:
+        if not report.valid:
+            return report_line(report)
+        return f"{report_line(report)}; {versus_par(report, self.puzzle)}"
