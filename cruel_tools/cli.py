@@ -31,12 +31,15 @@ from .log import Limits
 from .verify import (
     EXIT_CODES,
     PLAIN,
+    Source,
     Status,
+    VerifyReport,
     batch_exit_code,
     plural,
     render_many,
     report_line,
     summary,
+    unreadable,
 )
 
 app = typer.Typer(
@@ -70,6 +73,13 @@ def _option(name: str, parse: Callable[[str], T], text: str) -> T:
         # str() of an error that is also a KeyError (rules.UnknownPreset) would quote the words
         words = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         raise _fail(f"{name}: {words}", 2) from None
+
+
+def _report_exit(report: VerifyReport) -> typer.Exit:
+    """A log that cannot be used, in the verifier's words (as ``cruel verify`` prints them) on
+    stderr, and its exit code; the caller raises the returned Exit."""
+    typer.echo(report_line(report), err=True)
+    return typer.Exit(report.exit_code)
 
 
 class _Progress:
@@ -235,8 +245,7 @@ def _read_log_or_exit(path: str, limits: Limits) -> log.GameLog:
             raise data
         return log.load(data, limits)
     except log.LogFormatError as exc:
-        typer.echo(f"{source}: unreadable: {exc} [{exc.code}]", err=True)
-        raise typer.Exit(EXIT_CODES["unreadable"]) from None
+        raise _report_exit(unreadable(exc, source)) from None
 
 
 LayoutOption = Annotated[
@@ -350,11 +359,9 @@ def _load_start(spec: str, rules_name: str | None, limits: Limits) -> Start:
     except OSError as exc:
         raise _fail(f"cannot read {shown}: {exc.strerror or type(exc).__name__}", 2) from None
     except log.LogFormatError as exc:
-        typer.echo(f"{shown}: unreadable: {exc} [{exc.code}]", err=True)
-        raise typer.Exit(EXIT_CODES["unreadable"]) from None
+        raise _report_exit(unreadable(exc, Source(file=shown))) from None
     except InvalidLog as exc:
-        typer.echo(report_line(exc.report), err=True)  # the verifier's words
-        raise typer.Exit(EXIT_CODES["invalid"]) from None
+        raise _report_exit(exc.report) from None
     except deals.BadDeal as exc:
         raise _fail(f"{shown}: deal: {exc} (at {exc.path})", 1) from None
     except ValueError as exc:  # a deal number out of range, a rules conflict, not a deal

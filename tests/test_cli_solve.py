@@ -310,6 +310,19 @@ def test_unreadable_inputs_exit_2(tmp_path: Path) -> None:
         assert result.stdout == ""
 
 
+def test_an_unreadable_log_is_refused_in_the_verifiers_words(tmp_path: Path) -> None:
+    """solve and replay print the line cruel verify prints for the log (one wording)."""
+    bad = write_json(tmp_path / "bad.json", {**sample("won.json"), "moves": ["R", "zz"]})
+    verified = runner.invoke(app, ["verify", str(bad)])
+    assert verified.exit_code == 2
+    line = verified.stdout.strip()
+    assert line.startswith(f"{bad}: unreadable: ") and line.endswith(" (at /moves/1) [schema]")
+    for command in (["solve"], ["replay"]):
+        result = runner.invoke(app, [*command, str(bad)])
+        assert (result.exit_code, result.stdout) == (2, "")
+        assert one_line_error(result) == line
+
+
 def test_deal_from_stdin() -> None:
     result = runner.invoke(app, ["solve", "-", "--json"], input=json.dumps({"number": 3}))
     assert result.exit_code == 0, result.output
