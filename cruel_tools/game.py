@@ -14,7 +14,7 @@ them checks a rule itself.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from itertools import chain
+from operator import itemgetter
 from typing import Literal, NamedTuple
 
 from . import cards
@@ -234,23 +234,21 @@ def redeal_piles(piles: Sequence[Sequence[Card]], order: str = "bottom-up") -> l
     The redeal reads :func:`tableau_sequence` and cuts it into packets of 4; top-down turns
     each packet over, since a packet's first card becomes the top of its new pile.
     """
-    seq = tableau_sequence(piles, order)
-    new = list(map(seq.__getitem__, _PACKETS[len(seq)]))
+    new = list(_PACKETS(tableau_sequence(piles, order)))
     if order != "bottom-up":
         new = [packet[::-1] for packet in new]
-    new += [[] for _ in range(NUM_PILES - len(new))]
     return new
 
 
-# Where a redeal of n cards cuts its sequence, for every n: one slice per packet (made once:
-# a redeal is the engine's most expensive step, and logs hold one every few moves).
-_PACKETS = [
-    [slice(i, i + PACKET) for i in range(0, n, PACKET)] for n in range(NUM_PILES * PACKET + 1)
-]
+# The 12 packets of a redeal, cut from its sequence in one call (a redeal is the engine's
+# costliest step, and logs hold one every few moves). Past the end of a short sequence a slice is
+# a new empty list: the piles that stay empty.
+_PACKETS = itemgetter(*(slice(i, i + PACKET) for i in range(0, NUM_PILES * PACKET, PACKET)))
 
 
 def is_packed(piles: Sequence[Sequence[Card]]) -> bool:
-    """Whether a redeal (in either order) would leave ``piles`` exactly as they are.
+    """Whether a redeal (in either order) would leave ``piles`` exactly as they are, that is
+    ``redeal_piles(piles, order) == piles`` (a property test holds the two equal).
 
     Both orders cut the same sequence into packets of 4 and each restores a packet's own order,
     so the layout is unchanged exactly when the pile sizes already are the packet sizes:
@@ -269,9 +267,17 @@ _PACKED_SIZES = [
 
 def tableau_sequence(piles: Sequence[Sequence[Card]], order: str = "bottom-up") -> list[Card]:
     """The single sequence a redeal reads and keeps (pile 1 first)."""
+    seq: list[Card] = []
     if order == "bottom-up":
-        return list(chain.from_iterable(piles))
-    return list(chain.from_iterable(p[::-1] for p in piles))
+        for pile in piles:  # a plain loop: cheaper here than itertools.chain, card by card
+            seq += pile
+    else:
+        for pile in piles:
+            seq += pile[::-1]
+    return seq
+
+
+_COMPLETE: list[int] = [KING] * 4  # the foundations of a won game
 
 
 # --- the game ---------------------------------------------------------------------------------
@@ -350,7 +356,7 @@ class Game:
         return tuple(map(tuple, self.piles))
 
     def is_won(self) -> bool:
-        return self.foundation_cards == 52
+        return self.foundations == _COMPLETE
 
     def top(self, pile: int) -> Card | None:
         """Top card of pile ``pile`` (1-12), or None when it is empty."""
@@ -466,6 +472,12 @@ class Game:
 
     def redeal_problem(self) -> IllegalMove | None:
         """Why a redeal is illegal now, or None when it is legal."""
+        return self._redeal_problem(is_packed(self.piles))
+
+    def _redeal_problem(self, unchanged: bool) -> IllegalMove | None:
+        # The one statement of when a redeal is legal, in the order of its checks. Whether the
+        # layout would stay ``unchanged`` comes from the caller: redeal() has the new piles and
+        # compares them, the rest ask is_packed (the same answer without making them).
         if self.is_won():
             return MoveAfterEnd("the game is already won")
         rules = self.rules
@@ -473,7 +485,7 @@ class Game:
             return RedealLimit(f"no redeals left: these rules allow {rules.max_redeals}")
         if rules.redeal_only_when_stuck and self.has_card_move():
             return RedealNotStuck(f"{rules.preset} allows a redeal only when no card can move")
-        if is_packed(self.piles):
+        if unchanged:
             return RedealUnchanged("a redeal now would leave every pile as it is")
         return None
 
@@ -488,10 +500,11 @@ class Game:
         :raises RedealNotStuck: the rules allow a redeal only when stuck, and a card can move.
         :raises RedealUnchanged: the redeal would leave every pile as it is.
         """
-        problem = self.redeal_problem()
+        new = redeal_piles(self.piles, self.rules.redeal_order)
+        problem = self._redeal_problem(new == self.piles)
         if problem is not None:
             raise problem
-        self.piles = redeal_piles(self.piles, self.rules.redeal_order)
+        self.piles = new
         self.redeals += 1
 
     def push(self, step: Step) -> None:

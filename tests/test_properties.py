@@ -18,6 +18,7 @@ from cruel_tools.game import (
     Move,
     Redeal,
     Step,
+    is_packed,
     redeal_piles,
     tableau_sequence,
 )
@@ -147,6 +148,20 @@ def test_redeal_keeps_order_and_cards(number: int, seed: int, order: str) -> Non
     n = sum(sizes)
     assert sizes == [4] * (n // 4) + ([n % 4] if n % 4 else []) + [0] * (12 - -(-n // 4))
     assert redeal_piles(after, order) == after  # a second redeal changes nothing
+
+
+@FAST
+@given(deal_numbers, seeds, st.sampled_from(["bottom-up", "top-down"]), st.integers(0, 80))
+def test_is_packed_says_whether_a_redeal_changes_the_layout(
+    number: int, seed: int, order: str, steps: int
+) -> None:
+    # Game.redeal compares the new piles with the old; redeal_problem asks is_packed: the two
+    # must agree on every position, or a redeal would be legal by one and not by the other.
+    _, _, game = random_game(number, random.Random(seed), PRESETS["cruel"], max_steps=steps)
+    piles = game.piles
+    assert is_packed(piles) == (redeal_piles(piles, order) == piles)
+    packed = redeal_piles(piles, order)
+    assert is_packed(packed) and redeal_piles(packed, order) == packed
 
 
 @FAST
