@@ -272,16 +272,30 @@ def _in_workers(
     """Run ``fn(chunk, *extra)`` over chunks of units in ``jobs`` processes, results in order.
 
     At most two chunks per worker are in flight, so memory stays bounded however long the input.
+    Chunks travel as plain tuples (:func:`_pack`): the parent shares the cores with the workers,
+    and pickling a pydantic ``Source`` per log cost it more than reading the log.
     """
     context = multiprocessing.get_context("spawn" if sys.platform == "win32" else "fork")
     pending: deque[AsyncResult[list[T]]] = deque()
     with context.Pool(jobs) as pool:
-        for chunk in _batches(units, 128):
-            pending.append(pool.apply_async(fn, (chunk, *extra)))
+        for chunk in _batches(units, 256):
+            pending.append(pool.apply_async(_unpacked, (fn, _pack(chunk), *extra)))
             if len(pending) >= 2 * jobs:
                 yield from pending.popleft().get()
         while pending:
             yield from pending.popleft().get()
+
+
+Packed = list[tuple[str, int | None, bytes | LogFormatError]]
+
+
+def _pack(chunk: list[Unit]) -> Packed:
+    return [(source.file, source.line, data) for source, data in chunk]
+
+
+def _unpacked(fn: Callable[..., list[T]], packed: Packed, *extra: object) -> list[T]:
+    make = Source.model_construct
+    return fn([(make(file=f, line=n), data) for f, n, data in packed], *extra)
 
 
 def _batches(units: Iterable[Unit], size: int) -> Iterator[list[Unit]]:
