@@ -278,6 +278,10 @@ def tableau_sequence(piles: Sequence[Sequence[Card]], order: str = "bottom-up") 
 
 
 _COMPLETE: list[int] = [KING] * 4  # the foundations of a won game
+# The pile numbers, and what a move may name as its target (None: the foundation). Bad input is
+# also of any type: a set look-up refuses it as surely as a range check, and costs less.
+_PILE_NUMBERS: frozenset[int] = frozenset(range(1, NUM_PILES + 1))
+_TARGETS: frozenset[int | None] = _PILE_NUMBERS | {None}
 
 
 # --- the game ---------------------------------------------------------------------------------
@@ -401,9 +405,10 @@ class Game:
         :raises WrongSuit: the top card of ``target`` is of another suit.
         :raises WrongRank: it is of the same suit but not one rank higher (or the card is a king).
         """
-        if not 1 <= source <= NUM_PILES or not (target is None or 1 <= target <= NUM_PILES):
+        if source not in _PILE_NUMBERS or target not in _TARGETS:
             raise BadPile(f"piles are numbered 1 to {NUM_PILES}")
-        src = self.piles[source - 1]
+        piles = self.piles
+        src = piles[source - 1]
         if not src:
             # A won game has only empty piles, so checking for the end here costs nothing on the
             # way of a legal move.
@@ -422,16 +427,16 @@ class Game:
                 f"{cards.symbol(moving)}"
             )
         if target is None:
-            s, r = divmod(moving, 13)
-            if self.foundations[s] != r:
+            found, s, r = self.foundations, moving // 13, moving % 13
+            if found[s] != r:
                 raise NotNextOnFoundation(
                     f"{cards.symbol(moving)} from pile {source} cannot go to the foundation "
-                    f"(needs {_foundation_needs(s, self.foundations[s])})"
+                    f"(needs {_foundation_needs(s, found[s])})"
                 )
-            self.foundations[s] = r + 1
+            found[s] = r + 1
             src.pop()
         else:
-            dst = self.piles[target - 1]
+            dst = piles[target - 1]
             if not dst:
                 raise EmptyTarget(
                     f"{cards.symbol(moving)} from pile {source} cannot go onto pile {target}: "
