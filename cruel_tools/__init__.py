@@ -10,14 +10,17 @@ The public API, importable from here (every name below is typed; the package shi
 - the engine: :class:`Game`, :class:`Move`, :data:`REDEAL`, :class:`Rules`, :data:`PRESETS`,
   :func:`deal_piles`, cards as ints (:mod:`cruel_tools.cards`);
 - logs: :class:`GameLog`, :func:`load`, :func:`play` (the one traversal) with :class:`Visitor`;
-- verifying: :func:`verify_bytes`, :func:`verify`, :class:`VerifyReport`;
+- verifying: :func:`verify_bytes`, :class:`VerifyReport` (for a parsed log,
+  ``cruel_tools.verify.verify``);
 - solving and grading: :func:`solve`, :class:`SolveReport`, :func:`grade`, :class:`Grade`;
 - puzzles: :class:`Puzzle`;
 - errors: every error raised on bad input is a :class:`CruelError` (a ``ValueError``) with a
   stable ``code``; the more precise ones are listed in ``docs/verify.md``.
 
-Modules hold the rest (``cruel_tools.render`` for text replays, ``cruel_tools.service`` for the
-HTTP service, ...), each with its own ``__all__``.
+No exported name is also a module's name (``cruel_tools.traversal`` holds :func:`play`), so
+``import cruel_tools.verify`` is always the module. Modules hold the rest
+(``cruel_tools.render`` for text replays, ``cruel_tools.service`` for the HTTP service, ...),
+each with its own ``__all__``.
 """
 
 from __future__ import annotations
@@ -31,11 +34,11 @@ from .errors import CruelError
 from .game import REDEAL, Game, IllegalMove, Move, Outcome, PositionError, Redeal, Step
 from .grading import Grade, grade
 from .log import GameLog, Limits, LogFormatError, load
-from .play import ErrorInfo, Played, Visitor, play
 from .puzzles import Puzzle, PuzzleSetError
 from .rules import PRESETS, Rules
 from .solver import SolveReport, SolveResult, solve
-from .verify import VerifyReport, verify, verify_bytes
+from .traversal import ErrorInfo, Played, Visitor, play
+from .verify import VerifyReport, verify_bytes
 
 try:
     __version__: str = _version("cruel-tools")
@@ -76,6 +79,5 @@ __all__ = [
     "load",
     "play",
     "solve",
-    "verify",
     "verify_bytes",
 ]

@@ -28,9 +28,9 @@ from .cards import Card
 from .documents import document_config
 from .game import Game, Move, Redeal, Step
 from .log import LogEntry
-from .play import played_entries
 from .rules import DEFAULT, Rules
 from .solver import DealInfo, FrozenModel, Verdict, search, solve
+from .traversal import played_entries
 
 GRADE_FORMAT: Final = "cruel-grade/1"
 GRADER_VERSION: Final = "1"

@@ -22,8 +22,8 @@ from .cards import Card
 from .errors import CruelError
 from .game import Game, Step
 from .log import Deal, GameLog, Limits, LogFormatError, load
-from .play import play
 from .rules import PRESETS, Rules
+from .traversal import play
 from .verify import Source, Unit, VerifyReport, report_line, report_of
 
 LOG_SUFFIXES = (".json", ".jsonl")

@@ -23,8 +23,8 @@ from pydantic_core import to_json
 from .documents import document_config
 from .errors import CruelError
 from .log import GameLog, Limits, LogFormatError, compact, load
-from .play import ErrorInfo
 from .puzzles import Puzzle, solution_is_public, verify_for_puzzle
+from .traversal import ErrorInfo
 from .verify import VerifyReport
 
 __all__ = [

@@ -16,8 +16,8 @@ from . import cards
 from .cards import Card
 from .game import Game, Redeal, Step
 from .log import GameLog
-from .play import ErrorInfo, Played, Visitor, play, play_steps
 from .rules import PRESETS
+from .traversal import ErrorInfo, Played, Visitor, play, play_steps
 from .verify import score_words
 
 Layout = Literal["rows", "grid", "wide"]
@@ -226,7 +226,7 @@ def replay(log: GameLog, options: ReplayOptions = ReplayOptions()) -> Replay:
 
 
 class _ReplayVisitor(Visitor):
-    """Writes the lines of a replay as :func:`~cruel_tools.play.play` walks the log."""
+    """Writes the lines of a replay as :func:`~cruel_tools.traversal.play` walks the log."""
 
     def __init__(self, options: ReplayOptions, header: list[str]) -> None:
         self.options, self.style, self.out = options, options.style, header

@@ -28,8 +28,8 @@ from .cards import KING, Card
 from .documents import document_config
 from .game import Game, Move, Redeal, Step
 from .log import LogEntry
-from .play import played_entries
 from .rules import PRESETS, Rules
+from .traversal import played_entries
 from .verify import verify_bytes
 
 Verdict = Literal["won", "unwinnable", "unknown"]

@@ -21,8 +21,8 @@ from . import cards
 from .documents import document_config
 from .game import Game, Outcome
 from .log import GameLog, Limits, LogFormatError, load
-from .play import ErrorInfo, Played, play
 from .rules import Rules
+from .traversal import ErrorInfo, Played, play
 
 REPORT_FORMAT: Final = "cruel-verify-report/1"
 T = TypeVar("T")
@@ -92,12 +92,12 @@ def final_position(game: Game) -> FinalPosition:
 
 
 def verify(log: GameLog, source: Source | None = None) -> VerifyReport:
-    """Verify a parsed log: deal, every move, then the claim (one :func:`~.play.play`)."""
+    """Verify a parsed log: deal, every move, then the claim (one :func:`~.traversal.play`)."""
     return report_of(play(log), source)
 
 
 def report_of(played: Played, source: Source | None = None) -> VerifyReport:
-    """The report on a log that :func:`~.play.play` has played."""
+    """The report on a log that :func:`~.traversal.play` has played."""
     game, error = played.game, played.error
     if game is None:
         return VerifyReport(

@@ -82,3 +82,15 @@ def test_a_users_type_checker_sees_our_types(tmp_path: Path) -> None:
     assert len(errors) == 2, out
     assert 'variable has type "str"' in errors[0] and "int | None" in errors[0], out
     assert 'variable has type "int"' in errors[1] and '"Game"' in errors[1], out
+
+
+def test_no_exported_name_hides_a_module() -> None:
+    # `from cruel_tools import verify` once gave a function, and `import cruel_tools.verify as v`
+    # then gave the same function instead of the module: no name may be both.
+    modules = {p.stem for p in Path(cruel_tools.__file__).parent.iterdir() if p.suffix == ".py"}
+    modules |= {p.name for p in Path(cruel_tools.__file__).parent.iterdir() if p.is_dir()}
+    assert not modules & set(cruel_tools.__all__)
+    import cruel_tools.traversal as traversal
+    import cruel_tools.verify as verify_module
+
+    assert callable(verify_module.verify) and traversal.play is cruel_tools.play

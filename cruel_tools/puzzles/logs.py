@@ -7,8 +7,8 @@ from typing import Any
 
 from .. import cards, deals
 from ..log import GameLog, to_step
-from ..play import ErrorInfo
 from ..solver import solution_log
+from ..traversal import ErrorInfo
 from ..verify import Source, VerifyReport, report_line, verify
 from .files import Puzzle
 
