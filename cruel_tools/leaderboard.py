@@ -2,7 +2,8 @@
 
 A submission is a player's name and a ``cruel-log/1`` log of one puzzle (:class:`Submission`). It is
 verified against the puzzle by :func:`cruel_tools.puzzles.verify_for_puzzle`; a legal win is stored
-and ranked by fewest moves, then fewest redeals, then earliest submission. The same game (the same
+and ranked by fewest moves, then fewest redeals: equal scores share a rank (1, 1, 3, ...), and the
+earliest submission is listed first within a tie. The same game (the same
 sequence of moves, however the log spells it) submitted again by the same player is not stored
 twice. See ``docs/service.md``.
 """
@@ -163,7 +164,11 @@ class SubmissionResult(BaseModel):
     submitted_at: dt.datetime | None = Field(description="When the entry was first stored (UTC).")
     moves: int | None = None
     redeals: int | None = None
-    rank: int | None = Field(description="The entry's place on the leaderboard when answered.")
+    rank: int | None = Field(
+        description="The entry's rank on the whole leaderboard when answered: 1 + the entries "
+        "with a strictly better score (fewer moves, or as many moves and fewer redeals). Equal "
+        "scores share a rank, whenever they were submitted."
+    )
     reason: ErrorInfo | None = Field(description="Why the submission was rejected.")
     report: VerifyReport = Field(description="The verifier's report on the log.")
 
@@ -173,7 +178,11 @@ class Entry(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    rank: int = Field(description="1 is the best: fewest moves, then redeals, then earliest.")
+    rank: int = Field(
+        description="1 + the entries ranked (with best_per_player: players) with a strictly "
+        "better score: fewer moves, or as many moves and fewer redeals. Equal scores share a rank "
+        "(1, 1, 3, ...); within a tie the earliest submission is listed first."
+    )
     player: str
     moves: int
     redeals: int
@@ -325,7 +334,7 @@ def judge(puzzle: Puzzle, submission: Submission, today: dt.date | None = None) 
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS submissions (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,   -- also the tie-break: earlier is better
+    id INTEGER PRIMARY KEY AUTOINCREMENT,   -- also the order within a tie: earlier first
     puzzle TEXT NOT NULL,
     player TEXT NOT NULL,
     game TEXT NOT NULL,                     -- game_id(): the same game is stored once per player
@@ -443,7 +452,7 @@ class Leaderboards:
                 ).fetchall()
                 new = bool(inserted)
                 stored = db.execute(find, key).fetchone()
-            rank = _rank(db, judgement.puzzle, stored[1], stored[2], stored[0])
+            rank = _rank(db, judgement.puzzle, stored[1], stored[2])
         return judgement.result(
             accepted=True,
             duplicate=not new,
@@ -457,7 +466,9 @@ class Leaderboards:
     ) -> Leaderboard:
         """Entries ``offset`` to ``offset + limit`` of a puzzle's leaderboard, best first.
 
-        ``best_per_player`` ranks only each player's best entry.
+        Equal scores (moves and redeals) share a rank, 1 + the entries with a strictly better
+        score; the earliest submission is listed first within a tie. ``best_per_player`` ranks
+        only each player's best entry.
         """
         limit = max(0, min(limit, MAX_PAGE))
         ranked = (
@@ -470,7 +481,8 @@ class Leaderboards:
             else "(SELECT * FROM submissions WHERE puzzle = ?)"
         )
         with self._read_lock:
-            # One read transaction, so the total and the page come from the same snapshot.
+            # One read transaction, so the total, the page and its first rank come from the same
+            # snapshot.
             with self._reader as db:
                 db.execute("BEGIN")
                 total = db.execute(f"SELECT COUNT(*) FROM {source}", (puzzle_id,)).fetchone()[0]
@@ -479,17 +491,26 @@ class Leaderboards:
                     " ORDER BY moves, redeals, id LIMIT ? OFFSET ?",
                     (puzzle_id, limit, offset),
                 ).fetchall()
-        entries = [
-            Entry(
-                rank=offset + k,
-                player=player,
-                moves=moves,
-                redeals=redeals,
-                submitted_at=dt.datetime.fromisoformat(at),
-                submission_id=sid,
+                # A page may start inside a tie: its first entry's rank is counted, not offset + 1.
+                first = _rank(db, puzzle_id, rows[0][1], rows[0][2], best_per_player) if rows else 0
+        entries: list[Entry] = []
+        for k, (player, moves, redeals, at, sid) in enumerate(rows):
+            if k == 0:
+                rank = first
+            elif (moves, redeals) == (entries[-1].moves, entries[-1].redeals):
+                rank = entries[-1].rank  # a tie shares the rank
+            else:
+                rank = offset + k + 1  # every entry listed before it is strictly better
+            entries.append(
+                Entry(
+                    rank=rank,
+                    player=player,
+                    moves=moves,
+                    redeals=redeals,
+                    submitted_at=dt.datetime.fromisoformat(at),
+                    submission_id=sid,
+                )
             )
-            for k, (player, moves, redeals, at, sid) in enumerate(rows, 1)
-        ]
         return Leaderboard(
             puzzle=puzzle_id,
             best_per_player=best_per_player,
@@ -504,14 +525,18 @@ class Leaderboards:
             return int(self._reader.execute("SELECT COUNT(*) FROM submissions").fetchone()[0])
 
 
-def _rank(db: sqlite3.Connection, puzzle_id: str, moves: int, redeals: int, sid: int) -> int:
-    """1 + the entries of the puzzle ranked before (moves, redeals, id)."""
-    before = db.execute(
-        "SELECT COUNT(*) FROM submissions WHERE puzzle = ? AND (moves < ? OR (moves = ? AND"
-        " (redeals < ? OR (redeals = ? AND id < ?))))",
-        (puzzle_id, moves, moves, redeals, redeals, sid),
+def _rank(
+    db: sqlite3.Connection, puzzle_id: str, moves: int, redeals: int, players: bool = False
+) -> int:
+    """1 + the entries of the puzzle (``players``: the players) with a strictly better score
+    than (moves, redeals): a count over the index ``submissions_rank``, however long the board."""
+    what = "COUNT(DISTINCT player)" if players else "COUNT(*)"
+    better = db.execute(
+        f"SELECT {what} FROM submissions WHERE puzzle = ? AND (moves < ? OR (moves = ? AND"
+        " redeals < ?))",
+        (puzzle_id, moves, moves, redeals),
     ).fetchone()[0]
-    return int(before) + 1
+    return int(better) + 1
 
 
 def _rejection(report: VerifyReport, puzzle: Puzzle, today: dt.date) -> ErrorInfo | None:

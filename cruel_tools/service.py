@@ -432,7 +432,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             bool, Query(description="Rank only each player's best entry.")
         ] = False,
     ) -> Response:
-        """Accepted wins, fewest moves first, then fewest redeals, then earliest."""
+        """Accepted wins, fewest moves first, then fewest redeals; equal scores share a rank
+        (1, 1, 3, ...), listed earliest first."""
         puzzle = puzzle_or_404(id)
         return _json(boards.leaderboard(puzzle.id, limit, offset, best_per_player))
 

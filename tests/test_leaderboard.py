@@ -156,7 +156,7 @@ def test_the_same_game_again_is_not_a_second_entry(boards: Leaderboards, puzzle:
     assert again.accepted and again.duplicate
     assert (again.submission_id, again.submitted_at) == (first.submission_id, first.submitted_at)
     other = boards.submit(puzzle, submission("bob", puzzle_log(puzzle)), later, OPEN)
-    assert not other.duplicate and other.submission_id == 2 and other.rank == 2  # a tie: later
+    assert not other.duplicate and other.submission_id == 2 and other.rank == 1  # a tie: shared
     assert boards.leaderboard(puzzle.id).total == 2
 
 
@@ -176,7 +176,9 @@ def moves_redeals(steps: list[Any]) -> tuple[int, int]:
     return sum(isinstance(s, Move) for s in steps), sum(s == REDEAL for s in steps)
 
 
-def test_ranking_is_moves_then_redeals_then_earliest(boards: Leaderboards, puzzle: Puzzle) -> None:
+def test_ranking_is_moves_then_redeals_and_ties_share_a_rank(
+    boards: Leaderboards, puzzle: Puzzle
+) -> None:
     par = load(orjson.dumps(puzzle_log(puzzle))).steps()
     games = {tuple(par)}
     for seed in range(2, 40):
@@ -191,8 +193,31 @@ def test_ranking_is_moves_then_redeals_then_earliest(boards: Leaderboards, puzzl
     entries = boards.leaderboard(puzzle.id).entries
     keys = [(e.moves, e.redeals, e.submission_id) for e in entries]
     assert keys == sorted(keys)
-    assert [e.rank for e in entries] == list(range(1, len(entries) + 1))
+    scores = [(e.moves, e.redeals) for e in entries]
+    # Standard competition ranking: 1 + the entries with a strictly better score.
+    assert [e.rank for e in entries] == [1 + sum(s < score for s in scores) for score in scores]
     assert len(entries) == len(wins) + 1
+
+
+def test_equal_games_an_hour_apart_share_rank_1_and_a_worse_one_is_3(
+    boards: Leaderboards, puzzle: Puzzle
+) -> None:
+    par = load(orjson.dumps(puzzle_log(puzzle))).steps()
+    worse = next(
+        steps
+        for seed in range(1, 60)
+        if moves_redeals(steps := other_win(puzzle, seed)) > moves_redeals(par)
+    )
+    early = boards.submit(puzzle, submission("early", puzzle_log(puzzle)), NOW, OPEN)
+    later = NOW + dt.timedelta(hours=1)
+    bad = boards.submit(puzzle, submission("worse", puzzle_log(puzzle, worse)), later, OPEN)
+    late = boards.submit(puzzle, submission("late", puzzle_log(puzzle)), later, OPEN)
+    assert (early.rank, bad.rank, late.rank) == (1, 2, 1)  # bad was 2nd of 2 when it came
+    entries = boards.leaderboard(puzzle.id).entries
+    assert [(e.player, e.rank) for e in entries] == [("early", 1), ("late", 1), ("worse", 3)]
+    # The answer to a duplicate gives the current rank, by the same rule.
+    again = boards.submit(puzzle, submission("worse", puzzle_log(puzzle, worse)), later, OPEN)
+    assert again.duplicate and again.rank == 3
 
 
 def test_paging(boards: Leaderboards, puzzle: Puzzle) -> None:
@@ -200,12 +225,45 @@ def test_paging(boards: Leaderboards, puzzle: Puzzle) -> None:
         boards.submit(puzzle, submission(f"p{k}", puzzle_log(puzzle)), NOW, OPEN)
     page = boards.leaderboard(puzzle.id, limit=3, offset=3)
     assert page.total == 7 and page.offset == 3
-    assert [e.rank for e in page.entries] == [4, 5, 6]
+    assert [e.rank for e in page.entries] == [1, 1, 1]  # one tie: a page inside it shows rank 1
     assert [e.player for e in page.entries] == ["p3", "p4", "p5"]
     assert boards.leaderboard(puzzle.id, limit=3, offset=6).entries[0].player == "p6"
     assert boards.leaderboard(puzzle.id, offset=50).entries == []
     assert boards.leaderboard(puzzle.id, limit=10**6).total == 7  # clamped, not refused
     assert boards.leaderboard("no-such-puzzle").total == 0
+
+
+def test_paging_through_a_tie_shows_its_shared_rank(boards: Leaderboards, puzzle: Puzzle) -> None:
+    par = load(orjson.dumps(puzzle_log(puzzle))).steps()
+    worse = next(
+        steps
+        for seed in range(1, 60)
+        if moves_redeals(steps := other_win(puzzle, seed)) > moves_redeals(par)
+    )
+    boards.submit(puzzle, submission("w0", puzzle_log(puzzle, worse)), NOW, OPEN)
+    for k in range(4):  # a tie of four, after a worse entry submitted first
+        boards.submit(puzzle, submission(f"t{k}", puzzle_log(puzzle)), NOW, OPEN)
+    boards.submit(puzzle, submission("w1", puzzle_log(puzzle, worse)), NOW, OPEN)
+    whole = boards.leaderboard(puzzle.id)
+    expected = [("t0", 1), ("t1", 1), ("t2", 1), ("t3", 1), ("w0", 5), ("w1", 5)]
+    assert [(e.player, e.rank) for e in whole.entries] == expected
+    for limit in (1, 2, 3, 4):
+        for offset in range(len(expected)):
+            page = boards.leaderboard(puzzle.id, limit=limit, offset=offset)
+            got = [(e.player, e.rank) for e in page.entries]
+            assert got == expected[offset : offset + limit], (limit, offset)
+    # best_per_player: w0 and w1 are other players; t0 also submits the worse game, which
+    # is not its best, so it does not count and does not move anyone.
+    boards.submit(puzzle, submission("t0", puzzle_log(puzzle, worse)), NOW, OPEN)
+    best = boards.leaderboard(puzzle.id, best_per_player=True)
+    assert [(e.player, e.rank) for e in best.entries] == expected
+    page = boards.leaderboard(puzzle.id, limit=2, offset=5, best_per_player=True)
+    assert [(e.player, e.rank) for e in page.entries] == [("w1", 5)]
+    page = boards.leaderboard(puzzle.id, limit=2, offset=4, best_per_player=True)
+    assert [(e.player, e.rank) for e in page.entries] == [("w0", 5), ("w1", 5)]
+    # Without best_per_player, t0's worse game is a third entry in the tie at 5.
+    tail = boards.leaderboard(puzzle.id, offset=5).entries
+    assert [(e.player, e.rank) for e in tail] == [("w1", 5), ("t0", 5)]
 
 
 def test_an_illegal_game_is_rejected_at_its_move(boards: Leaderboards, puzzle: Puzzle) -> None:

@@ -24,11 +24,12 @@ from typer.testing import CliRunner
 from cruel_tools import service
 from cruel_tools.cli import app
 from cruel_tools.dates import BadDate, parse_date
+from cruel_tools.game import REDEAL, Move
 from cruel_tools.leaderboard import StoreError
 from cruel_tools.puzzles import PuzzleSetError, puzzle_bytes
 from cruel_tools.verify import report_json, verify_bytes
 
-from .helpers import published_puzzles, puzzle_log
+from .helpers import other_win, published_puzzles, puzzle_log
 
 ROOT = Path(__file__).parent.parent
 TODAY = dt.date(2027, 1, 5)
@@ -328,15 +329,37 @@ def test_leaderboard_ranks_pages_and_keeps_each_players_best(client: TestClient)
     url = f"/v1/puzzles/{OPEN_ID}/leaderboard"
     board = client.get(url).json()
     assert [e["player"] for e in board["entries"]] == ["ada", "bob", "cy"]  # a tie: earliest first
-    assert [e["rank"] for e in board["entries"]] == [1, 2, 3]
+    assert [e["rank"] for e in board["entries"]] == [1, 1, 1]  # ... and one shared rank
     page = client.get(url, params={"limit": 1, "offset": 1}).json()
     assert (page["total"], page["offset"], [e["player"] for e in page["entries"]]) == (
         3,
         1,
         ["bob"],
     )
+    assert page["entries"][0]["rank"] == 1  # a page starting inside the tie shows its rank
     best = client.get(url, params={"best_per_player": "true"}).json()
     assert best["best_per_player"] is True and best["total"] == 3
+
+
+def test_equal_scores_share_a_rank_and_a_worse_one_comes_after_them(client: TestClient) -> None:
+    puzzle = published_puzzles().get(OPEN_ID)
+    par = (puzzle.par.moves, puzzle.par.redeals)
+    worse = None
+    for seed in range(1, 60):
+        steps = other_win(puzzle, seed)
+        if (sum(isinstance(s, Move) for s in steps), sum(s == REDEAL for s in steps)) > par:
+            worse = puzzle_log(puzzle, steps)
+            break
+    assert worse is not None
+    assert submit(client, OPEN_ID, "ada", win()).json()["rank"] == 1
+    assert submit(client, OPEN_ID, "zed", worse).json()["rank"] == 2
+    assert submit(client, OPEN_ID, "bob", win()).json()["rank"] == 1  # later, the same score
+    url = f"/v1/puzzles/{OPEN_ID}/leaderboard"
+    ranks = [(e["player"], e["rank"]) for e in client.get(url).json()["entries"]]
+    assert ranks == [("ada", 1), ("bob", 1), ("zed", 3)]
+    best = client.get(url, params={"best_per_player": "true", "offset": 1}).json()
+    assert [(e["player"], e["rank"]) for e in best["entries"]] == [("bob", 1), ("zed", 3)]
+    assert submit(client, OPEN_ID, "zed", worse).json()["rank"] == 3  # a duplicate: its rank now
 
 
 def test_leaderboard_errors(client: TestClient) -> None:
