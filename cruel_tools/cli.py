@@ -519,6 +519,29 @@ def grade_command(
 
 
 JobsOption = Annotated[int, typer.Option("--jobs", "-j", min=1, max=64, help="Worker processes.")]
+SecretFileOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--secret-file",
+        help="The site's secret (keep it private): a keyed stream of deals instead of the "
+        "public one (puzzles/README.md).",
+    ),
+]
+
+
+def _read_secret(path: Path | None) -> bytes | None:
+    """The secret in ``path`` (its bytes, less one final newline); an unreadable or empty file
+    is one line and exit 2. The secret itself is never printed."""
+    if path is None:
+        return None
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise _fail(f"--secret-file: cannot read {path}: {exc.strerror or exc}", 2) from None
+    secret = data.removesuffix(b"\n").removesuffix(b"\r") if data.endswith(b"\n") else data
+    if not secret:
+        raise _fail(f"--secret-file: {path} is empty: a secret is needed", 2)
+    return secret
 
 
 @app.command("generate")
@@ -532,12 +555,15 @@ def generate_command(
         typer.Option("--out", help="Write <id>.json files here (default: JSON Lines on stdout)."),
     ] = None,
     rules_name: RulesOption = "cruel",
+    secret_file: SecretFileOption = None,
 ) -> None:
-    """Puzzles of one tier: the first COUNT deals of that tier in the stream of SEED."""
+    """Puzzles of one tier: the first COUNT deals of that tier in the stream of SEED (keyed by
+    the secret in --secret-file, if given)."""
     if tier not in grading.TIERS:
         raise _fail(f"--tier must be one of {', '.join(grading.TIERS)}, not {tier!r}", 2)
     chosen = _option("--rules", rules.preset, rules_name)
-    found = puzzles.generate(tier, count, seed, chosen, jobs)
+    secret = _read_secret(secret_file)
+    found = puzzles.generate(tier, count, seed, chosen, jobs, secret=secret)
     for puzzle in found:
         if out is None:
             _out(orjson.dumps(puzzle.model_dump(mode="json"), option=orjson.OPT_SORT_KEYS))
@@ -554,15 +580,22 @@ def daily_command(
     days: Annotated[int, typer.Option("--days", min=1, help="How many days.")] = 1,
     out: Annotated[Path, typer.Option("--out", help="The puzzle set folder.")] = Path("puzzles"),
     jobs: JobsOption = 1,
+    secret_file: SecretFileOption = None,
 ) -> None:
     """Write the daily puzzles (one per tier per day) and index.json (puzzles/README.md).
 
-    Rerunning the same command rewrites the same bytes.
+    Rerunning the same command rewrites the same bytes. With --secret-file the deals come from a
+    stream keyed by the secret, and a folder made with another secret (or none) is refused.
     """
     first = _option("--start", parse_date, start)
+    secret = _read_secret(secret_file)
     progress = _Progress(days, label="grading", at_least=1)
     try:
-        written = puzzles.daily(first, days, out, jobs, progress=lambda _day: progress.step())
+        written = puzzles.daily(
+            first, days, out, jobs, progress=lambda _day: progress.step(), secret=secret
+        )
+    except puzzles.PuzzleSetError as exc:
+        raise _fail(str(exc), 2) from None
     finally:
         progress.close()
     typer.echo(f"wrote {plural(len(written) - 1, 'puzzle')} and {written[-1]}", err=True)

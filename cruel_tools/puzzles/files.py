@@ -69,7 +69,9 @@ class PuzzleSetError(CruelError):
     - ``not-a-puzzle``: a file that cannot be read, or is not a ``cruel-puzzle/1`` document;
     - ``duplicate-puzzle-id``: two puzzles of one set with the same id;
     - ``not-a-puzzle-folder``: a set's folder that is not a folder;
-    - ``outside-the-set``: a file of a set that leads (by a symbolic link) out of its folder.
+    - ``outside-the-set``: a file of a set that leads (by a symbolic link) out of its folder;
+    - ``secret-mismatch``: a daily set made with another secret, or with none when one is given
+      (or the other way round), or whose ``index.json`` cannot tell (``generation.daily``).
 
     The message names the file and what is wrong with it.
     """
@@ -109,8 +111,10 @@ def puzzle_files(puzzles_dir: Path) -> list[Path]:
     return sorted(p for p in puzzles_dir.glob("[0-9][0-9][0-9][0-9]/*.json") if p.is_file())
 
 
-def index_bytes(out: Path) -> bytes:
-    """``index.json`` for every puzzle file under ``out``, sorted by id."""
+def index_bytes(out: Path, key_fingerprint: str | None = None) -> bytes:
+    """``index.json`` for every puzzle file under ``out``, sorted by id. ``key_fingerprint``
+    (that of the secret of a keyed daily stream) is written when given; the public stream's
+    index has none."""
     entries: list[dict[str, Any]] = []
     for path in puzzle_files(out):
         p = load_puzzle(path)
@@ -125,7 +129,9 @@ def index_bytes(out: Path) -> bytes:
             }
         )
     entries.sort(key=lambda e: str(e["id"]))
-    doc = {"format": INDEX_FORMAT, "puzzles": entries}
+    doc: dict[str, Any] = {"format": INDEX_FORMAT, "puzzles": entries}
+    if key_fingerprint is not None:
+        doc["key_fingerprint"] = key_fingerprint
     return orjson.dumps(doc, option=_JSON_OPTIONS) + b"\n"
 
 

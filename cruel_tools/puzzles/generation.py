@@ -4,27 +4,38 @@ A puzzle is a deal the solver wins, with its tier, par and par solution (``cruel
 Choosing is deterministic: a string seed gives a stream of deal numbers (:func:`candidates`), and a
 tier's puzzles are the first deals of the stream with that tier. The daily set (puzzles/README.md)
 uses the seed ``daily-<date>`` and gives each date one puzzle of each tier.
+
+The stream of a seed is public (anyone can compute it) unless a site's secret is given: then it is
+keyed (HMAC-SHA-256 of the seed with the secret), reproducible by whoever holds the secret and
+unpredictable to everyone else. A daily set's ``index.json`` records the secret's fingerprint
+(never the secret), and :func:`daily` refuses to mix streams in one folder.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import hmac
 import multiprocessing
 import sys
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
-from itertools import islice
+from itertools import count, islice
 from multiprocessing.pool import Pool
 from pathlib import Path
 from typing import Final, TypeVar
+
+import orjson
 
 from .. import deals
 from ..game import Game
 from ..grading import GRADER_VERSION, TIERS, Budget, Classified, Grade, Tier, classify, grade
 from ..rules import DEFAULT, Rules
 from .files import (
+    INDEX_FORMAT,
     Puzzle,
+    PuzzleSetError,
     daily_path,
     index_bytes,
     load_puzzle,
@@ -35,6 +46,10 @@ from .files import (
 GENERATOR: Final = f"cruel-tools {GRADER_VERSION}"
 #: Most candidates graded for one day before its missing tiers are given up.
 MAX_CANDIDATES: Final = 1000
+#: What a keyed stream hashes before the seed, and what a key's fingerprint hashes: different
+#: messages, so that the fingerprint tells nothing about any stream.
+_STREAM_LABEL: Final = b"cruel-tools stream "
+_FINGERPRINT_MESSAGE: Final = b"cruel-tools key fingerprint"
 T = TypeVar("T")
 U = TypeVar("U")
 
@@ -42,13 +57,47 @@ U = TypeVar("U")
 # --- choosing deals ------------------------------------------------------------------------------
 
 
-def candidates(seed: str) -> Iterator[int]:
-    """Deal numbers from a string seed, no repeats: mulberry32 seeded with the seed's CRC-32."""
+def candidates(seed: str, secret: bytes | None = None) -> Iterator[int]:
+    """Deal numbers from a string seed, no repeats.
+
+    Without ``secret`` (the public stream): mulberry32 seeded with the seed's CRC-32. With it (a
+    keyed stream): block ``k`` (0, 1, ...) is HMAC-SHA-256 with key ``secret`` of
+    ``b"cruel-tools stream " + seed (UTF-8) + k`` (8 bytes, big-endian), read as eight 32-bit
+    big-endian deal numbers.
+    """
+    _check_secret(secret)
+    numbers = (
+        deals.mulberry32(zlib.crc32(seed.encode("utf-8")))
+        if secret is None
+        else _keyed_numbers(seed, secret)
+    )
     seen: set[int] = set()
-    for number in deals.mulberry32(zlib.crc32(seed.encode("utf-8"))):
+    for number in numbers:
         if number not in seen:
             seen.add(number)
             yield number
+
+
+def _check_secret(secret: bytes | None) -> None:
+    if secret is not None and not secret:
+        raise ValueError("the secret is empty")
+
+
+def _keyed_numbers(seed: str, secret: bytes) -> Iterator[int]:
+    prefix = _STREAM_LABEL + seed.encode("utf-8")
+    for block in count():
+        digest = hmac.digest(secret, prefix + block.to_bytes(8, "big"), hashlib.sha256)
+        for i in range(0, len(digest), 4):
+            yield int.from_bytes(digest[i : i + 4], "big")
+
+
+def _key_fingerprint(secret: bytes | None) -> str | None:
+    """The first 16 hex digits of HMAC-SHA-256 of ``b"cruel-tools key fingerprint"`` with key
+    ``secret``: which secret made a set, without telling the secret. None for the public stream."""
+    if secret is None:
+        return None
+    _check_secret(secret)
+    return hmac.new(secret, _FINGERPRINT_MESSAGE, hashlib.sha256).hexdigest()[:16]
 
 
 def _classified(number: int, rules: Rules, budget: Budget) -> Classified:
@@ -126,12 +175,15 @@ def generate(
     exclude: Iterable[int] = (),
     budget: Budget = Budget(),
     max_candidates: int | None = None,
+    secret: bytes | None = None,
 ) -> list[Puzzle]:
     """The first ``count`` deals of tier ``tier`` in the stream of ``seed`` (skipping
     ``exclude``), as puzzles ``<seed>-<tier>-1``, ``-2``... The same arguments give the same
-    puzzles whatever ``jobs`` is. Fewer come back if ``max_candidates`` runs out first."""
+    puzzles whatever ``jobs`` is. Fewer come back if ``max_candidates`` runs out first.
+    With ``secret`` the stream is the keyed one (:func:`candidates`)."""
+    _check_secret(secret)
     skip = set(exclude)
-    stream: Iterator[int] = (n for n in candidates(seed) if n not in skip)
+    stream: Iterator[int] = (n for n in candidates(seed, secret) if n not in skip)
     if max_candidates is not None:
         stream = islice(stream, max_candidates)
     workers = _Workers(jobs)
@@ -169,6 +221,43 @@ def _write_if_changed(path: Path, data: bytes) -> None:
         path.write_bytes(data)
 
 
+def _check_same_stream(out: Path, fingerprint: str | None) -> None:
+    """Refuse (:class:`PuzzleSetError`, code ``secret-mismatch``) a folder whose ``index.json``
+    was made with another secret, or with none when one is given now, or the other way round.
+    A folder without an index has nothing to check."""
+    index = out / "index.json"
+    try:
+        data = index.read_bytes()
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise PuzzleSetError(
+            f"{index}: cannot tell which stream made this set: {reason}", "secret-mismatch"
+        ) from None
+    try:
+        doc = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        doc = None
+    if not isinstance(doc, dict) or doc.get("format") != INDEX_FORMAT:
+        raise PuzzleSetError(
+            f"{index}: not a {INDEX_FORMAT} file: cannot tell which stream made this set",
+            "secret-mismatch",
+        )
+    before = doc.get("key_fingerprint")
+    if before == fingerprint:
+        return
+    if fingerprint is None:
+        why = f"with a secret (key fingerprint {before}): give that secret"
+    elif before is None:
+        why = "without a secret (the public stream): give no secret"
+    else:
+        why = f"with another secret (key fingerprint {before}, not {fingerprint}): give that one"
+    raise PuzzleSetError(
+        f"{out}: this puzzle set was made {why}, or use another folder", "secret-mismatch"
+    )
+
+
 def daily(
     start: dt.date,
     days: int,
@@ -177,6 +266,7 @@ def daily(
     progress: Callable[[int], None] | None = None,
     budget: Budget = Budget(),
     max_candidates: int = MAX_CANDIDATES,
+    secret: bytes | None = None,
 ) -> list[Path]:
     """Write the daily puzzles of ``days`` days from ``start`` into ``out``, and its index.
 
@@ -185,7 +275,14 @@ def daily(
     this run's earlier days). Later dates are never looked at, so rerunning a range rewrites the
     same bytes. A tier not found within ``max_candidates`` deals is left out that day.
     Returns the puzzle files written, then the index.
+
+    With ``secret`` the streams are keyed (:func:`candidates`) and the index records the key's
+    fingerprint. A folder whose index was made with another secret, or with none when one is
+    given (and the other way round), is refused before anything is written:
+    :class:`PuzzleSetError` with code ``secret-mismatch``.
     """
+    fingerprint = _key_fingerprint(secret)
+    _check_same_stream(out, fingerprint)
     used = {
         p.deal.number
         for p in map(load_puzzle, puzzle_files(out))
@@ -199,7 +296,7 @@ def daily(
             open_tiers = set(TIERS)
             chosen: dict[Tier, int] = {}
             stream = islice(
-                (n for n in candidates(f"daily-{date.isoformat()}") if n not in used),
+                (n for n in candidates(f"daily-{date.isoformat()}", secret) if n not in used),
                 max_candidates,
             )
             found_of: dict[int, Classified] = {}
@@ -230,6 +327,6 @@ def daily(
     finally:
         workers.close()
     index = out / "index.json"
-    _write_if_changed(index, index_bytes(out))
+    _write_if_changed(index, index_bytes(out, fingerprint))
     written.append(index)
     return written
