@@ -622,8 +622,16 @@ def serve_command(
     ] = 256,
     today: Annotated[
         str | None,
-        typer.Option("--today", help="Act as if the date were this one (demos and tests)."),
+        typer.Option("--today", help="Act as if the date in --tz were this one (demos and tests)."),
     ] = None,
+    tz: Annotated[
+        str,
+        typer.Option(
+            "--tz",
+            help="Time zone (IANA name) of the service's dates: a puzzle opens at the start of "
+            "its date there.",
+        ),
+    ] = "UTC",
     access_log: Annotated[bool, typer.Option(help="Log every request on standard output.")] = True,
     workers: Annotated[
         int, typer.Option("--workers", min=1, max=64, help="Server processes (one per core).")
@@ -651,10 +659,12 @@ def serve_command(
         Settings,
         TimedH11Protocol,
         create_app,
+        time_zone,
     )
 
     fixed = _option("--today", parse_date, today) if today is not None else None
-    settings = Settings(puzzles=puzzles_dir, db=db, max_body=max_body, fixed_today=fixed)
+    _option("--tz", time_zone, tz)
+    settings = Settings(puzzles=puzzles_dir, db=db, max_body=max_body, fixed_today=fixed, tz=tz)
     try:  # uvicorn would log a traceback-like report and exit 1 or 3; one line and 2 here
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         with socket.create_server((host, port), family=family):

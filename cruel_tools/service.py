@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
 from typing import Annotated, Any, Final
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import orjson
 from fastapi import FastAPI, Query, Request
@@ -30,6 +31,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from .api import ErrorResponse, Health
 from .dates import BadDate, parse_date
+from .errors import CruelError
 from .grading import Tier
 from .leaderboard import (
     MAX_PAGE,
@@ -147,6 +149,34 @@ class TimedH11Protocol(H11Protocol):
             self.transport.close()
 
 
+class UnknownZone(CruelError):
+    """A time zone that is not an IANA name known on this machine (``cruel serve --tz``)."""
+
+    code = "unknown-zone"
+
+
+def time_zone(name: str) -> ZoneInfo:
+    """The IANA time zone ``name`` (``UTC``, ``Europe/Paris``); :class:`UnknownZone` if there is
+    none by that name."""
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError, OSError):  # ValueError: "../x", "/etc/x", ""
+        raise UnknownZone(
+            f"unknown time zone {name!r} (use an IANA name, like UTC or Europe/Paris)"
+        ) from None
+
+
+def _now(zone: ZoneInfo) -> dt.datetime:
+    """The time now in ``zone`` (a test sets the clock here)."""
+    return dt.datetime.now(zone)
+
+
+def is_open(puzzle: Puzzle, today: dt.date) -> bool:
+    """Whether clients may see ``puzzle`` on ``today``: from the start of its date (in the
+    service's time zone); a puzzle without a date always."""
+    return puzzle.date is None or puzzle.date <= today
+
+
 #: Where ``cruel serve --workers N`` passes its settings to the worker processes.
 ENV_SETTINGS: Final = "CRUEL_SERVE_SETTINGS"
 APP_FACTORY: Final = "cruel_tools.service:app_from_env"
@@ -162,11 +192,14 @@ class Settings:
     max_moves: int = Limits().max_moves
     #: Seconds a submission waits for a database locked by another process (then 503).
     db_timeout: float = 10.0
-    #: The server's date (solutions of earlier puzzles are public); None: the local date.
+    #: The server's date (puzzles up to it are open, solutions of earlier ones public); None:
+    #: the date now in ``tz``.
     fixed_today: dt.date | None = None
+    #: The IANA time zone whose dates open puzzles (a puzzle opens at the start of its date).
+    tz: str = "UTC"
 
     def today(self) -> dt.date:
-        return self.fixed_today or dt.date.today()
+        return self.fixed_today or _now(time_zone(self.tz)).date()
 
     @property
     def limits(self) -> Limits:
@@ -181,6 +214,7 @@ class Settings:
                 "max_moves": self.max_moves,
                 "db_timeout": self.db_timeout,
                 "fixed_today": self.fixed_today.isoformat() if self.fixed_today else None,
+                "tz": self.tz,
             }
         ).decode()
 
@@ -253,7 +287,7 @@ _ERRORS: Final[dict[int | str, dict[str, Any]]] = {
     s: {"model": ErrorResponse, "description": d}
     for s, d in {
         400: "Malformed JSON",
-        404: "Not found",
+        404: "Not found, or not open yet (puzzle-not-open)",
         413: "Body over the size limit",
         422: "Not the expected document (the path names the field)",
         503: "The database stayed locked too long (retry)",
@@ -287,9 +321,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     """The service: puzzles read once from ``settings.puzzles``, leaderboards in ``settings.db``.
 
     Raises :class:`~cruel_tools.puzzles.PuzzleSetError` or
-    :class:`~cruel_tools.leaderboard.StoreError` when either cannot be used.
+    :class:`~cruel_tools.leaderboard.StoreError` when either cannot be used, and
+    :class:`UnknownZone` for an unknown ``settings.tz``.
+
+    A dated puzzle exists for clients only from the start of its date in ``settings.tz``:
+    before, every route about it answers exactly as for an id that does not exist.
     """
     settings = settings or Settings()
+    time_zone(settings.tz)  # refused here, at start, not on the first request
     puzzles = PuzzleSet.load(settings.puzzles)
     boards = Leaderboards(settings.db, settings.db_timeout)
     limits = settings.limits
@@ -314,9 +353,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     _handle_errors(app)
 
     def puzzle_or_404(puzzle_id: str) -> Puzzle:
+        """The puzzle, if it exists and is open; otherwise one 404 for both, whose words do not
+        say which (no way to learn that a future puzzle exists, or its id)."""
         puzzle = puzzles.get(puzzle_id)
-        if puzzle is None:
-            raise ApiError(404, "unknown-puzzle", f"no puzzle {puzzle_id!r}", "path", "id")
+        if puzzle is None or not is_open(puzzle, settings.today()):
+            raise ApiError(404, NOT_OPEN, _not_open(puzzle_id), "path", "id")
         return puzzle
 
     @app.get("/v1/health", response_model=Health)
@@ -358,8 +399,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         ],
         tier: Annotated[Tier | None, Query(description="Only this tier's puzzle.")] = None,
     ) -> Response:
-        """One day's puzzles, without their solutions."""
-        day = _parse_day(date, settings.today)
+        """One day's puzzles, without their solutions: none before the day begins (404
+        ``puzzle-not-open``, whether or not it has puzzles)."""
+        today = settings.today()
+        day = _parse_day(date, lambda: today)
+        if day > today:
+            raise ApiError(
+                404, NOT_OPEN, f"the puzzles of {day.isoformat()} are not open yet", "path", "date"
+            )
         found = puzzles.on(day, tier)
         if not found:
             which = f"{tier} puzzle" if tier else "puzzles"
@@ -438,6 +485,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return _json(boards.leaderboard(puzzle.id, limit, offset, best_per_player))
 
     return app
+
+
+#: The one answer for a puzzle that does not exist and one not open yet (and a day not begun).
+NOT_OPEN: Final = "puzzle-not-open"
+
+
+def _not_open(puzzle_id: str) -> str:
+    return f"puzzle {puzzle_id!r} does not exist or is not open yet"
 
 
 def _parse_day(text: str, today: Callable[[], dt.date]) -> dt.date:

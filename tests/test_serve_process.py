@@ -104,6 +104,27 @@ def test_a_game_goes_from_submission_to_leaderboard_over_http(server: int) -> No
     assert status == 200 and solution["log"]["format"] == "cruel-log/1"
 
 
+def test_a_future_puzzle_is_404_puzzle_not_open_over_http(server: int) -> None:
+    # The server's today is 2027-01-05 (in UTC, the default --tz): 2027-01-06 has not begun.
+    future, missing = "2027-01-06-medium", "2027-01-06-mediux"
+    body = orjson.dumps({"player": "ada", "log": puzzle_log(published_puzzles().get(future))})
+    for method, suffix in [
+        ("GET", ""),
+        ("GET", "/solution"),
+        ("GET", "/leaderboard"),
+        ("POST", "/submissions"),
+    ]:
+        sent = body if method == "POST" else None
+        status, error = request(server, method, f"/v1/puzzles/{future}{suffix}", sent)
+        assert (status, error["code"]) == (404, "puzzle-not-open"), (suffix, error)
+        assert request(server, method, f"/v1/puzzles/{missing}{suffix}", sent) == (
+            404,
+            {**error, "message": error["message"].replace(future, missing)},
+        )
+    status, error = request(server, "GET", "/v1/puzzles/daily/2027-01-06")
+    assert (status, error["code"]) == (404, "puzzle-not-open")
+
+
 def raw(port: int, data: bytes) -> bytes:
     """Send bytes as they are (no client library to tidy them up); the first line back."""
     with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
@@ -147,6 +168,7 @@ def test_a_port_in_use_is_one_line_and_exit_2(server: int) -> None:
     [
         (["--puzzles", "no/such/folder"], "not a folder of puzzles"),
         (["--today", "someday"], "--today: not a date"),
+        (["--tz", "Nowhere/City"], "--tz: unknown time zone 'Nowhere/City'"),
         (["--db", "{tmp}/notes.txt"], "cannot use as a database"),
     ],
 )

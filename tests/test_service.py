@@ -250,7 +250,6 @@ def test_an_absurd_puzzle_id_is_422(client: TestClient) -> None:
 def test_solution_only_after_the_puzzles_day(client: TestClient) -> None:
     body = error(client.get(f"/v1/puzzles/{OPEN_ID}/solution"), 403, "solution-not-public")
     assert "2027-01-06" in body["message"]
-    error(client.get("/v1/puzzles/2027-02-01-easy/solution"), 403, "solution-not-public")
     body = client.get(f"/v1/puzzles/{PAST_ID}/solution").json()
     assert body["format"] == "cruel-solution/1" and body["puzzle"] == PAST_ID
     report = client.post("/v1/verify", content=orjson.dumps(body["log"])).json()
@@ -318,7 +317,7 @@ def test_submission_errors(client: TestClient) -> None:
     body = error(submit(client, OPEN_ID, "ada", bad), 422, "schema")
     assert body["path"] == "/log/moves/3/card"
     body = error(
-        client.post("/v1/puzzles/nope/submissions", content=b"junk"), 404, "unknown-puzzle"
+        client.post("/v1/puzzles/nope/submissions", content=b"junk"), 404, "puzzle-not-open"
     )
     assert (body["location"], body["path"]) == ("path", "id")
 
@@ -367,7 +366,7 @@ def test_leaderboard_errors(client: TestClient) -> None:
     for params in ({"limit": 1001}, {"limit": -1}, {"offset": -1}, {"limit": "ten"}):
         body = error(client.get(url, params=params), 422, "bad-parameter")
         assert body["location"] == "query" and body["path"] == next(iter(params))
-    error(client.get("/v1/puzzles/nope/leaderboard"), 404, "unknown-puzzle")
+    error(client.get("/v1/puzzles/nope/leaderboard"), 404, "puzzle-not-open")
 
 
 # --- anything else ---------------------------------------------------------------------------
@@ -538,4 +537,109 @@ def test_settings_reach_worker_processes_intact(tmp_path: Path) -> None:
         1.5,
     )
     assert got.today() == dt.date(2027, 2, 3)
-    assert service.Settings.from_env(service.Settings().to_env()).today() == dt.date.today()
+    assert got.tz == "UTC"
+    assert service.Settings.from_env(service.Settings().to_env()).today() == utc_today()
+    paris = service.Settings.from_env(service.Settings(tz="Europe/Paris").to_env())
+    assert paris.tz == "Europe/Paris"
+
+
+def utc_today() -> dt.date:
+    return dt.datetime.now(dt.UTC).date()
+
+
+# --- the embargo: a puzzle exists for clients from the start of its date -------------------------
+
+FUTURE_ID = "2027-01-06-hard"  # tomorrow's
+
+
+def same_but_the_id(a: bytes, a_id: str, b: bytes, b_id: str) -> bool:
+    return a.replace(a_id.encode(), b"{id}") == b.replace(b_id.encode(), b"{id}")
+
+
+@pytest.mark.parametrize(
+    ("method", "suffix"),
+    [("GET", ""), ("GET", "/solution"), ("GET", "/leaderboard"), ("POST", "/submissions")],
+)
+def test_a_future_puzzle_answers_as_one_that_does_not_exist(
+    client: TestClient, method: str, suffix: str
+) -> None:
+    body = orjson.dumps({"player": "ada", "log": win(FUTURE_ID)})
+    content = body if method == "POST" else None
+    future = client.request(method, f"/v1/puzzles/{FUTURE_ID}{suffix}", content=content)
+    # an id of the same length, that no puzzle has
+    missing = client.request(method, f"/v1/puzzles/2027-01-06-hare{suffix}", content=content)
+    got = error(future, 404, "puzzle-not-open")
+    assert (got["location"], got["path"]) == ("path", "id")
+    assert got["message"] == f"puzzle '{FUTURE_ID}' does not exist or is not open yet"
+    error(missing, 404, "puzzle-not-open")
+    assert future.headers == missing.headers
+    assert same_but_the_id(future.content, FUTURE_ID, missing.content, "2027-01-06-hare")
+    far = client.request(method, f"/v1/puzzles/2027-03-31-expert{suffix}", content=content)
+    nope = client.request(method, f"/v1/puzzles/nope{suffix}", content=content)
+    assert same_but_the_id(far.content, "2027-03-31-expert", nope.content, "nope")
+    assert client.get("/v1/health").json()["submissions"] == 0  # nothing was stored
+
+
+def test_a_future_day_lists_nothing(client: TestClient) -> None:
+    for url in ("/v1/puzzles/daily/2027-01-06", "/v1/puzzles/daily/2027-01-06?tier=hard"):
+        body = error(client.get(url), 404, "puzzle-not-open")
+        assert body["message"] == "the puzzles of 2027-01-06 are not open yet"
+        assert (body["location"], body["path"]) == ("path", "date")
+    # A future day without puzzles answers the same: the answer depends on the date alone.
+    with_puzzles = client.get("/v1/puzzles/daily/2027-03-31")
+    without = client.get("/v1/puzzles/daily/2030-03-31")
+    assert with_puzzles.status_code == without.status_code == 404
+    assert same_but_the_id(with_puzzles.content, "2027-03-31", without.content, "2030-03-31")
+
+
+def test_a_puzzle_opens_at_the_start_of_its_date(settings: service.Settings) -> None:
+    settings.fixed_today = dt.date(2027, 1, 6)
+    with TestClient(service.create_app(settings)) as client:
+        assert client.get(f"/v1/puzzles/{FUTURE_ID}").status_code == 200
+        assert client.get(f"/v1/puzzles/{FUTURE_ID}/leaderboard").status_code == 200
+        assert client.get("/v1/puzzles/daily/today?tier=hard").json()["puzzles"][0]["id"] == (
+            FUTURE_ID
+        )
+        assert submit(client, FUTURE_ID, "ada", win(FUTURE_ID)).status_code == 201
+        error(client.get(f"/v1/puzzles/{FUTURE_ID}/solution"), 403, "solution-not-public")
+
+
+def test_today_is_the_date_in_the_services_time_zone(
+    settings: service.Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 2027-01-05 23:30 UTC is already 2027-01-06 in Tokyo (UTC+9) and still the 5th in New York.
+    instant = dt.datetime(2027, 1, 5, 23, 30, tzinfo=dt.UTC)
+    monkeypatch.setattr(service, "_now", instant.astimezone)
+    settings.fixed_today = None
+    for zone, today, status in [
+        ("UTC", "2027-01-05", 404),
+        ("Asia/Tokyo", "2027-01-06", 200),
+        ("America/New_York", "2027-01-05", 404),
+    ]:
+        settings.tz = zone
+        with TestClient(service.create_app(settings)) as client:
+            assert client.get("/v1/health").json()["today"] == today
+            assert client.get(f"/v1/puzzles/{FUTURE_ID}").status_code == status
+
+
+def test_an_undated_puzzle_stays_open(settings: service.Settings, tmp_path: Path) -> None:
+    folder = tmp_path / "set"
+    free = published_puzzles().get(PAST_ID).model_copy(update={"date": None, "id": "free-hard-1"})
+    (folder / "2027").mkdir(parents=True)
+    (folder / "2027" / "free-hard-1.json").write_bytes(puzzle_bytes(free))
+    settings.puzzles = folder
+    settings.fixed_today = dt.date(2000, 1, 1)
+    with TestClient(service.create_app(settings)) as client:
+        assert client.get("/v1/puzzles/free-hard-1").status_code == 200
+        assert client.get("/v1/puzzles/free-hard-1/leaderboard").status_code == 200
+        assert submit(client, "free-hard-1", "ada", win(PAST_ID)).json()["accepted"] is True
+
+
+def test_an_unknown_time_zone_is_refused(settings: service.Settings) -> None:
+    for zone in ("Mars/Olympus_Mons", "utc", "", "../etc", "/etc/localtime"):
+        settings.tz = zone
+        with pytest.raises(service.UnknownZone, match="unknown time zone"):
+            service.create_app(settings)
+    result = CliRunner().invoke(app, ["serve", "--tz", "Mars/Olympus_Mons"])
+    assert result.exit_code == 2
+    assert "--tz: unknown time zone 'Mars/Olympus_Mons'" in result.stderr
