@@ -20,12 +20,14 @@ from .game import Game
 from .inputs import (
     InvalidLog,
     Start,
+    UnreadableLog,
     count_units,
     display_name,
     is_terminal,
     iter_units,
     load_deal,
     load_start,
+    read_log,
 )
 from .log import Limits
 from .verify import (
@@ -238,14 +240,10 @@ def _style(layout: str, ascii_: bool, no_color: bool) -> render.Style:
 
 
 def _read_log_or_exit(path: str, limits: Limits) -> log.GameLog:
-    unit = next(iter_units([path], limits))
-    source, data = unit
     try:
-        if isinstance(data, log.LogFormatError):
-            raise data
-        return log.load(data, limits)
-    except log.LogFormatError as exc:
-        raise _report_exit(unreadable(exc, source)) from None
+        return read_log(path, limits)[1]
+    except UnreadableLog as exc:
+        raise _report_exit(unreadable(exc.error, exc.source)) from None
 
 
 LayoutOption = Annotated[
@@ -281,10 +279,6 @@ def replay_command(
     """
     _check_layout(layout)
     game_log = _read_log_or_exit(log_file, Limits())
-    steps = len(game_log.moves)
-    if first > max(steps, 1) or (last is not None and last < first):
-        window = f"--from {first}" + (f" --to {last}" if last is not None else "")
-        raise _fail(f"{window} shows no step: the log has {steps} steps", 2)
     options = render.ReplayOptions(
         style=_style(layout, ascii_, no_color),
         first=first,
@@ -292,6 +286,10 @@ def replay_command(
         final_only=final,
         moves_only=moves_only,
     )
+    try:
+        render.check_window(options, len(game_log.moves))
+    except render.EmptyWindow as exc:
+        raise _fail(str(exc), 2) from None
     result = render.replay(game_log, options)
     for line in result.lines:
         _out(line)

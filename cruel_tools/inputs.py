@@ -201,6 +201,34 @@ def load_deal(spec: str, limits: Limits = Limits()) -> tuple[int | None, list[li
     return deal.number, deals.resolve_deal(deal.number, deal.piles)
 
 
+def read_log(spec: str, limits: Limits = Limits()) -> tuple[Source, GameLog]:
+    """The log in file ``spec`` (``-``: stdin; a folder: its first log), read within the limits.
+
+    :raises UnreadableLog: it cannot be read, or is not a v1 log (the error says where).
+    """
+    unit = next(iter_units([spec], limits), None)
+    if unit is None:
+        shown = display_name(spec)
+        raise UnreadableLog(
+            Source(file=shown), LogFormatError("unreadable", "", f"no log in {shown}")
+        )
+    source, data = unit
+    try:
+        if isinstance(data, LogFormatError):
+            raise data
+        return source, load(data, limits)
+    except LogFormatError as exc:
+        raise UnreadableLog(source, exc) from None
+
+
+class UnreadableLog(CruelError):
+    """A file that holds no v1 log: where it came from, and the :class:`LogFormatError`."""
+
+    def __init__(self, source: Source, error: LogFormatError) -> None:
+        super().__init__(str(error))
+        self.source, self.error, self.code = source, error, error.code
+
+
 # --- where a solve starts ---------------------------------------------------------------------
 
 

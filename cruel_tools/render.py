@@ -14,6 +14,7 @@ from typing import Literal
 
 from . import cards
 from .cards import Card
+from .errors import CruelError
 from .game import Game, Redeal, Step
 from .log import GameLog
 from .rules import PRESETS
@@ -218,6 +219,20 @@ def _header(log: GameLog) -> list[str]:
     return lines
 
 
+class EmptyWindow(CruelError):
+    """Replay options whose ``first``..``last`` window holds no step of the log."""
+
+    code = "empty-window"
+
+
+def check_window(options: ReplayOptions, steps: int) -> None:
+    """:raises EmptyWindow: ``options`` show no step of a log of ``steps`` steps."""
+    first, last = options.first, options.last
+    if first > max(steps, 1) or (last is not None and last < first):
+        window = f"--from {first}" + (f" --to {last}" if last is not None else "")
+        raise EmptyWindow(f"{window} shows no step: the log has {steps} steps")
+
+
 def replay(log: GameLog, options: ReplayOptions = ReplayOptions()) -> Replay:
     """Render ``log`` step by step; stop at the first illegal move, as the verifier does."""
     visitor = _ReplayVisitor(options, _header(log))
@@ -312,9 +327,11 @@ def visible_width(line: str) -> int:
 
 __all__ = [
     "LAYOUTS",
+    "EmptyWindow",
     "Replay",
     "ReplayOptions",
     "Style",
+    "check_window",
     "describe",
     "position_lines",
     "replay",

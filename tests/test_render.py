@@ -194,3 +194,25 @@ def test_replay_from_stdin(monkeypatch: pytest.MonkeyPatch) -> None:
     assert result.stdout.rstrip().endswith(
         "Game result: won, 52 foundation cards, 56 moves, 13 redeals"
     )
+
+
+def test_replay_of_an_empty_folder_or_blank_jsonl_is_one_line_not_a_traceback(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "blank.jsonl").write_bytes(b"\n\n")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for spec, shown in [(empty, empty), (tmp_path / "blank.jsonl", tmp_path / "blank.jsonl")]:
+        result = runner.invoke(app, ["replay", str(spec)])
+        assert result.exit_code == 2, result.output
+        assert result.stderr.strip() == f"{shown}: unreadable: no log in {shown} [unreadable]"
+
+
+def test_check_window_is_the_library_s_word_on_an_empty_window() -> None:
+    from cruel_tools.render import EmptyWindow, check_window
+
+    check_window(ReplayOptions(first=3, last=3), 3)
+    with pytest.raises(EmptyWindow, match=r"--from 20 --to 10 shows no step: the log has 30"):
+        check_window(ReplayOptions(first=20, last=10), 30)
+    with pytest.raises(EmptyWindow, match="--from 4 shows no step"):
+        check_window(ReplayOptions(first=4), 3)
