@@ -18,12 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from pydantic_core import to_json
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+from pydantic_core import PydanticCustomError, to_json
 
 from .documents import document_config
 from .errors import CruelError
 from .log import GameLog, Limits, LogFormatError, compact, load
+from .names import MAX_LENGTH, PlayerNameError, enforce, lookalike_message, skeleton
 from .puzzles import Puzzle, solution_is_public, verify_for_puzzle
 from .traversal import ErrorInfo
 from .verify import VerifyReport
@@ -55,38 +56,38 @@ __all__ = [
 SUBMISSION_FORMAT: Final = "cruel-submission/1"
 RESULT_FORMAT: Final = "cruel-submission-result/1"
 LEADERBOARD_FORMAT: Final = "cruel-leaderboard/1"
-#: Version of the database layout, kept in SQLite's ``user_version``.
-DB_VERSION: Final = 1
+#: Version of the database layout, kept in SQLite's ``user_version``. 2 added ``players``.
+DB_VERSION: Final = 2
 #: Most entries one leaderboard page holds.
 MAX_PAGE: Final = 1000
 
-# Characters a name may not hold: control characters, and the invisible format characters
-# (zero-width spaces and joiners, direction overrides, the BOM, tag characters), with which two
-# names could look the same, or one could hide in padding or reorder the text around it.
-# Written as literal characters, not escapes, so every regex engine reads the class alike.
-_HIDDEN: Final = "".join(
-    f"{chr(a)}-{chr(b)}"
-    for a, b in [
-        (0x00, 0x1F), (0x7F, 0x9F), (0xAD, 0xAD), (0x600, 0x605), (0x61C, 0x61C),
-        (0x6DD, 0x6DD), (0x70F, 0x70F), (0x180E, 0x180E), (0x200B, 0x200B), (0x200E, 0x200F),
-        (0x2028, 0x202E), (0x2060, 0x206F), (0xFEFF, 0xFEFF), (0xFFF9, 0xFFFB),
-        (0xE0000, 0xE007F),
-    ]
-)  # fmt: skip
-# The zero-width (non-)joiners stay allowed inside a name, where emoji sequences and several
-# scripts need them; like white space, they may not begin or end one.
-_EDGE: Final = rf"[^\s{_HIDDEN}\u200c\u200d]"
-PLAYER_PATTERN: Final = rf"^{_EDGE}(?:[^{_HIDDEN}]*{_EDGE})?$"
+# A player name is checked by cruel_tools.names: PRECIS UsernameCasePreserved (RFC 8265) on each
+# word between single spaces; the model keeps its enforced form (NFC, full-width letters made
+# ordinary). The pattern is only what a JSON Schema can say of it (words of characters other
+# than white space, one space apart): every name passes it, and not every string that passes
+# it is a name.
+PLAYER_PATTERN: Final = r"^\S+(?: \S+)*$"
+
+
+def _player_name(name: str) -> str:
+    try:
+        return enforce(name)
+    except PlayerNameError as exc:  # its message, not pydantic's "Value error, ..."
+        raise PydanticCustomError("bad_player_name", "{reason}", {"reason": str(exc)}) from None
+
+
 PlayerName = Annotated[
     str,
     Field(
         min_length=1,
-        max_length=64,
-        pattern=PLAYER_PATTERN,
-        description="1 to 64 characters: no control or invisible formatting characters, no "
-        "white space at either end.",
-        examples=["ada"],
+        max_length=MAX_LENGTH,
+        description="1 to 64 characters: words that each pass the PRECIS profile "
+        "UsernameCasePreserved (RFC 8265), one space apart. Stored in its enforced form (NFC). "
+        "A name that looks like an existing player's is refused (player-name-confusable).",
+        examples=["ada", "Ada Lovelace"],
+        json_schema_extra={"pattern": PLAYER_PATTERN},
     ),
+    AfterValidator(_player_name),
 ]
 
 
@@ -247,10 +248,13 @@ def _head_error(exc: ValidationError) -> LogFormatError:
     elif kind == "extra_forbidden":
         message = f"unknown key {key!r} (a submission has player, log and optional format)"
     elif key == "player":
-        message = (
-            "a player name is 1 to 64 characters, without control or invisible formatting "
-            "characters or white space at either end"
-        )
+        names = {
+            "bad_player_name": str(err["msg"]),
+            "string_type": "player name: not a string",
+            "string_too_short": "player name: empty (a name is 1 to 64 characters)",
+            "string_too_long": f"player name: over the limit of {MAX_LENGTH} characters",
+        }
+        return LogFormatError("bad-player-name", "/player", names.get(kind, str(err["msg"])))
     else:
         message = str(err["msg"])
     return LogFormatError("schema", f"/{key}", message)
@@ -345,6 +349,11 @@ CREATE TABLE IF NOT EXISTS submissions (
     UNIQUE (puzzle, player, game)
 );
 CREATE INDEX IF NOT EXISTS submissions_rank ON submissions (puzzle, moves, redeals, id);
+CREATE TABLE IF NOT EXISTS players (      -- every name with an entry, for lookalikes (version 2)
+    player TEXT PRIMARY KEY,
+    skeleton TEXT NOT NULL                  -- names.skeleton(player), shared by lookalikes
+);
+CREATE INDEX IF NOT EXISTS players_skeleton ON players (skeleton);
 """
 
 
@@ -387,6 +396,13 @@ class Leaderboards:
             db.execute("PRAGMA synchronous=NORMAL")  # WAL's usual pairing: no fsync per commit
         with db:
             db.executescript(_SCHEMA)
+            if version < 2:  # version 1 had no players table: every name stored is a player
+                first_seen = "SELECT player FROM submissions GROUP BY player ORDER BY MIN(id)"
+                names = db.execute(first_seen).fetchall()
+                db.executemany(
+                    "INSERT OR IGNORE INTO players (player, skeleton) VALUES (?, ?)",
+                    [(name, skeleton(name)) for (name,) in names],
+                )
             db.execute(f"PRAGMA user_version = {DB_VERSION}")
 
     def close(self) -> None:
@@ -443,6 +459,8 @@ class Leaderboards:
             # unique key settles a race with another process between the two statements.
             stored = db.execute(find, key).fetchone()
             new = stored is None
+            if new and (lookalike := _lookalike(db, judgement.player)) is not None:
+                return judgement.result(reason=lookalike)
             if new:
                 inserted = db.execute(
                     "INSERT INTO submissions (puzzle, player, game, moves, redeals, log,"
@@ -537,6 +555,22 @@ def _rank(
         (puzzle_id, moves, moves, redeals),
     ).fetchone()[0]
     return int(better) + 1
+
+
+def _lookalike(db: sqlite3.Connection, player: str) -> ErrorInfo | None:
+    """Why ``player`` may not have an entry: its name looks like an existing player's (another
+    spelling with the same skeleton). None: a player already, or now one (it is registered)."""
+    if db.execute("SELECT 1 FROM players WHERE player = ?", (player,)).fetchone():
+        return None
+    key = skeleton(player)
+    other = db.execute(
+        "SELECT player FROM players WHERE skeleton = ? ORDER BY rowid LIMIT 1", (key,)
+    ).fetchone()
+    if other is None:
+        db.execute("INSERT INTO players (player, skeleton) VALUES (?, ?)", (player, key))
+        return None
+    message = lookalike_message(player, other[0])
+    return ErrorInfo(index=None, path="/player", code="player-name-confusable", message=message)
 
 
 def _rejection(report: VerifyReport, puzzle: Puzzle, today: dt.date) -> ErrorInfo | None:

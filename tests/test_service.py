@@ -310,7 +310,7 @@ def test_rejected_submissions_say_why(client: TestClient) -> None:
 def test_submission_errors(client: TestClient) -> None:
     url = f"/v1/puzzles/{OPEN_ID}/submissions"
     error(client.post(url, content=b"{'player': 1}"), 400, "not-json")
-    body = error(client.post(url, content=b'{"player": "", "log": {}}'), 422, "schema")
+    body = error(client.post(url, content=b'{"player": "", "log": {}}'), 422, "bad-player-name")
     assert (body["location"], body["path"]) == ("body", "/player")
     bad = win()
     bad["moves"][3] = {"type": "move", "from": 1, "to": "foundation", "card": "1H"}
@@ -320,6 +320,42 @@ def test_submission_errors(client: TestClient) -> None:
         client.post("/v1/puzzles/nope/submissions", content=b"junk"), 404, "puzzle-not-open"
     )
     assert (body["location"], body["path"]) == ("path", "id")
+
+
+@pytest.mark.parametrize(
+    ("name", "names"),
+    [
+        ("ada\U0001d173", "U+1D173 MUSICAL SYMBOL BEGIN BEAM"),
+        ("ada\u3164", "U+3164 HANGUL FILLER"),
+        ("ada\u034f", "U+034F COMBINING GRAPHEME JOINER"),
+        ("ada\u200b", "U+200B ZERO WIDTH SPACE"),
+        ("ada\u200d", "U+200D ZERO WIDTH JOINER"),
+    ],
+)
+def test_a_bad_player_name_is_422_naming_the_rule(
+    client: TestClient, name: str, names: str
+) -> None:
+    body = error(submit(client, OPEN_ID, name, win()), 422, "bad-player-name")
+    assert (body["location"], body["path"]) == ("body", "/player")
+    assert f"{names} is disallowed by PRECIS UsernameCasePreserved (RFC 8265)" in body["message"]
+
+
+def test_a_lookalike_of_an_existing_player_is_refused(client: TestClient) -> None:
+    assert submit(client, OPEN_ID, "ada", win()).status_code == 201
+    fake = submit(client, OPEN_ID, "\u0430da", win())  # a Cyrillic а
+    assert fake.status_code == 200
+    body = fake.json()
+    assert body["accepted"] is False and body["submission_id"] is None
+    assert body["reason"] == {
+        "index": None,
+        "path": "/player",
+        "code": "player-name-confusable",
+        "message": "player name '\u0430da' (Cyrillic \u0430) looks like existing player 'ada'",
+    }
+    assert submit(client, OPEN_ID, "ada", win(compact=True)).json()["duplicate"] is True
+    assert submit(client, OPEN_ID, "ada lovelace", win()).status_code == 201
+    board = client.get(f"/v1/puzzles/{OPEN_ID}/leaderboard").json()
+    assert [e["player"] for e in board["entries"]] == ["ada", "ada lovelace"]
 
 
 def test_leaderboard_ranks_pages_and_keeps_each_players_best(client: TestClient) -> None:

@@ -1,0 +1,134 @@
+"""Player names that cannot look alike: PRECIS usernames (RFC 8265) and UTS #39 skeletons.
+
+A name is enforced by the PRECIS profile **UsernameCasePreserved** (RFC 8265 §3.4), word by
+word: as RFC 8265 §3.5 suggests for applications that allow spaces, a name is split at each
+U+0020 SPACE, the profile is applied to each word, and the words are joined again by one space.
+So ``ada lovelace`` is a name, and `` ada``, ``ada  lovelace`` or a name with any other space,
+an invisible character (a format character, a filler, a variation selector, a zero-width joiner
+outside the scripts that need one), a control character, a symbol or an emoji is not.
+:func:`enforce` gives the enforced form: full-width letters made ordinary, and NFC. That form is
+the name that is stored and shown, so two spellings of one name are one player.
+
+Two different names can still look alike (Latin ``ada``, and ``аda`` with a Cyrillic ``а``):
+:func:`skeleton` maps a name to its UTS #39 skeleton, case-folded, which names that look alike
+share. The leaderboard store refuses a new name whose skeleton an existing player's has
+(:mod:`cruel_tools.leaderboard`). See ``docs/service.md``.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Final
+
+import icu  # type: ignore[import-untyped]  # PyICU ships no annotations
+import precis_i18n
+
+from .errors import CruelError
+
+__all__ = [
+    "MAX_LENGTH",
+    "PROFILE",
+    "PlayerNameError",
+    "enforce",
+    "skeleton",
+    "lookalike_message",
+]
+
+#: Most characters (code points) in a name, as sent and as enforced.
+MAX_LENGTH: Final = 64
+#: The PRECIS profile that each space-separated word of a name must pass.
+PROFILE: Final = "UsernameCasePreserved"
+
+_PROFILE: Final = precis_i18n.get_profile(PROFILE)
+# ICU's spoof checker computes the skeleton of UTS #39 from ICU's own copy of confusables.txt.
+# getSkeleton only reads the checker, which ICU allows from several threads at once.
+_SPOOF: Final = icu.SpoofChecker()
+_WHO: Final = f"PRECIS {PROFILE} (RFC 8265)"
+
+
+class PlayerNameError(CruelError):
+    """A player name that :func:`enforce` refuses; the message names the rule it breaks."""
+
+    code = "bad-player-name"
+
+
+def enforce(name: str) -> str:
+    """The enforced form of ``name``: what is stored and shown. Raise :class:`PlayerNameError`,
+    naming the rule and the character at fault, when ``name`` is not a player name."""
+    if not name:
+        raise PlayerNameError("player name: empty (a name is 1 to 64 characters)")
+    if len(name) > MAX_LENGTH:
+        raise PlayerNameError(
+            f"player name: {len(name)} characters, over the limit of {MAX_LENGTH}"
+        )
+    words = name.split(" ")
+    if "" in words:
+        raise PlayerNameError(
+            f"player name: {_quote(name)} is not allowed: a space may only stand between two "
+            "words (none at either end, never two in a row)"
+        )
+    enforced = []
+    for word in words:
+        try:
+            enforced.append(_PROFILE.enforce(word))
+        except UnicodeEncodeError as exc:
+            raise PlayerNameError(_refusal(name, exc)) from None
+    result = " ".join(enforced)
+    if len(result) > MAX_LENGTH:  # NFC lengthens a few characters
+        raise PlayerNameError(
+            f"player name: {_quote(name)} is {len(result)} characters once normalised, over "
+            f"the limit of {MAX_LENGTH}"
+        )
+    return result
+
+
+def skeleton(name: str) -> str:
+    """What names that look alike share: the UTS #39 skeleton, case-folded (and the skeleton of
+    that, for what case folding makes), so ``Ada``, ``ada``, ``аda`` (Cyrillic) and ``ᎪDA``
+    (Cherokee) have one skeleton, and so do ``Il`` and ``ll``."""
+    first: str = _SPOOF.getSkeleton(0, name)
+    folded: str = _SPOOF.getSkeleton(0, first.casefold())
+    return folded
+
+
+def lookalike_message(name: str, existing: str) -> str:
+    """Why ``name`` is refused: it looks like ``existing``, another player's name."""
+    differ = [c for c in dict.fromkeys(name) if c not in existing and c != " "]
+    which = ", ".join(f"{_script(c)} {_quote(c)[1:-1]}" for c in differ[:3])
+    return (
+        f"player name {_quote(name)}{f' ({which})' if which else ''} looks like existing "
+        f"player {_quote(existing)}"
+    )
+
+
+def _refusal(name: str, exc: UnicodeEncodeError) -> str:
+    rule = exc.reason.removeprefix("DISALLOWED/")
+    if exc.end - exc.start == 1:
+        c = exc.object[exc.start]
+        what = f"U+{ord(c):04X} {unicodedata.name(c, '(unnamed)')} is disallowed by {_WHO}"
+    elif rule == "bidi_rule":
+        what = f"it mixes right-to-left and left-to-right text as {_WHO} does not allow"
+    else:
+        what = f"{_WHO} refuses it"
+    return f"player name: {_quote(name)} is not allowed: {what}, rule {rule}"
+
+
+def _quote(text: str) -> str:
+    """``text`` in quotes, with every character that does not show (controls, format
+    characters, spaces other than U+0020, fillers and other default-ignorables) escaped."""
+    out = []
+    for c in text:
+        if c != " " and (unicodedata.category(c)[0] in "CZ" or _ignorable(c)):
+            out.append(f"\\u{ord(c):04x}" if ord(c) < 0x10000 else f"\\U{ord(c):08x}")
+        else:
+            out.append(c)
+    return "'" + "".join(out) + "'"
+
+
+def _ignorable(c: str) -> bool:
+    """A default-ignorable code point (Unicode's Default_Ignorable_Code_Point): shows nothing."""
+    return bool(icu.Char.hasBinaryProperty(c, icu.UProperty.DEFAULT_IGNORABLE_CODE_POINT))
+
+
+def _script(c: str) -> str:
+    return str(icu.Script.getScript(c).getName())
