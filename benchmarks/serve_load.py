@@ -4,7 +4,8 @@
     .venv/bin/python benchmarks/serve_load.py --duration 5 --json
 
 It starts the real server (``python -m cruel_tools.cli serve``) on a free loopback port with a
-fresh SQLite database in a temporary folder, dated 2027-01-01 so the published puzzles are open.
+fresh SQLite database in a temporary folder, dated 2027-01-01 so the published puzzles are open;
+every submission carries a site's API key, made in that database.
 Then ``--concurrency`` client threads, each with one keep-alive connection, send submissions for
 ``--duration`` seconds, each request's kind drawn with a seeded RNG:
 
@@ -61,6 +62,7 @@ from typing import Any, cast
 
 from cruel_tools import cards
 from cruel_tools.game import Game, IllegalMove, Move, Step
+from cruel_tools.keys import KeyStore
 from cruel_tools.log import Limits, compact, parse_compact, step_entry, to_step
 from cruel_tools.puzzles import Puzzle, PuzzleSet, puzzle_solution_log
 
@@ -72,7 +74,7 @@ HEALTH_TIMEOUT = 30.0
 REQUEST_TIMEOUT = 30.0
 MAX_EXAMPLES = 10
 MAX_FAILURES = 10  # a client stops after this many connection errors in a row
-JSON_HEADERS = {"Content-Type": "application/json"}
+JSON_HEADERS = {"Content-Type": "application/json"}  # and the key's Authorization, at start
 ERROR_KEYS = frozenset({"format", "status", "code", "message", "location", "path"})
 
 #: Request kinds and their weights (percent).
@@ -621,13 +623,17 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
 def running_server(port: int, folder: Path, workers: int = 1) -> Iterator[subprocess.Popen[bytes]]:
     """``cruel serve`` on 127.0.0.1:``port`` with a new database in ``folder``, until exit."""
     log = folder / "server.log"
+    db = folder / "load.sqlite"
+    store = KeyStore(db)
+    JSON_HEADERS["Authorization"] = f"Bearer {store.add('serve_load', 'site')[1]}"
+    store.close()
     command = [
         sys.executable,
         "-m",
         "cruel_tools.cli",
         "serve",
         *("--host", "127.0.0.1", "--port", str(port)),
-        *("--puzzles", str(ROOT / "puzzles"), "--db", str(folder / "load.sqlite")),
+        *("--puzzles", str(ROOT / "puzzles"), "--db", str(db)),
         *("--today", TODAY, "--no-access-log", "--workers", str(workers)),
     ]
     # Output goes to a file, not a pipe nobody reads while the load runs (a full pipe blocks).

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import sys
 import time
@@ -13,7 +14,7 @@ from typing import Annotated, TypeVar
 import orjson
 import typer
 
-from . import cards, deals, grading, log, puzzles, render, rules, schemas, solver, stats
+from . import cards, deals, grading, keys, log, puzzles, render, rules, schemas, solver, stats
 from .dates import parse_date
 from .errors import CruelError
 from .game import Game
@@ -640,6 +641,14 @@ def serve_command(
             "--head-timeout", min=0.1, help="Seconds a request's line and headers may take."
         ),
     ] = 10.0,
+    open_: Annotated[
+        bool,
+        typer.Option(
+            "--open",
+            help="Take submissions without an API key too (demos only: anyone may "
+            "submit under any name).",
+        ),
+    ] = False,
 ) -> None:
     """Serve puzzles, verification and leaderboards over HTTP (docs/service.md)."""
     # Imported here: the web stack costs other commands nothing at start-up.
@@ -662,7 +671,14 @@ def serve_command(
 
     fixed = _option("--today", parse_date, today) if today is not None else None
     _option("--tz", time_zone, tz)
-    settings = Settings(puzzles=puzzles_dir, db=db, max_body=max_body, fixed_today=fixed, tz=tz)
+    settings = Settings(
+        puzzles=puzzles_dir,
+        db=db,
+        max_body=max_body,
+        fixed_today=fixed,
+        tz=tz,
+        open=open_,
+    )
     try:  # uvicorn would log a traceback-like report and exit 1 or 3; one line and 2 here
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         with socket.create_server((host, port), family=family):
@@ -673,6 +689,12 @@ def serve_command(
         service = create_app(settings)  # also what the workers will do: fail here, once
     except (PuzzleSetError, StoreError) as exc:
         raise _fail(str(exc), 2) from None
+    if open_:
+        typer.echo(
+            "warning: --open: submissions need no API key; anyone who can reach the port may "
+            "submit under any player's name (for demos only)",
+            err=True,
+        )
     os.environ[ENV_HEAD_TIMEOUT] = str(head_timeout)  # read by each connection, in every worker
     options = {
         "http": TimedH11Protocol,
@@ -695,6 +717,89 @@ def serve_command(
     # (measured: 160 requests/s instead of 600). Accepted connections inherit the option.
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     Multiprocess(config, sockets=[sock]).run()
+
+
+# --- API keys --------------------------------------------------------------------------------
+
+keys_app = typer.Typer(
+    no_args_is_help=True,
+    help="API keys of cruel serve: a site's key submits for its players (docs/service.md).",
+)
+app.add_typer(keys_app, name="keys")
+
+KeysDbOption = Annotated[
+    Path, typer.Option("--db", help="SQLite file of the leaderboards (created if missing).")
+]
+
+
+def _key_store(db: Path) -> keys.KeyStore:
+    from .leaderboard import Leaderboards, StoreError
+
+    try:
+        Leaderboards(db).close()  # the file is checked, and laid out, as cruel serve does it
+        return keys.KeyStore(db)
+    except StoreError as exc:
+        raise _fail(str(exc), 2) from None
+
+
+@keys_app.command("add")
+def keys_add_command(
+    role: Annotated[
+        str, typer.Option("--role", help="site (submits for its players) or admin (moderation).")
+    ],
+    name: Annotated[str, typer.Option("--name", help="A label: whose key it is.")],
+    db: KeysDbOption = Path("cruel.sqlite"),
+) -> None:
+    """Make a key and print it, once: only its hash is kept."""
+    store = _key_store(db)
+    try:
+        made, key = store.add(name, role)
+    except keys.BadKeyRequest as exc:
+        raise _fail(str(exc), 2) from None
+    finally:
+        store.close()
+    _out(f"id {made.id}")
+    _out(f"key {key}")
+    typer.echo(
+        f"made {made.role} key {made.id} ({made.name}): keep it secret; it is not shown again",
+        err=True,
+    )
+
+
+def _when(at: dt.datetime | None) -> str:
+    return at.isoformat(timespec="seconds") if at else "-"
+
+
+@keys_app.command("list")
+def keys_list_command(db: KeysDbOption = Path("cruel.sqlite")) -> None:
+    """Every key's id, role, dates and name (never the keys themselves)."""
+    store = _key_store(db)
+    try:
+        made = store.keys()
+    finally:
+        store.close()
+    _out(f"{'ID':>4}  {'ROLE':<5}  {'CREATED':<25}  {'REVOKED':<25}  NAME")
+    for k in made:
+        created, revoked = _when(k.created_at), _when(k.revoked_at)
+        _out(f"{k.id:>4}  {k.role:<5}  {created:<25}  {revoked:<25}  {k.name}")
+
+
+@keys_app.command("revoke")
+def keys_revoke_command(
+    key_id: Annotated[int, typer.Argument(metavar="ID", help="The key's id (cruel keys list).")],
+    db: KeysDbOption = Path("cruel.sqlite"),
+) -> None:
+    """Revoke a key, for good: a running server refuses it from its next request on."""
+    store = _key_store(db)
+    try:
+        revoked = store.revoke(key_id)
+    except keys.BadKeyRequest as exc:
+        raise _fail(str(exc), 2) from None
+    finally:
+        store.close()
+    typer.echo(
+        f"key {revoked.id} ({revoked.name}) revoked at {_when(revoked.revoked_at)}", err=True
+    )
 
 
 if __name__ == "__main__":  # pragma: no cover

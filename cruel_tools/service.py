@@ -33,6 +33,7 @@ from .api import ErrorResponse, Health
 from .dates import BadDate, parse_date
 from .errors import CruelError
 from .grading import Tier
+from .keys import SUBMIT_ROLES, KeyStore
 from .leaderboard import (
     MAX_PAGE,
     Leaderboard,
@@ -83,6 +84,7 @@ class ApiError(Exception):
         message: str,
         location: str | None = None,
         path: str | None = None,
+        headers: dict[str, str] | None = None,
     ) -> None:
         super().__init__(message)
         self.body = ErrorResponse(
@@ -92,6 +94,7 @@ class ApiError(Exception):
             location=location,
             path=path,
         )
+        self.headers = headers or {}
 
 
 #: Seconds a connection may take to send a request's head (request line and headers).
@@ -197,6 +200,8 @@ class Settings:
     fixed_today: dt.date | None = None
     #: The IANA time zone whose dates open puzzles (a puzzle opens at the start of its date).
     tz: str = "UTC"
+    #: Take submissions without an API key (demos): ``cruel serve --open``.
+    open: bool = False
 
     def today(self) -> dt.date:
         return self.fixed_today or _now(time_zone(self.tz)).date()
@@ -215,6 +220,7 @@ class Settings:
                 "db_timeout": self.db_timeout,
                 "fixed_today": self.fixed_today.isoformat() if self.fixed_today else None,
                 "tz": self.tz,
+                "open": self.open,
             }
         ).decode()
 
@@ -240,7 +246,9 @@ def _json(model: BaseModel, status: int = 200) -> Response:
 
 
 def _error_response(exc: ApiError) -> Response:
-    return _json(exc.body, exc.body.status)
+    response = _json(exc.body, exc.body.status)
+    response.headers.update(exc.headers)
+    return response
 
 
 def _format_error(exc: LogFormatError) -> ApiError:
@@ -293,6 +301,17 @@ _ERRORS: Final[dict[int | str, dict[str, Any]]] = {
         503: "The database stayed locked too long (retry)",
     }.items()
 }
+#: The answers only a write (a route that needs a key) gives.
+_WRITE_ERRORS: Final[dict[int | str, dict[str, Any]]] = {
+    s: {"model": ErrorResponse, "description": d}
+    for s, d in {
+        401: "No API key (missing-key), not one (bad-key), or a revoked one (revoked-key); with "
+        "WWW-Authenticate: Bearer",
+        403: "A key whose role may not do this (wrong-role)",
+    }.items()
+}
+#: The security scheme of a write, in the OpenAPI document.
+_BEARER: Final = "apiKey"
 
 
 def _openapi(app: FastAPI) -> Callable[[], dict[str, Any]]:
@@ -311,6 +330,13 @@ def _openapi(app: FastAPI) -> Callable[[], dict[str, Any]]:
         # A "$id" would make every "$ref" inside its component resolve against the id's URL.
         for body in components.values():
             body.pop("$id", None)
+        doc["components"]["securitySchemes"] = {
+            _BEARER: {
+                "type": "http",
+                "scheme": "bearer",
+                "description": "An API key made by `cruel keys add` (docs/service.md).",
+            }
+        }
         app.openapi_schema = doc
         return doc
 
@@ -331,12 +357,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     time_zone(settings.tz)  # refused here, at start, not on the first request
     puzzles = PuzzleSet.load(settings.puzzles)
     boards = Leaderboards(settings.db, settings.db_timeout)
+    keys = KeyStore(settings.db, settings.db_timeout)  # after boards: the file is checked, in WAL
     limits = settings.limits
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         yield
         boards.close()
+        keys.close()
 
     app = FastAPI(
         title="cruel-tools",
@@ -359,6 +387,37 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if puzzle is None or not is_open(puzzle, settings.today()):
             raise ApiError(404, NOT_OPEN, _not_open(puzzle_id), "path", "id")
         return puzzle
+
+    def submitter(request: Request) -> int | None:
+        """Who sends this write: the id of a valid key whose role may submit (or, on an open
+        server, None for no key); otherwise 401 or 403."""
+        header = request.headers.get("authorization")
+        if header is None:
+            if settings.open:
+                return None
+            raise _unauthorized(
+                "missing-key", "submissions need an API key: Authorization: Bearer <key>"
+            )
+        scheme, _, key = header.strip().partition(" ")
+        if scheme.lower() != "bearer" or not key.strip():
+            raise _unauthorized("bad-key", "the Authorization header is not 'Bearer <key>'")
+        found = keys.find(key.strip())
+        if found is None:
+            raise _unauthorized("bad-key", "not an API key of this service")
+        if found.revoked_at is not None:
+            when = found.revoked_at.isoformat(timespec="seconds")
+            raise _unauthorized(
+                "revoked-key", f"this API key (id {found.id}) was revoked at {when}"
+            )
+        if found.role not in SUBMIT_ROLES:
+            raise ApiError(
+                403,
+                "wrong-role",
+                f"an {found.role} key may not submit (only a site key may)",
+                "header",
+                "authorization",
+            )
+        return found.id
 
     @app.get("/v1/health", response_model=Health)
     async def health() -> Response:
@@ -442,14 +501,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         "/v1/puzzles/{id}/submissions",
         response_model=SubmissionResult,
         status_code=201,
-        responses={200: {"model": SubmissionResult, "description": "Rejected, or a duplicate"}},
-        openapi_extra=_body_doc("Submission"),
+        responses={
+            200: {"model": SubmissionResult, "description": "Rejected, or a duplicate"},
+            **_WRITE_ERRORS,
+        },
+        openapi_extra={**_body_doc("Submission"), "security": [{_BEARER: []}]},
     )
     async def submit(id: PuzzleId, request: Request) -> Response:
         """Verify a player's log against the puzzle; a legal win goes on the leaderboard.
 
+        Needs a site's API key (``Authorization: Bearer <key>``), unless the server is open.
         201: a new entry. 200: a verdict without a new entry (rejected, or already there).
         """
+        submitter(request)
         puzzle = puzzle_or_404(id)
         body = await _read_body(request, settings.max_body)
         try:
@@ -489,6 +553,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
 #: The one answer for a puzzle that does not exist and one not open yet (and a day not begun).
 NOT_OPEN: Final = "puzzle-not-open"
+
+
+def _unauthorized(code: str, message: str) -> ApiError:
+    """A 401: no usable key (RFC 6750's challenge in ``WWW-Authenticate``)."""
+    return ApiError(401, code, message, "header", "authorization", {"WWW-Authenticate": "Bearer"})
 
 
 def _not_open(puzzle_id: str) -> str:

@@ -19,6 +19,7 @@ MODULES = [
     "documents",
     "errors",
     "game",
+    "keys",
     "leaderboard",
     "rules",
     "schemas",

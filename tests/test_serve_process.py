@@ -68,17 +68,20 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
-    proc, port = start(tmp_path_factory.mktemp("serve") / "cruel.sqlite")
+    proc, port = start(tmp_path_factory.mktemp("serve") / "cruel.sqlite", "--open")
     try:
         yield port
     finally:
         stop(proc)
 
 
-def request(port: int, method: str, path: str, body: bytes | None = None) -> tuple[int, Any]:
+def request(
+    port: int, method: str, path: str, body: bytes | None = None, key: str | None = None
+) -> tuple[int, Any]:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     try:
-        conn.request(method, path, body=body)
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        conn.request(method, path, body=body, headers=headers)
         response = conn.getresponse()
         return response.status, json.loads(response.read())
     finally:
@@ -188,7 +191,7 @@ def test_serve_refuses_to_start_with_one_line(args: list[str], words: str, tmp_p
 
 
 def test_worker_processes_share_one_leaderboard(tmp_path: Path) -> None:
-    proc, port = start(tmp_path / "cruel.sqlite", "--workers", "2")
+    proc, port = start(tmp_path / "cruel.sqlite", "--workers", "2", "--open")
     try:
         log = puzzle_log(published_puzzles().get(PUZZLE_ID))
         url = f"/v1/puzzles/{PUZZLE_ID}/submissions"
@@ -201,3 +204,52 @@ def test_worker_processes_share_one_leaderboard(tmp_path: Path) -> None:
         assert {e["player"]: e["submission_id"] for e in board["entries"]} == ids
     finally:
         stop(proc)
+
+
+def test_keys_made_and_revoked_by_the_cli_rule_a_running_server(tmp_path: Path) -> None:
+    db = tmp_path / "cruel.sqlite"
+
+    def keys(*args: str) -> str:
+        done = subprocess.run(
+            cruel("keys", *args, "--db", str(db)), capture_output=True, text=True, timeout=60
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    made = dict(
+        line.split(" ", 1)
+        for line in keys("add", "--role", "site", "--name", "s").split("\n")
+        if line
+    )
+    proc, port = start(db)
+    try:
+        url = f"/v1/puzzles/{PUZZLE_ID}/submissions"
+        body = orjson.dumps(
+            {"player": "ada", "log": puzzle_log(published_puzzles().get(PUZZLE_ID))}
+        )
+        status, error = request(port, "POST", url, body)
+        assert (status, error["code"]) == (401, "missing-key")
+        status, result = request(port, "POST", url, body, made["key"])
+        assert status == 201 and result["accepted"] is True
+        keys("revoke", made["id"])
+        status, error = request(port, "POST", url, body, made["key"])
+        assert (status, error["code"]) == (401, "revoked-key")
+    finally:
+        stop(proc)
+    assert proc.stderr is not None and b"--open" not in proc.stderr.read()
+
+
+def test_an_open_server_takes_keyless_submissions_and_warns(tmp_path: Path) -> None:
+    proc, port = start(tmp_path / "cruel.sqlite", "--open")
+    try:
+        url = f"/v1/puzzles/{PUZZLE_ID}/submissions"
+        body = orjson.dumps(
+            {"player": "ada", "log": puzzle_log(published_puzzles().get(PUZZLE_ID))}
+        )
+        assert request(port, "POST", url, body)[0] == 201
+        status, error = request(port, "POST", url, body, "cruel_not-a-key")
+        assert (status, error["code"]) == (401, "bad-key")  # a key sent is checked all the same
+    finally:
+        stop(proc)
+    assert proc.stderr is not None
+    assert b"warning: --open: submissions need no API key" in proc.stderr.read()

@@ -37,9 +37,14 @@ OPEN_ID = "2027-01-05-hard"  # today's: open, solution not public
 PAST_ID = "2027-01-04-hard"  # yesterday's: closed, solution public
 
 
+def open_settings(db: Path) -> service.Settings:
+    """A server that takes keyless submissions (tests/test_keys.py tests keys)."""
+    return service.Settings(puzzles=ROOT / "puzzles", db=db, fixed_today=TODAY, open=True)
+
+
 @pytest.fixture
 def settings(tmp_path: Path) -> service.Settings:
-    return service.Settings(puzzles=ROOT / "puzzles", db=tmp_path / "db.sqlite", fixed_today=TODAY)
+    return open_settings(tmp_path / "db.sqlite")
 
 
 @pytest.fixture
@@ -486,7 +491,7 @@ def near_log(base: dict[str, Any]) -> Any:
 @pytest.fixture(scope="module")
 def fuzz_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
     db = tmp_path_factory.mktemp("fuzz") / "db.sqlite"
-    app = service.create_app(service.Settings(puzzles=ROOT / "puzzles", db=db, fixed_today=TODAY))
+    app = service.create_app(open_settings(db))
     with TestClient(app, raise_server_exceptions=False) as c:
         yield c
 
@@ -563,8 +568,10 @@ def test_settings_reach_worker_processes_intact(tmp_path: Path) -> None:
         max_moves=77,
         db_timeout=1.5,
         fixed_today=dt.date(2027, 2, 3),
+        open=True,
     )
     got = service.Settings.from_env(sent.to_env())
+    assert got.open is True
     assert (got.puzzles, Path(got.db), got.max_body, got.max_moves, got.db_timeout) == (
         tmp_path / "set",
         tmp_path / "db.sqlite",
@@ -574,7 +581,9 @@ def test_settings_reach_worker_processes_intact(tmp_path: Path) -> None:
     )
     assert got.today() == dt.date(2027, 2, 3)
     assert got.tz == "UTC"
-    assert service.Settings.from_env(service.Settings().to_env()).today() == utc_today()
+    default = service.Settings.from_env(service.Settings().to_env())
+    assert default.today() == utc_today()
+    assert default.open is False
     paris = service.Settings.from_env(service.Settings(tz="Europe/Paris").to_env())
     assert paris.tz == "Europe/Paris"
 

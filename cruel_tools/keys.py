@@ -1,0 +1,200 @@
+"""API keys of ``cruel serve``: who may submit.
+
+A key is ``cruel_`` and 32 random bytes (:mod:`secrets`), shown once, when it is made; the
+store keeps only its SHA-256 hash, beside an id, a label, a role and its dates, in a table
+``api_keys`` of the leaderboards' SQLite file. ``cruel keys add|list|revoke`` manage them.
+See ``docs/service.md`` (API keys).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+import secrets
+import sqlite3
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final, Literal, get_args
+
+from .errors import CruelError
+from .leaderboard import DB_VERSION, StoreError
+
+__all__ = [
+    "KEY_PREFIX",
+    "Role",
+    "ROLES",
+    "SUBMIT_ROLES",
+    "BadKeyRequest",
+    "MAX_NAME",
+    "ApiKey",
+    "KeyStore",
+    "new_key",
+    "key_hash",
+]
+
+KEY_PREFIX: Final = "cruel_"
+#: ``site``: a site's back end, submitting for the players it has authenticated.
+#: ``admin``: moderation (not served yet); it may not submit.
+Role = Literal["site", "admin"]
+ROLES: Final[tuple[str, ...]] = get_args(Role)
+#: The roles that may send submissions.
+SUBMIT_ROLES: Final = frozenset({"site"})
+#: Longest label of a key.
+MAX_NAME: Final = 100
+# What a key as made by new_key() looks like: a header that does not is refused before the store
+# is asked (43 url-safe characters: base64 of 32 bytes, unpadded).
+_KEY_SHAPE: Final = re.compile(rf"{KEY_PREFIX}[A-Za-z0-9_-]{{43}}")
+
+
+class BadKeyRequest(CruelError):
+    """A key cannot be made or revoked as asked (bad role or label, no such id)."""
+
+    code = "bad-key-request"
+
+
+def new_key() -> str:
+    """A new random key: ``cruel_`` and 32 bytes from :mod:`secrets`, url-safe base64."""
+    return KEY_PREFIX + secrets.token_urlsafe(32)
+
+
+def key_hash(key: str) -> str:
+    """What the store keeps of a key: its SHA-256, in hex.
+
+    A plain, fast hash is enough here, unlike for passwords: a key is 256 random bits, so no
+    one can guess it from its hash, however fast they hash (a slow, salted hash such as scrypt
+    only protects secrets people choose, which are few enough to try them all). And an unsalted
+    hash can be looked up by an index, so checking a key compares no secret byte by byte: the
+    time a lookup takes says nothing useful about any stored key.
+    """
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class ApiKey:
+    """A key as the store describes it: never the key itself."""
+
+    id: int
+    name: str
+    role: Role
+    created_at: dt.datetime
+    revoked_at: dt.datetime | None
+
+    @property
+    def revoked(self) -> bool:
+        return self.revoked_at is not None
+
+
+_SCHEMA: Final = """
+CREATE TABLE IF NOT EXISTS api_keys (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    hash TEXT NOT NULL UNIQUE,              -- key_hash(key): the key itself is never stored
+    name TEXT NOT NULL,
+    role TEXT NOT NULL,
+    created_at TEXT NOT NULL,               -- ISO 8601, UTC
+    revoked_at TEXT                         -- ISO 8601, UTC; NULL while the key is valid
+);
+"""
+
+
+def _clean_name(name: str) -> str:
+    name = name.strip()
+    if not name or len(name) > MAX_NAME or not name.isprintable():
+        raise BadKeyRequest(f"a key's name is 1 to {MAX_NAME} printable characters")
+    return name
+
+
+class KeyStore:
+    """The API keys, in the table ``api_keys`` of a leaderboards SQLite file (created if
+    missing). Safe to share between threads; the server reads it on every write request, so a
+    key revoked by ``cruel keys revoke`` is refused from the next request on, in every process.
+    """
+
+    def __init__(self, path: Path | str, timeout: float = 10.0) -> None:
+        self.path = str(path)
+        self._lock = threading.Lock()
+        try:
+            self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=timeout)
+            version = self._db.execute("PRAGMA user_version").fetchone()[0]
+            if version > DB_VERSION:
+                raise StoreError(
+                    f"{self.path}: made by a newer cruel-tools (database version {version}, "
+                    f"this one knows {DB_VERSION})"
+                )
+            with self._db:
+                self._db.executescript(_SCHEMA)
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot use as a database: {exc}") from None
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def add(self, name: str, role: str, now: dt.datetime | None = None) -> tuple[ApiKey, str]:
+        """Make a key: its description and the key, which is not kept (only its hash)."""
+        if role not in ROLES:
+            raise BadKeyRequest(f"unknown role {role!r} (one of {', '.join(ROLES)})")
+        name = _clean_name(name)
+        key = new_key()
+        when = (now or dt.datetime.now(dt.UTC)).astimezone(dt.UTC)
+        with self._lock, self._db as db:
+            (key_id,) = db.execute(
+                "INSERT INTO api_keys (hash, name, role, created_at) VALUES (?, ?, ?, ?)"
+                " RETURNING id",
+                (key_hash(key), name, role, when.isoformat()),
+            ).fetchone()
+        return ApiKey(int(key_id), name, role, when, None), key  # type: ignore[arg-type]
+
+    def keys(self) -> list[ApiKey]:
+        """Every key ever made, revoked ones too, oldest first."""
+        with self._lock:
+            rows = self._db.execute(f"SELECT {_COLUMNS} FROM api_keys ORDER BY id").fetchall()
+        return [_api_key(row) for row in rows]
+
+    def get(self, key_id: int) -> ApiKey | None:
+        with self._lock:
+            row = self._db.execute(
+                f"SELECT {_COLUMNS} FROM api_keys WHERE id = ?", (key_id,)
+            ).fetchone()
+        return _api_key(row) if row else None
+
+    def revoke(self, key_id: int, now: dt.datetime | None = None) -> ApiKey:
+        """Revoke a key (for good); a key revoked already keeps its first revocation date."""
+        when = (now or dt.datetime.now(dt.UTC)).astimezone(dt.UTC)
+        with self._lock, self._db as db:
+            db.execute(
+                "UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
+                (when.isoformat(), key_id),
+            )
+        found = self.get(key_id)
+        if found is None:
+            raise BadKeyRequest(f"no key has the id {key_id}")
+        return found
+
+    def find(self, key: str) -> ApiKey | None:
+        """The key's description, revoked or not; None for a key that was never made.
+
+        Looked up by its hash (an index): no stored secret is compared byte by byte.
+        """
+        if not _KEY_SHAPE.fullmatch(key):
+            return None
+        with self._lock:
+            row = self._db.execute(
+                f"SELECT {_COLUMNS} FROM api_keys WHERE hash = ?", (key_hash(key),)
+            ).fetchone()
+        return _api_key(row) if row else None
+
+
+_COLUMNS: Final = "id, name, role, created_at, revoked_at"
+
+
+def _api_key(row: tuple[int, str, str, str, str | None]) -> ApiKey:
+    key_id, name, role, created, revoked = row
+    return ApiKey(
+        id=key_id,
+        name=name,
+        role=role,  # type: ignore[arg-type]
+        created_at=dt.datetime.fromisoformat(created),
+        revoked_at=dt.datetime.fromisoformat(revoked) if revoked else None,
+    )
