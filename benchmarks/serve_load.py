@@ -4,8 +4,8 @@
     .venv/bin/python benchmarks/serve_load.py --duration 5 --json
 
 It starts the real server (``python -m cruel_tools.cli serve``) on a free loopback port with a
-fresh SQLite database in a temporary folder, dated 2027-01-01 so the published puzzles are open;
-every submission carries a site's API key, made in that database.
+fresh SQLite database in a temporary folder, dated 2027-01-01 so the published puzzles are open,
+and its rate limits off; every submission carries a site's API key, made in that database.
 Then ``--concurrency`` client threads, each with one keep-alive connection, send submissions for
 ``--duration`` seconds, each request's kind drawn with a seeded RNG:
 
@@ -635,6 +635,7 @@ def running_server(port: int, folder: Path, workers: int = 1) -> Iterator[subpro
         *("--host", "127.0.0.1", "--port", str(port)),
         *("--puzzles", str(ROOT / "puzzles"), "--db", str(db)),
         *("--today", TODAY, "--no-access-log", "--workers", str(workers)),
+        *("--rate-key", "off", "--rate-player", "off"),
     ]
     # Output goes to a file, not a pipe nobody reads while the load runs (a full pipe blocks).
     with log.open("wb") as out:

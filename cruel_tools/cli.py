@@ -649,6 +649,19 @@ def serve_command(
             "submit under any name).",
         ),
     ] = False,
+    rate_key: Annotated[
+        str, typer.Option("--rate-key", help="Submissions per API key: N/s, N/min, N/h or off.")
+    ] = "10/s",
+    burst_key: Annotated[
+        int, typer.Option("--burst-key", min=1, help="Submissions a key may send at once.")
+    ] = 50,
+    rate_player: Annotated[
+        str,
+        typer.Option("--rate-player", help="Submissions per player name: N/s, N/min, N/h or off."),
+    ] = "1/s",
+    burst_player: Annotated[
+        int, typer.Option("--burst-player", min=1, help="Submissions for one player at once.")
+    ] = 5,
 ) -> None:
     """Serve puzzles, verification and leaderboards over HTTP (docs/service.md)."""
     # Imported here: the web stack costs other commands nothing at start-up.
@@ -657,6 +670,7 @@ def serve_command(
     import uvicorn
     from uvicorn.supervisors import Multiprocess
 
+    from .keys import RateLimit, parse_rate
     from .leaderboard import StoreError
     from .puzzles import PuzzleSetError
     from .service import (
@@ -671,6 +685,8 @@ def serve_command(
 
     fixed = _option("--today", parse_date, today) if today is not None else None
     _option("--tz", time_zone, tz)
+    key_rate = _option("--rate-key", parse_rate, rate_key)
+    player_rate = _option("--rate-player", parse_rate, rate_player)
     settings = Settings(
         puzzles=puzzles_dir,
         db=db,
@@ -678,6 +694,8 @@ def serve_command(
         fixed_today=fixed,
         tz=tz,
         open=open_,
+        key_limit=RateLimit(key_rate, burst_key) if key_rate else None,
+        player_limit=RateLimit(player_rate, burst_player) if player_rate else None,
     )
     try:  # uvicorn would log a traceback-like report and exit 1 or 3; one line and 2 here
         family = socket.AF_INET6 if ":" in host else socket.AF_INET

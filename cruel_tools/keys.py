@@ -1,19 +1,23 @@
-"""API keys of ``cruel serve``: who may submit.
+"""API keys and rate limits of ``cruel serve``: who may submit, and how often.
 
 A key is ``cruel_`` and 32 random bytes (:mod:`secrets`), shown once, when it is made; the
 store keeps only its SHA-256 hash, beside an id, a label, a role and its dates, in a table
 ``api_keys`` of the leaderboards' SQLite file. ``cruel keys add|list|revoke`` manage them.
-See ``docs/service.md`` (API keys).
+
+Rate limits are token buckets (:class:`TokenBuckets`), in memory: each server process has its
+own. See ``docs/service.md`` (Keys and rate limits).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import math
 import re
 import secrets
 import sqlite3
 import threading
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal, get_args
@@ -28,10 +32,14 @@ __all__ = [
     "SUBMIT_ROLES",
     "BadKeyRequest",
     "MAX_NAME",
+    "BadRate",
     "ApiKey",
     "KeyStore",
     "new_key",
     "key_hash",
+    "RateLimit",
+    "parse_rate",
+    "TokenBuckets",
 ]
 
 KEY_PREFIX: Final = "cruel_"
@@ -198,3 +206,87 @@ def _api_key(row: tuple[int, str, str, str, str | None]) -> ApiKey:
         created_at=dt.datetime.fromisoformat(created),
         revoked_at=dt.datetime.fromisoformat(revoked) if revoked else None,
     )
+
+
+# --- rate limits ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RateLimit:
+    """A token bucket's shape: ``rate`` tokens a second, at most ``burst`` saved up."""
+
+    rate: float
+    burst: int
+
+    def __post_init__(self) -> None:
+        if not (self.rate > 0 and math.isfinite(self.rate)) or self.burst < 1:
+            raise ValueError(f"bad rate limit {self.rate}/s, burst {self.burst}")
+
+
+_UNITS: Final = {"s": 1.0, "min": 60.0, "h": 3600.0}
+
+
+class BadRate(CruelError):
+    """A rate that is not ``N/s``, ``N/min``, ``N/h`` or ``off``."""
+
+    code = "bad-rate"
+
+
+def parse_rate(text: str) -> float | None:
+    """Tokens a second from ``10/s``, ``30/min``, ``100/h``; None for ``off`` (no limit)."""
+    if text.strip().lower() == "off":
+        return None
+    count, _, unit = text.strip().partition("/")
+    try:
+        rate = float(count) / _UNITS[unit.strip() or "s"]
+    except (ValueError, KeyError):
+        rate = math.nan
+    if not (rate > 0 and math.isfinite(rate)):
+        raise BadRate(f"not a rate: {text!r} (use N/s, N/min or N/h, N > 0, or off)")
+    return rate
+
+
+class TokenBuckets:
+    """One token bucket per key (a key id, a player name), all of one :class:`RateLimit`.
+
+    A bucket starts full (``burst`` tokens) and refills at ``rate`` tokens a second; a request
+    takes one token, or is refused with the seconds until one is there. In memory, per process.
+    Full buckets are forgotten now and then (they are the same as new ones), so the memory held
+    is that of the keys seen in the last ``burst / rate`` seconds or so.
+    """
+
+    #: Buckets held before full ones are swept.
+    SWEEP_AT: Final = 10_000
+
+    def __init__(self, limit: RateLimit, clock: Callable[[], float]) -> None:
+        self.limit = limit
+        self.clock = clock
+        self._buckets: dict[Hashable, tuple[float, float]] = {}  # key: (tokens, at)
+        self._lock = threading.Lock()
+        self._sweep_at = self.SWEEP_AT
+
+    def _level(self, key: Hashable, now: float) -> float:
+        tokens, at = self._buckets.get(key, (float(self.limit.burst), now))
+        return min(float(self.limit.burst), tokens + max(0.0, now - at) * self.limit.rate)
+
+    def take(self, key: Hashable) -> float:
+        """Take a token from ``key``'s bucket: 0.0, or, when it is empty, the seconds until
+        it has one again (and nothing is taken)."""
+        with self._lock:
+            now = self.clock()
+            tokens = self._level(key, now)
+            if tokens < 1.0:
+                self._buckets[key] = (tokens, now)
+                return (1.0 - tokens) / self.limit.rate
+            self._buckets[key] = (tokens - 1.0, now)
+            if len(self._buckets) >= self._sweep_at:
+                self._sweep(now)
+            return 0.0
+
+    def _sweep(self, now: float) -> None:
+        burst = float(self.limit.burst)
+        self._buckets = {k: v for k, v in self._buckets.items() if self._level(k, now) < burst}
+        self._sweep_at = max(self.SWEEP_AT, 2 * len(self._buckets))
+
+    def __len__(self) -> int:
+        return len(self._buckets)

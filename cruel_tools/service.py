@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import math
 import os
-from collections.abc import AsyncIterator, Callable
+import time
+from collections.abc import AsyncIterator, Callable, Hashable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
 from typing import Annotated, Any, Final
@@ -33,7 +35,7 @@ from .api import ErrorResponse, Health
 from .dates import BadDate, parse_date
 from .errors import CruelError
 from .grading import Tier
-from .keys import SUBMIT_ROLES, KeyStore
+from .keys import SUBMIT_ROLES, KeyStore, RateLimit, TokenBuckets
 from .leaderboard import (
     MAX_PAGE,
     Leaderboard,
@@ -180,6 +182,13 @@ def is_open(puzzle: Puzzle, today: dt.date) -> bool:
     return puzzle.date is None or puzzle.date <= today
 
 
+#: Default rate limits of submissions (``cruel serve --rate-key/--burst-key``, ``--rate-player/
+#: --burst-player``): a key's buckets are its site's, a player's are shared by every key.
+KEY_LIMIT: Final = RateLimit(rate=10.0, burst=50)
+PLAYER_LIMIT: Final = RateLimit(rate=1.0, burst=5)
+#: The bucket of keyless submissions, all of them, on an ``--open`` server.
+OPEN_BUCKET: Final = "open"
+
 #: Where ``cruel serve --workers N`` passes its settings to the worker processes.
 ENV_SETTINGS: Final = "CRUEL_SERVE_SETTINGS"
 APP_FACTORY: Final = "cruel_tools.service:app_from_env"
@@ -202,6 +211,12 @@ class Settings:
     tz: str = "UTC"
     #: Take submissions without an API key (demos): ``cruel serve --open``.
     open: bool = False
+    #: Submissions each key may send (its token bucket); None: no limit.
+    key_limit: RateLimit | None = KEY_LIMIT
+    #: Submissions each player name may get, from all keys together; None: no limit.
+    player_limit: RateLimit | None = PLAYER_LIMIT
+    #: Seconds, for the rate limits' buckets (a test sets its own clock here; not sent to workers).
+    clock: Callable[[], float] = field(default=time.monotonic, repr=False, compare=False)
 
     def today(self) -> dt.date:
         return self.fixed_today or _now(time_zone(self.tz)).date()
@@ -221,6 +236,8 @@ class Settings:
                 "fixed_today": self.fixed_today.isoformat() if self.fixed_today else None,
                 "tz": self.tz,
                 "open": self.open,
+                "key_limit": _limit_doc(self.key_limit),
+                "player_limit": _limit_doc(self.player_limit),
             }
         ).decode()
 
@@ -228,10 +245,17 @@ class Settings:
     def from_env(cls, text: str) -> Settings:
         doc = orjson.loads(text)
         day = doc.pop("fixed_today")
+        key_limit, player_limit = doc.pop("key_limit"), doc.pop("player_limit")
         return cls(
             **{**doc, "puzzles": Path(doc["puzzles"])},
             fixed_today=parse_date(day) if day else None,
+            key_limit=RateLimit(**key_limit) if key_limit else None,
+            player_limit=RateLimit(**player_limit) if player_limit else None,
         )
+
+
+def _limit_doc(limit: RateLimit | None) -> dict[str, float] | None:
+    return {"rate": limit.rate, "burst": limit.burst} if limit else None
 
 
 def app_from_env() -> FastAPI:
@@ -308,6 +332,8 @@ _WRITE_ERRORS: Final[dict[int | str, dict[str, Any]]] = {
         401: "No API key (missing-key), not one (bad-key), or a revoked one (revoked-key); with "
         "WWW-Authenticate: Bearer",
         403: "A key whose role may not do this (wrong-role)",
+        429: "Too many submissions from this key or for this player (rate-limited); with "
+        "Retry-After, in whole seconds",
     }.items()
 }
 #: The security scheme of a write, in the OpenAPI document.
@@ -359,6 +385,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     boards = Leaderboards(settings.db, settings.db_timeout)
     keys = KeyStore(settings.db, settings.db_timeout)  # after boards: the file is checked, in WAL
     limits = settings.limits
+    key_buckets, player_buckets = (
+        TokenBuckets(limit, settings.clock) if limit else None
+        for limit in (settings.key_limit, settings.player_limit)
+    )
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -388,13 +418,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise ApiError(404, NOT_OPEN, _not_open(puzzle_id), "path", "id")
         return puzzle
 
-    def submitter(request: Request) -> int | None:
+    def submitter(request: Request) -> Hashable:
         """Who sends this write: the id of a valid key whose role may submit (or, on an open
-        server, None for no key); otherwise 401 or 403."""
+        server, :data:`OPEN_BUCKET` for no key); otherwise 401 or 403."""
         header = request.headers.get("authorization")
         if header is None:
             if settings.open:
-                return None
+                return OPEN_BUCKET
             raise _unauthorized(
                 "missing-key", "submissions need an API key: Authorization: Bearer <key>"
             )
@@ -513,13 +543,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         Needs a site's API key (``Authorization: Bearer <key>``), unless the server is open.
         201: a new entry. 200: a verdict without a new entry (rejected, or already there).
         """
-        submitter(request)
+        sender = submitter(request)
+        _throttle(key_buckets, sender, "from this key", "header", "authorization")
         puzzle = puzzle_or_404(id)
         body = await _read_body(request, settings.max_body)
         try:
             submission = parse_submission(body, limits)
         except LogFormatError as exc:
             raise _format_error(exc) from None
+        _throttle(player_buckets, submission.player, "for this player", "body", "/player")
         judgement = judge(puzzle, submission, settings.today())
         # Work runs on the event loop (the limits bound it, and a trip to a worker thread
         # costs a third of the throughput), except a wait for the database: only when another
@@ -558,6 +590,26 @@ NOT_OPEN: Final = "puzzle-not-open"
 def _unauthorized(code: str, message: str) -> ApiError:
     """A 401: no usable key (RFC 6750's challenge in ``WWW-Authenticate``)."""
     return ApiError(401, code, message, "header", "authorization", {"WWW-Authenticate": "Bearer"})
+
+
+def _throttle(
+    buckets: TokenBuckets | None, key: Hashable, what: str, location: str, path: str
+) -> None:
+    """Take a token from ``key``'s bucket, or refuse the request: 429, with ``Retry-After``
+    the whole seconds (at least 1) until the bucket has a token again."""
+    if buckets is None:
+        return
+    wait = buckets.take(key)
+    if wait > 0:
+        seconds = max(1, math.ceil(wait - 1e-9))
+        raise ApiError(
+            429,
+            "rate-limited",
+            f"too many submissions {what}; retry in {seconds} s",
+            location,
+            path,
+            {"Retry-After": str(seconds)},
+        )
 
 
 def _not_open(puzzle_id: str) -> str:

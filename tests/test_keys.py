@@ -1,4 +1,4 @@
-"""API keys of the service: who may submit (docs/service.md)."""
+"""API keys and rate limits of the service: who may submit, how often (docs/service.md)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,16 @@ from typer.testing import CliRunner
 
 from cruel_tools import service
 from cruel_tools.cli import app
-from cruel_tools.keys import BadKeyRequest, KeyStore, key_hash, new_key
+from cruel_tools.keys import (
+    BadKeyRequest,
+    BadRate,
+    KeyStore,
+    RateLimit,
+    TokenBuckets,
+    key_hash,
+    new_key,
+    parse_rate,
+)
 from cruel_tools.leaderboard import StoreError
 
 from .helpers import published_puzzles, puzzle_log
@@ -27,8 +36,20 @@ OPEN_ID = "2027-01-05-hard"
 URL = f"/v1/puzzles/{OPEN_ID}/submissions"
 
 
-def settings(db: Path, **fields: Any) -> service.Settings:
-    return service.Settings(puzzles=ROOT / "puzzles", db=db, fixed_today=TODAY, **fields)
+class Clock:
+    """A clock for the rate limits' buckets that moves only when told."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def settings(db: Path, clock: Clock | None = None, **fields: Any) -> service.Settings:
+    return service.Settings(
+        puzzles=ROOT / "puzzles", db=db, fixed_today=TODAY, clock=clock or Clock(), **fields
+    )
 
 
 @pytest.fixture
@@ -228,10 +249,128 @@ def test_cruel_keys_refuses_a_file_that_is_no_database(tmp_path: Path) -> None:
     assert done.exit_code == 2 and "cannot use as a database" in done.stderr
 
 
+# --- rate limits ---------------------------------------------------------------------------------
+
+
+def test_parse_rate() -> None:
+    assert parse_rate("10/s") == 10.0
+    assert parse_rate("30/min") == 0.5
+    assert parse_rate("36/h") == 0.01
+    assert parse_rate("2") == 2.0
+    assert parse_rate("off") is None
+    for bad in ["", "fast", "0/s", "-1/s", "1/day", "nan/s", "inf/s"]:
+        with pytest.raises(BadRate, match="not a rate"):
+            parse_rate(bad)
+
+
+def test_a_bucket_gives_its_burst_then_refills_at_its_rate() -> None:
+    clock = Clock()
+    buckets = TokenBuckets(RateLimit(rate=2.0, burst=3), clock)
+    assert [buckets.take("a") for _ in range(3)] == [0.0, 0.0, 0.0]
+    assert buckets.take("a") == 0.5  # a token every half second
+    assert buckets.take("b") == 0.0  # each key has its own bucket
+    clock.now += 0.25
+    assert buckets.take("a") == 0.25  # a refused request takes nothing
+    clock.now += 0.25
+    assert buckets.take("a") == 0.0
+    assert buckets.take("a") == 0.5
+    clock.now += 100
+    assert [buckets.take("a") for _ in range(4)] == [0.0, 0.0, 0.0, 0.5]  # never over the burst
+
+
+def test_full_buckets_are_forgotten() -> None:
+    clock = Clock()
+    buckets = TokenBuckets(RateLimit(rate=1.0, burst=2), clock)
+    buckets.SWEEP_AT = 100  # type: ignore[misc]
+    buckets._sweep_at = 100
+    for n in range(99):
+        buckets.take(n)
+    clock.now += 10  # every bucket is full again
+    buckets.take("last")
+    assert len(buckets) == 1
+
+
+def test_a_key_over_its_burst_is_429_with_retry_after(db: Path, store: KeyStore) -> None:
+    clock = Clock()
+    limits = {"key_limit": RateLimit(0.5, 3), "player_limit": None}
+    _, key = store.add("example.com", "site")
+    _, other = store.add("other.example", "site")
+    with TestClient(service.create_app(settings(db, clock, **limits))) as client:
+        assert [submit(client, key, f"p{n}").status_code for n in range(3)] == [201] * 3
+        response = submit(client, key, "p3")
+        body = error(response, 429, "rate-limited")
+        assert response.headers["retry-after"] == "2"
+        assert body["message"] == "too many submissions from this key; retry in 2 s"
+        assert (body["location"], body["path"]) == ("header", "authorization")
+        assert submit(client, other, "p9").status_code == 201  # another key, another bucket
+        clock.now += 1.2
+        assert submit(client, key, "p3").headers["retry-after"] == "1"  # 0.8 s: at least 1
+        clock.now += 0.8
+        assert submit(client, key, "p3").status_code == 201
+        assert submit(client, key, "p4").status_code == 429
+        # Requests refused for their key take nothing else: only 4 went through this key.
+        assert client.get("/v1/health").json()["submissions"] == 5
+
+
+def test_a_player_over_their_burst_is_429_whatever_the_key(db: Path, store: KeyStore) -> None:
+    clock = Clock()
+    limits = {"key_limit": None, "player_limit": RateLimit(0.25, 2)}
+    keys = [store.add(f"site {n}", "site")[1] for n in range(2)]
+    with TestClient(service.create_app(settings(db, clock, **limits))) as client:
+        assert submit(client, keys[0]).status_code == 201
+        assert submit(client, keys[1]).json()["duplicate"] is True  # a duplicate counts too
+        response = submit(client, keys[1])
+        body = error(response, 429, "rate-limited")
+        assert response.headers["retry-after"] == "4"
+        assert (body["location"], body["path"]) == ("body", "/player")
+        assert "for this player" in body["message"]
+        assert submit(client, keys[0], "bob").status_code == 201
+        clock.now += 4
+        assert submit(client, keys[0]).status_code == 200
+
+
+def test_an_open_server_rate_limits_keyless_submissions_together(db: Path) -> None:
+    clock = Clock()
+    limits = {"key_limit": RateLimit(1.0, 2), "player_limit": None, "open": True}
+    with TestClient(service.create_app(settings(db, clock, **limits))) as client:
+        assert [submit(client, None, p).status_code for p in "abc"] == [201, 201, 429]
+
+
+def test_limits_off_never_refuse(db: Path, store: KeyStore) -> None:
+    _, key = store.add("example.com", "site")
+    limits = {"key_limit": None, "player_limit": None}
+    with TestClient(service.create_app(settings(db, **limits))) as client:
+        assert {submit(client, key).status_code for _ in range(60)} == {200, 201}
+
+
+def test_default_limits_are_the_documented_ones() -> None:
+    assert service.Settings().key_limit == RateLimit(10.0, 50)
+    assert service.Settings().player_limit == RateLimit(1.0, 5)
+    assert service.Settings().open is False
+    text = (ROOT / "docs" / "service.md").read_text()
+    for option in ["`--rate-key R` | `10/s`", "`--burst-key N` | `50`"]:
+        assert option in text
+    for option in ["`--rate-player R` | `1/s`", "`--burst-player N` | `5`"]:
+        assert option in text
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--rate-key", "fast"], "--rate-key: not a rate: 'fast'"),
+        (["--rate-player", "0/s"], "--rate-player: not a rate: '0/s'"),
+    ],
+)
+def test_serve_refuses_a_bad_rate_with_one_line(args: list[str], words: str) -> None:
+    done = cli("serve", *args)
+    assert done.exit_code == 2
+    assert done.stderr.startswith(f"error: {words}") and done.stderr.count("\n") == 1
+
+
 def test_openapi_documents_the_key_and_the_errors(client: TestClient) -> None:
     doc = client.get("/v1/openapi.json").json()
     post = doc["paths"]["/v1/puzzles/{id}/submissions"]["post"]
     assert post["security"] == [{"apiKey": []}]
-    assert {"401", "403"} <= set(post["responses"])
+    assert {"401", "403", "429"} <= set(post["responses"])
     assert doc["components"]["securitySchemes"]["apiKey"]["scheme"] == "bearer"
     assert "security" not in doc["paths"]["/v1/verify"]["post"]

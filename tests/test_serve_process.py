@@ -191,7 +191,9 @@ def test_serve_refuses_to_start_with_one_line(args: list[str], words: str, tmp_p
 
 
 def test_worker_processes_share_one_leaderboard(tmp_path: Path) -> None:
-    proc, port = start(tmp_path / "cruel.sqlite", "--workers", "2", "--open")
+    proc, port = start(
+        tmp_path / "cruel.sqlite", "--workers", "2", "--open", "--rate-player", "off"
+    )
     try:
         log = puzzle_log(published_puzzles().get(PUZZLE_ID))
         url = f"/v1/puzzles/{PUZZLE_ID}/submissions"
@@ -221,7 +223,7 @@ def test_keys_made_and_revoked_by_the_cli_rule_a_running_server(tmp_path: Path) 
         for line in keys("add", "--role", "site", "--name", "s").split("\n")
         if line
     )
-    proc, port = start(db)
+    proc, port = start(db, "--rate-player", "2/h", "--burst-player", "1")
     try:
         url = f"/v1/puzzles/{PUZZLE_ID}/submissions"
         body = orjson.dumps(
@@ -231,6 +233,13 @@ def test_keys_made_and_revoked_by_the_cli_rule_a_running_server(tmp_path: Path) 
         assert (status, error["code"]) == (401, "missing-key")
         status, result = request(port, "POST", url, body, made["key"])
         assert status == 201 and result["accepted"] is True
+        # ada's bucket (one token, a new one every 30 minutes) is empty now.
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        conn.request("POST", url, body, {"Authorization": f"Bearer {made['key']}"})
+        response = conn.getresponse()
+        assert (response.status, json.loads(response.read())["code"]) == (429, "rate-limited")
+        assert 1795 <= int(response.headers["Retry-After"]) <= 1800
+        conn.close()
         keys("revoke", made["id"])
         status, error = request(port, "POST", url, body, made["key"])
         assert (status, error["code"]) == (401, "revoked-key")

@@ -25,6 +25,7 @@ from cruel_tools import service
 from cruel_tools.cli import app
 from cruel_tools.dates import BadDate, parse_date
 from cruel_tools.game import REDEAL, Move
+from cruel_tools.keys import RateLimit
 from cruel_tools.leaderboard import StoreError
 from cruel_tools.puzzles import PuzzleSetError, puzzle_bytes
 from cruel_tools.verify import report_json, verify_bytes
@@ -38,8 +39,16 @@ PAST_ID = "2027-01-04-hard"  # yesterday's: closed, solution public
 
 
 def open_settings(db: Path) -> service.Settings:
-    """A server that takes keyless submissions (tests/test_keys.py tests keys)."""
-    return service.Settings(puzzles=ROOT / "puzzles", db=db, fixed_today=TODAY, open=True)
+    """A server that takes keyless submissions, without rate limits (tests/test_keys.py tests
+    keys and limits)."""
+    return service.Settings(
+        puzzles=ROOT / "puzzles",
+        db=db,
+        fixed_today=TODAY,
+        open=True,
+        key_limit=None,
+        player_limit=None,
+    )
 
 
 @pytest.fixture
@@ -569,9 +578,11 @@ def test_settings_reach_worker_processes_intact(tmp_path: Path) -> None:
         db_timeout=1.5,
         fixed_today=dt.date(2027, 2, 3),
         open=True,
+        key_limit=None,
+        player_limit=RateLimit(0.5, 3),
     )
     got = service.Settings.from_env(sent.to_env())
-    assert got.open is True
+    assert (got.open, got.key_limit, got.player_limit) == (True, None, RateLimit(0.5, 3))
     assert (got.puzzles, Path(got.db), got.max_body, got.max_moves, got.db_timeout) == (
         tmp_path / "set",
         tmp_path / "db.sqlite",
@@ -583,7 +594,11 @@ def test_settings_reach_worker_processes_intact(tmp_path: Path) -> None:
     assert got.tz == "UTC"
     default = service.Settings.from_env(service.Settings().to_env())
     assert default.today() == utc_today()
-    assert default.open is False
+    assert (default.open, default.key_limit, default.player_limit) == (
+        False,
+        service.KEY_LIMIT,
+        service.PLAYER_LIMIT,
+    )
     paris = service.Settings.from_env(service.Settings(tz="Europe/Paris").to_env())
     assert paris.tz == "Europe/Paris"
 
