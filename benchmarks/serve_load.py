@@ -1,10 +1,10 @@
 """Load test of ``cruel serve``: requests per second, latency, and whether every answer was right.
 
-    .venv/bin/python benchmarks/serve_load.py                  # 20 s, 8 clients, 30 puzzles
+    .venv/bin/python benchmarks/serve_load.py                  # 20 s, 8 clients, 4 puzzles
     .venv/bin/python benchmarks/serve_load.py --duration 5 --json
 
 It starts the real server (``python -m cruel_tools.cli serve``) on a free loopback port with a
-fresh SQLite database in a temporary folder, dated 2027-01-01 so the published puzzles are open,
+fresh SQLite database in a temporary folder, dated 2027-01-01 so that day's four puzzles are open,
 and its rate limits off; every submission carries a site's API key, made in that database.
 Then ``--concurrency`` client threads, each with one keep-alive connection, send submissions for
 ``--duration`` seconds, each request's kind drawn with a seeded RNG:
@@ -67,7 +67,7 @@ from cruel_tools.log import Limits, compact, parse_compact, step_entry, to_step
 from cruel_tools.puzzles import Puzzle, PuzzleSet, puzzle_solution_log
 
 ROOT = Path(__file__).resolve().parent.parent
-TODAY = "2027-01-01"  # the server's date: every published puzzle (2027-01-01 on) is still open
+TODAY = "2027-01-01"  # the server's date: the four puzzles of that day are open
 MAX_BODY = Limits().max_bytes  # the server's default body limit (cruel serve --max-body)
 PAGE = 1000  # the largest leaderboard page the server gives
 HEALTH_TIMEOUT = 30.0
@@ -282,8 +282,10 @@ def _schema_errors(load: PuzzleLoad, rng: random.Random) -> list[Request]:
         ({"player": "format", "log": log | {"format": "cruel-log/2"}}, "/log/format"),
     ]
     return [
-        Request("schema", load.path, _dumps(doc), _error(422, "schema", path))
+        # A name the PRECIS profile refuses has its own code; every other shape error is "schema".
+        Request("schema", load.path, _dumps(doc), _error(422, code, path))
         for doc, path in cases
+        for code in ["bad-player-name" if path == "/player" else "schema"]
     ]
 
 
@@ -674,8 +676,10 @@ def _board_problems(total: int, entries: list[dict[str, Any]]) -> list[str]:
     problems = []
     if total != len(entries):
         problems.append(f"total {total}, {len(entries)} entries read")
-    if [e["rank"] for e in entries] != list(range(1, len(entries) + 1)):
-        problems.append("ranks are not 1, 2, 3...")
+    # Competition ranking: 1 + the entries with a strictly better score (ties share a rank).
+    scores = [(e["moves"], e["redeals"]) for e in entries]
+    if [e["rank"] for e in entries] != [1 + sum(t < s for t in scores) for s in scores]:
+        problems.append("ranks are not 1 + the entries with a better score")
     order = [(e["moves"], e["redeals"], e["submission_id"]) for e in entries]
     if order != sorted(order):
         problems.append("not ordered by moves, redeals, id")
@@ -845,10 +849,11 @@ def render(summary: dict[str, Any]) -> str:
 
 
 def choose_puzzles(count: int, seed: int) -> list[Puzzle]:
-    """``count`` puzzles still open on the server's date, drawn with the seed."""
+    """``count`` puzzles open on the server's date, drawn with the seed: those of that day (a
+    later one is not open yet, an earlier one is closed: its solution is public)."""
     today = dt.date.fromisoformat(TODAY)
     everything = sorted(PuzzleSet.load(ROOT / "puzzles").by_id.items())
-    open_ = [p for _, p in everything if p.date is None or p.date >= today]
+    open_ = [p for _, p in everything if p.date is None or p.date == today]
     if not 2 <= count <= len(open_):
         raise SystemExit(f"--puzzles must be 2 to {len(open_)} (wrong-puzzle needs two)")
     return random.Random(f"puzzles-{seed}").sample(open_, count)
@@ -858,7 +863,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--duration", type=float, default=20.0, help="seconds of load (20)")
     parser.add_argument("--concurrency", type=int, default=8, help="client threads (8)")
-    parser.add_argument("--puzzles", type=int, default=30, help="puzzles to spread over (30)")
+    parser.add_argument("--puzzles", type=int, default=4, help="puzzles to spread over (4)")
     parser.add_argument("--seed", type=int, default=1, help="seed of every random choice (1)")
     parser.add_argument("--port", type=int, default=0, help="server port (default: a free one)")
     parser.add_argument(
