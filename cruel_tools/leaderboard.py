@@ -349,6 +349,7 @@ CREATE TABLE IF NOT EXISTS submissions (
     UNIQUE (puzzle, player, game)
 );
 CREATE INDEX IF NOT EXISTS submissions_rank ON submissions (puzzle, moves, redeals, id);
+CREATE INDEX IF NOT EXISTS submissions_player ON submissions (player, id);  -- records
 CREATE TABLE IF NOT EXISTS players (      -- every name with an entry, for lookalikes (version 2)
     player TEXT PRIMARY KEY,
     skeleton TEXT NOT NULL                  -- names.skeleton(player), shared by lookalikes
@@ -541,6 +542,22 @@ class Leaderboards:
         """Accepted entries over all puzzles."""
         with self._read_lock:
             return int(self._reader.execute("SELECT COUNT(*) FROM submissions").fetchone()[0])
+
+    def player_wins(self, player: str) -> list[tuple[str, int, dt.datetime]] | None:
+        """Every stored entry of ``player`` (an enforced name), oldest first, as (puzzle, moves,
+        submitted_at); None when no such player has ever been stored (player records)."""
+        with self._read_lock:
+            with self._reader as db:
+                db.execute("BEGIN")  # one snapshot for both reads
+                known = db.execute("SELECT 1 FROM players WHERE player = ?", (player,)).fetchone()
+                rows = db.execute(
+                    "SELECT puzzle, moves, submitted_at FROM submissions WHERE player = ?"
+                    " ORDER BY id",
+                    (player,),
+                ).fetchall()
+        if known is None and not rows:
+            return None
+        return [(p, m, dt.datetime.fromisoformat(at)) for p, m, at in rows]
 
 
 def _rank(

@@ -48,6 +48,7 @@ from .leaderboard import (
     parse_submission,
 )
 from .log import GameLog, Limits, LogFormatError, load
+from .names import PlayerNameError, enforce
 from .puzzles import (
     DailyPuzzles,
     PublicPuzzle,
@@ -59,6 +60,7 @@ from .puzzles import (
     solution_from,
     solution_is_public,
 )
+from .stats import Game, Record, aggregate
 from .verify import VerifyReport, report_json, verify
 
 #: Default bound on a request body (the log limit of ``cruel verify`` too).
@@ -580,7 +582,47 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         puzzle = puzzle_or_404(id)
         return _json(boards.leaderboard(puzzle.id, limit, offset, best_per_player))
 
+    @app.get(
+        "/v1/players/{name}",
+        response_model=Record,
+        responses={
+            404: {"model": ErrorResponse, "description": "No such player (unknown-player)"},
+            422: {"model": ErrorResponse, "description": "Not a player name (bad-player-name)"},
+        },
+    )
+    async def player_record(
+        name: Annotated[str, PathParam(description="A player name, as submitted.")],
+    ) -> Response:
+        """A player's record (the statistics panel of ``cruel stats``) from their stored
+        entries: only wins are stored, so every game counted is a win (docs/service.md)."""
+        try:
+            player = enforce(name)  # the name as submissions store it
+        except PlayerNameError as exc:
+            raise ApiError(422, exc.code, str(exc), "path", "name") from None
+        wins = boards.player_wins(player)
+        if wins is None:
+            raise ApiError(
+                404, "unknown-player", f"no player {player!r} has an entry", "path", "name"
+            )
+        zone = time_zone(settings.tz)
+        games = [
+            Game(
+                day=_puzzle_day(puzzles.get(puzzle_id)) or at.astimezone(zone).date(),
+                won=True,
+                moves=moves,
+                foundation_cards=52,
+                seconds=None,  # only a server-timed attempt could say; never the client's meta
+            )
+            for puzzle_id, moves, at in wins
+        ]
+        return _json(aggregate(games, settings.today(), [player]))
+
     return app
+
+
+def _puzzle_day(puzzle: Puzzle | None) -> dt.date | None:
+    """The day a win of ``puzzle`` counts for in a player record: its date (None: undated)."""
+    return puzzle.date if puzzle is not None else None
 
 
 #: The one answer for a puzzle that does not exist and one not open yet (and a day not begun).
