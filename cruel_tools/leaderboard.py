@@ -16,7 +16,7 @@ import sqlite3
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Any, Final, Literal, Protocol
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 from pydantic_core import PydanticCustomError, to_json
@@ -37,6 +37,8 @@ __all__ = [
     "MAX_PAGE",
     "PLAYER_PATTERN",
     "PlayerName",
+    "AttemptId",
+    "Order",
     "StoreError",
     "StoreBusy",
     "WouldWait",
@@ -49,6 +51,7 @@ __all__ = [
     "compact_moves",
     "game_id",
     "Judgement",
+    "AttemptClaim",
     "judge",
     "Leaderboards",
 ]
@@ -56,8 +59,9 @@ __all__ = [
 SUBMISSION_FORMAT: Final = "cruel-submission/1"
 RESULT_FORMAT: Final = "cruel-submission-result/1"
 LEADERBOARD_FORMAT: Final = "cruel-leaderboard/1"
-#: Version of the database layout, kept in SQLite's ``user_version``. 2 added ``players``.
-DB_VERSION: Final = 2
+#: Version of the database layout, kept in SQLite's ``user_version``. 2 added ``players``,
+#: 3 ``submissions.elapsed_ms`` (server-timed attempts).
+DB_VERSION: Final = 3
 #: Most entries one leaderboard page holds.
 MAX_PAGE: Final = 1000
 
@@ -126,6 +130,18 @@ class WouldWait(Exception):
 # --- formats -------------------------------------------------------------------------------------
 
 
+AttemptId = Annotated[
+    str | None,
+    Field(
+        min_length=1,
+        max_length=64,
+        description="Optional: the id of this player's attempt on this puzzle (POST "
+        "/v1/puzzles/{id}/attempts, with the same key). The entry is then timed by the server, "
+        "from the attempt's start to the submission's arrival; meta is never read for time.",
+    ),
+]
+
+
 class Submission(BaseModel):
     """A player's game of one puzzle, as sent to ``POST /v1/puzzles/{id}/submissions``."""
 
@@ -136,6 +152,7 @@ class Submission(BaseModel):
     )
     player: PlayerName
     log: GameLog
+    attempt: AttemptId = None
 
 
 class _Head(BaseModel):
@@ -147,6 +164,7 @@ class _Head(BaseModel):
     format: Literal["cruel-submission/1"] = SUBMISSION_FORMAT
     player: PlayerName
     log: Any
+    attempt: AttemptId = None
 
 
 class SubmissionResult(BaseModel):
@@ -165,6 +183,11 @@ class SubmissionResult(BaseModel):
     submitted_at: dt.datetime | None = Field(description="When the entry was first stored (UTC).")
     moves: int | None = None
     redeals: int | None = None
+    elapsed_ms: int | None = Field(
+        None,
+        description="Milliseconds from the attempt's start to the first submission of the "
+        "entry, measured by the server; null without an attempt.",
+    )
     rank: int | None = Field(
         description="The entry's rank on the whole leaderboard when answered: 1 + the entries "
         "with a strictly better score (fewer moves, or as many moves and fewer redeals). Equal "
@@ -189,6 +212,15 @@ class Entry(BaseModel):
     redeals: int
     submitted_at: dt.datetime
     submission_id: int
+    elapsed_ms: int | None = Field(
+        None,
+        description="Milliseconds from the attempt's start to the submission, measured by the "
+        "server; null for an entry without an attempt. With by=time, equal times share a rank.",
+    )
+
+
+#: How a leaderboard ranks: fewest actions, or fastest server-timed win.
+Order = Literal["actions", "time"]
 
 
 class Leaderboard(BaseModel):
@@ -199,6 +231,11 @@ class Leaderboard(BaseModel):
     format: Literal["cruel-leaderboard/1"] = LEADERBOARD_FORMAT
     puzzle: str
     best_per_player: bool = Field(description="Only each player's best entry is ranked.")
+    by: Order = Field(
+        "actions",
+        description="actions: fewest moves, then redeals. time: only server-timed entries, "
+        "fastest first, then fewest moves, then redeals.",
+    )
     total: int = Field(description="Entries on the whole leaderboard.")
     offset: int
     entries: list[Entry]
@@ -227,7 +264,9 @@ def parse_submission(data: bytes, limits: Limits = Limits()) -> Submission:
         log = load(to_json(head.log), limits)
     except LogFormatError as exc:
         raise LogFormatError(exc.code, under_log(exc.path), exc.message) from None
-    return Submission.model_construct(format=head.format, player=head.player, log=log)
+    return Submission.model_construct(
+        format=head.format, player=head.player, log=log, attempt=head.attempt
+    )
 
 
 def under_log(pointer: str) -> str:
@@ -246,7 +285,7 @@ def _head_error(exc: ValidationError) -> LogFormatError:
     if kind == "missing":
         message = f"required key {key!r} is missing"
     elif kind == "extra_forbidden":
-        message = f"unknown key {key!r} (a submission has player, log and optional format)"
+        message = f"unknown key {key!r} (a submission has player, log, optional format and attempt)"
     elif key == "player":
         names = {
             "bad_player_name": str(err["msg"]),
@@ -278,6 +317,19 @@ def _digest(moves: str) -> str:
     return hashlib.sha256(moves.encode()).hexdigest()
 
 
+class AttemptClaim(Protocol):
+    """A submission's claim on a server-timed attempt (made by :mod:`cruel_tools.attempts`),
+    settled in the write transaction of a new entry."""
+
+    def check(self, db: sqlite3.Connection) -> ErrorInfo | int:
+        """The entry's elapsed milliseconds, or why the attempt may not time it."""
+        ...
+
+    def use(self, db: sqlite3.Connection, submission_id: int) -> None:
+        """Mark the attempt used by the new entry."""
+        ...
+
+
 @dataclass(frozen=True)
 class Judgement:
     """What verifying a submission decided, before anything is stored."""
@@ -288,6 +340,7 @@ class Judgement:
     reason: ErrorInfo | None  # why it is rejected; None: it goes on the leaderboard
     game: str  # game_id() of the log
     log: str  # its moves in compact form
+    attempt: AttemptClaim | None = None  # the server-timed attempt it names, if any
 
     @property
     def moves(self) -> int | None:
@@ -311,6 +364,7 @@ class Judgement:
             "submitted_at": None,
             "rank": None,
             "reason": None,
+            "elapsed_ms": None,
         }
         return SubmissionResult(**(base | fields))
 
@@ -346,6 +400,7 @@ CREATE TABLE IF NOT EXISTS submissions (
     redeals INTEGER NOT NULL,
     log TEXT NOT NULL,                      -- the moves in compact form, for audits and replays
     submitted_at TEXT NOT NULL,             -- ISO 8601, UTC
+    elapsed_ms INTEGER,                     -- server-timed attempts (version 3); NULL: untimed
     UNIQUE (puzzle, player, game)
 );
 CREATE INDEX IF NOT EXISTS submissions_rank ON submissions (puzzle, moves, redeals, id);
@@ -404,6 +459,8 @@ class Leaderboards:
                     "INSERT OR IGNORE INTO players (player, skeleton) VALUES (?, ?)",
                     [(name, skeleton(name)) for (name,) in names],
                 )
+            if version < 3:
+                _add_elapsed(db)
             db.execute(f"PRAGMA user_version = {DB_VERSION}")
 
     def close(self) -> None:
@@ -449,7 +506,7 @@ class Leaderboards:
         """Insert the judged game unless this player's is there; the result, with the entry."""
         key = (judgement.puzzle, judgement.player, judgement.game)
         find = (
-            "SELECT id, moves, redeals, submitted_at FROM submissions"
+            "SELECT id, moves, redeals, submitted_at, elapsed_ms FROM submissions"
             " WHERE puzzle = ? AND player = ? AND game = ?"
         )
         with self._db as db:
@@ -460,16 +517,30 @@ class Leaderboards:
             # unique key settles a race with another process between the two statements.
             stored = db.execute(find, key).fetchone()
             new = stored is None
+            elapsed = None
+            if new and judgement.attempt is not None:  # a resent entry keeps its time
+                elapsed = judgement.attempt.check(db)
+                if isinstance(elapsed, ErrorInfo):
+                    return judgement.result(reason=elapsed)
             if new and (lookalike := _lookalike(db, judgement.player)) is not None:
                 return judgement.result(reason=lookalike)
             if new:
                 inserted = db.execute(
                     "INSERT INTO submissions (puzzle, player, game, moves, redeals, log,"
-                    " submitted_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"
-                    " RETURNING id",
-                    (*key, judgement.moves, judgement.redeals, judgement.log, when.isoformat()),
+                    " submitted_at, elapsed_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+                    " ON CONFLICT DO NOTHING RETURNING id",
+                    (
+                        *key,
+                        judgement.moves,
+                        judgement.redeals,
+                        judgement.log,
+                        when.isoformat(),
+                        elapsed,
+                    ),
                 ).fetchall()
                 new = bool(inserted)
+                if inserted and judgement.attempt is not None:
+                    judgement.attempt.use(db, inserted[0][0])
                 stored = db.execute(find, key).fetchone()
             rank = _rank(db, judgement.puzzle, stored[1], stored[2])
         return judgement.result(
@@ -478,27 +549,41 @@ class Leaderboards:
             submission_id=stored[0],
             submitted_at=dt.datetime.fromisoformat(stored[3]),
             rank=rank,
+            elapsed_ms=stored[4],
         )
 
     def leaderboard(
-        self, puzzle_id: str, limit: int = 100, offset: int = 0, best_per_player: bool = False
+        self,
+        puzzle_id: str,
+        limit: int = 100,
+        offset: int = 0,
+        best_per_player: bool = False,
+        by: Order = "actions",
     ) -> Leaderboard:
         """Entries ``offset`` to ``offset + limit`` of a puzzle's leaderboard, best first.
 
-        Equal scores (moves and redeals) share a rank, 1 + the entries with a strictly better
-        score; the earliest submission is listed first within a tie. ``best_per_player`` ranks
-        only each player's best entry.
+        ``by="actions"``: equal scores (moves and redeals) share a rank, 1 + the entries with a
+        strictly better score; the earliest submission is listed first within a tie.
+        ``by="time"``: only server-timed entries, fastest first, then fewest moves and redeals;
+        equal times share a rank. ``best_per_player`` ranks only each player's best entry.
         """
         limit = max(0, min(limit, MAX_PAGE))
+        timed = by == "time"
+        order = "elapsed_ms, moves, redeals, id" if timed else "moves, redeals, id"
+        where = "puzzle = ? AND elapsed_ms IS NOT NULL" if timed else "puzzle = ?"
         ranked = (
-            "SELECT *, ROW_NUMBER() OVER (PARTITION BY player ORDER BY moves, redeals, id) AS nth"
-            " FROM submissions WHERE puzzle = ?"
+            f"SELECT *, ROW_NUMBER() OVER (PARTITION BY player ORDER BY {order}) AS nth"
+            f" FROM submissions WHERE {where}"
         )
         source = (
             f"(SELECT * FROM ({ranked}) WHERE nth = 1)"
             if best_per_player
-            else "(SELECT * FROM submissions WHERE puzzle = ?)"
+            else f"(SELECT * FROM submissions WHERE {where})"
         )
+
+        def tie(row: tuple[Any, ...]) -> tuple[Any, ...]:
+            return (row[5],) if timed else (row[1], row[2])
+
         with self._read_lock:
             # One read transaction, so the total, the page and its first rank come from the same
             # snapshot.
@@ -506,17 +591,23 @@ class Leaderboards:
                 db.execute("BEGIN")
                 total = db.execute(f"SELECT COUNT(*) FROM {source}", (puzzle_id,)).fetchone()[0]
                 rows = db.execute(
-                    f"SELECT player, moves, redeals, submitted_at, id FROM {source}"
-                    " ORDER BY moves, redeals, id LIMIT ? OFFSET ?",
+                    f"SELECT player, moves, redeals, submitted_at, id, elapsed_ms FROM {source}"
+                    f" ORDER BY {order} LIMIT ? OFFSET ?",
                     (puzzle_id, limit, offset),
                 ).fetchall()
                 # A page may start inside a tie: its first entry's rank is counted, not offset + 1.
-                first = _rank(db, puzzle_id, rows[0][1], rows[0][2], best_per_player) if rows else 0
+                if not rows:
+                    first = 0
+                elif timed:
+                    first = _time_rank(db, puzzle_id, rows[0][5], best_per_player)
+                else:
+                    first = _rank(db, puzzle_id, rows[0][1], rows[0][2], best_per_player)
         entries: list[Entry] = []
-        for k, (player, moves, redeals, at, sid) in enumerate(rows):
+        for k, row in enumerate(rows):
+            player, moves, redeals, at, sid, elapsed = row
             if k == 0:
                 rank = first
-            elif (moves, redeals) == (entries[-1].moves, entries[-1].redeals):
+            elif tie(row) == tie(rows[k - 1]):
                 rank = entries[-1].rank  # a tie shares the rank
             else:
                 rank = offset + k + 1  # every entry listed before it is strictly better
@@ -528,11 +619,13 @@ class Leaderboards:
                     redeals=redeals,
                     submitted_at=dt.datetime.fromisoformat(at),
                     submission_id=sid,
+                    elapsed_ms=elapsed,
                 )
             )
         return Leaderboard(
             puzzle=puzzle_id,
             best_per_player=best_per_player,
+            by=by,
             total=total,
             offset=offset,
             entries=entries,
@@ -560,6 +653,17 @@ class Leaderboards:
         return [(p, m, dt.datetime.fromisoformat(at)) for p, m, at in rows]
 
 
+def _add_elapsed(db: sqlite3.Connection) -> None:
+    """Version 3: ``submissions.elapsed_ms`` (a table made earlier lacks it) and its index."""
+    columns = {row[1] for row in db.execute("PRAGMA table_info(submissions)")}
+    if "elapsed_ms" not in columns:
+        db.execute("ALTER TABLE submissions ADD COLUMN elapsed_ms INTEGER")
+    db.execute(
+        "CREATE INDEX IF NOT EXISTS submissions_time ON submissions"
+        " (puzzle, elapsed_ms, moves, redeals, id) WHERE elapsed_ms IS NOT NULL"
+    )
+
+
 def _rank(
     db: sqlite3.Connection, puzzle_id: str, moves: int, redeals: int, players: bool = False
 ) -> int:
@@ -572,6 +676,17 @@ def _rank(
         (puzzle_id, moves, moves, redeals),
     ).fetchone()[0]
     return int(better) + 1
+
+
+def _time_rank(db: sqlite3.Connection, puzzle_id: str, elapsed: int, players: bool) -> int:
+    """1 + the timed entries of the puzzle (``players``: the players) strictly faster than
+    ``elapsed`` milliseconds (index ``submissions_time``)."""
+    what = "COUNT(DISTINCT player)" if players else "COUNT(*)"
+    faster = db.execute(
+        f"SELECT {what} FROM submissions WHERE puzzle = ? AND elapsed_ms < ?",
+        (puzzle_id, elapsed),
+    ).fetchone()[0]
+    return int(faster) + 1
 
 
 def _lookalike(db: sqlite3.Connection, player: str) -> ErrorInfo | None:

@@ -12,6 +12,7 @@ import orjson
 from pydantic import BaseModel
 
 from .api import ErrorResponse, Health
+from .attempts import AttemptRequest, AttemptStarted
 from .grading import Grade
 from .leaderboard import Leaderboard, Submission, SubmissionResult
 from .log import GameLog
@@ -37,6 +38,8 @@ MODELS: dict[str, type[BaseModel]] = {
     "submission.schema.json": Submission,
     "submission-result.schema.json": SubmissionResult,
     "leaderboard.schema.json": Leaderboard,
+    "attempt.schema.json": AttemptRequest,
+    "attempt-started.schema.json": AttemptStarted,
     "health.schema.json": Health,
     "error.schema.json": ErrorResponse,
 }

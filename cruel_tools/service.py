@@ -9,6 +9,7 @@ See ``docs/service.md``.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import datetime as dt
 import math
 import os
@@ -32,6 +33,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from .api import ErrorResponse, Health
+from .attempts import AttemptRequest, Attempts, AttemptStarted, parse_attempt
 from .dates import BadDate, parse_date
 from .errors import CruelError
 from .grading import Tier
@@ -40,6 +42,7 @@ from .leaderboard import (
     MAX_PAGE,
     Leaderboard,
     Leaderboards,
+    Order,
     StoreBusy,
     Submission,
     SubmissionResult,
@@ -219,6 +222,10 @@ class Settings:
     player_limit: RateLimit | None = PLAYER_LIMIT
     #: Seconds, for the rate limits' buckets (a test sets its own clock here; not sent to workers).
     clock: Callable[[], float] = field(default=time.monotonic, repr=False, compare=False)
+    #: The server's time of attempts' starts and submissions' arrivals (a test sets its own).
+    wall_clock: Callable[[], dt.datetime] = field(
+        default=lambda: dt.datetime.now(dt.UTC), repr=False, compare=False
+    )
 
     def today(self) -> dt.date:
         return self.fixed_today or _now(time_zone(self.tz)).date()
@@ -316,7 +323,11 @@ def _body_doc(name: str) -> dict[str, Any]:
 
 
 #: Request bodies documented in the OpenAPI document, by the name used in _body_doc.
-_BODIES: Final[dict[str, type[BaseModel]]] = {"GameLog": GameLog, "Submission": Submission}
+_BODIES: Final[dict[str, type[BaseModel]]] = {
+    "GameLog": GameLog,
+    "Submission": Submission,
+    "AttemptRequest": AttemptRequest,
+}
 _ERRORS: Final[dict[int | str, dict[str, Any]]] = {
     s: {"model": ErrorResponse, "description": d}
     for s, d in {
@@ -386,6 +397,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     puzzles = PuzzleSet.load(settings.puzzles)
     boards = Leaderboards(settings.db, settings.db_timeout)
     keys = KeyStore(settings.db, settings.db_timeout)  # after boards: the file is checked, in WAL
+    attempts = Attempts(settings.db, settings.db_timeout)
     limits = settings.limits
     key_buckets, player_buckets = (
         TokenBuckets(limit, settings.clock) if limit else None
@@ -397,6 +409,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         yield
         boards.close()
         keys.close()
+        attempts.close()
 
     app = FastAPI(
         title="cruel-tools",
@@ -545,6 +558,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         Needs a site's API key (``Authorization: Bearer <key>``), unless the server is open.
         201: a new entry. 200: a verdict without a new entry (rejected, or already there).
         """
+        arrived_at = settings.wall_clock()  # a server-timed attempt ends here
         sender = submitter(request)
         _throttle(key_buckets, sender, "from this key", "header", "authorization")
         puzzle = puzzle_or_404(id)
@@ -555,14 +569,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise _format_error(exc) from None
         _throttle(player_buckets, submission.player, "for this player", "body", "/player")
         judgement = judge(puzzle, submission, settings.today())
+        if submission.attempt is not None:
+            claim = attempts.use(
+                submission.attempt, puzzle.id, submission.player, sender, arrived_at
+            )
+            judgement = dataclasses.replace(judgement, attempt=claim)
         # Work runs on the event loop (the limits bound it, and a trip to a worker thread
         # costs a third of the throughput), except a wait for the database: only when another
         # process holds it does the write go to a worker thread, to wait there.
         try:
             try:
-                result = boards.store(judgement, wait=False)
+                result = boards.store(judgement, arrived_at, wait=False)
             except WouldWait:
-                result = await run_in_threadpool(boards.store, judgement)
+                result = await run_in_threadpool(boards.store, judgement, arrived_at)
         except StoreBusy as exc:
             raise ApiError(503, "busy", str(exc)) from None
         created = result.accepted and not result.duplicate
@@ -576,11 +595,45 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         best_per_player: Annotated[
             bool, Query(description="Rank only each player's best entry.")
         ] = False,
+        by: Annotated[
+            Order,
+            Query(
+                description="actions: fewest moves, then redeals. time: only server-timed "
+                "entries, fastest first (then fewest moves, redeals); equal times share a rank."
+            ),
+        ] = "actions",
     ) -> Response:
         """Accepted wins, fewest moves first, then fewest redeals; equal scores share a rank
-        (1, 1, 3, ...), listed earliest first."""
+        (1, 1, 3, ...), listed earliest first. ``by=time``: server-timed wins, fastest first."""
         puzzle = puzzle_or_404(id)
-        return _json(boards.leaderboard(puzzle.id, limit, offset, best_per_player))
+        return _json(boards.leaderboard(puzzle.id, limit, offset, best_per_player, by))
+
+    @app.post(
+        "/v1/puzzles/{id}/attempts",
+        response_model=AttemptStarted,
+        status_code=201,
+        responses=_WRITE_ERRORS,
+        openapi_extra={**_body_doc("AttemptRequest"), "security": [{_BEARER: []}]},
+    )
+    async def start_attempt(id: PuzzleId, request: Request) -> Response:
+        """Start a server-timed attempt of a player on an open puzzle: a submission naming its
+        id is timed by the server, from now to its arrival. Keys, roles, rate limits (the
+        submissions' buckets) and the embargo are those of submissions."""
+        now = settings.wall_clock()
+        sender = submitter(request)
+        _throttle(key_buckets, sender, "from this key", "header", "authorization")
+        puzzle = puzzle_or_404(id)
+        body = await _read_body(request, settings.max_body)
+        try:
+            asked = parse_attempt(body)
+        except LogFormatError as exc:
+            raise _format_error(exc) from None
+        _throttle(player_buckets, asked.player, "for this player", "body", "/player")
+        try:  # in a worker thread: a database held by another process is waited for there
+            started = await run_in_threadpool(attempts.start, puzzle.id, asked.player, sender, now)
+        except StoreBusy as exc:
+            raise ApiError(503, "busy", str(exc)) from None
+        return _json(started, 201)
 
     @app.get(
         "/v1/players/{name}",

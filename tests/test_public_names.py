@@ -13,6 +13,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "cruel_tools"
 #: The modules with an ``__all__`` (tracker issue 14).
 MODULES = [
     "api",
+    "attempts",
     "cards",
     "dates",
     "deals",

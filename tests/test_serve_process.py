@@ -128,6 +128,25 @@ def test_a_future_puzzle_is_404_puzzle_not_open_over_http(server: int) -> None:
     assert (status, error["code"]) == (404, "puzzle-not-open")
 
 
+def test_an_attempt_is_timed_by_the_server_process(server: int) -> None:
+    puzzle = "2027-01-05-easy"
+    body = orjson.dumps({"format": "cruel-attempt/1", "player": "tim"})
+    status, started = request(server, "POST", f"/v1/puzzles/{puzzle}/attempts", body)
+    assert status == 201 and started["format"] == "cruel-attempt-started/1"
+    time.sleep(0.3)
+    log = puzzle_log(published_puzzles().get(puzzle)) | {"meta": {"elapsed_ms": 5}}
+    sent = {"player": "tim", "log": log, "attempt": started["attempt"]}
+    url = f"/v1/puzzles/{puzzle}/submissions"
+    status, result = request(server, "POST", url, orjson.dumps(sent))
+    assert status == 201 and 300 <= result["elapsed_ms"] < 60_000, result
+    status, result = request(server, "POST", url, orjson.dumps(sent | {"player": "tom"}))
+    assert (status, result["reason"]["code"]) == (200, "bad-attempt")
+    status, board = request(server, "GET", f"/v1/puzzles/{puzzle}/leaderboard?by=time")
+    assert [(e["player"], e["rank"]) for e in board["entries"]] == [("tim", 1)]
+    status, error = request(server, "POST", "/v1/puzzles/2027-01-06-easy/attempts", body)
+    assert (status, error["code"]) == (404, "puzzle-not-open")
+
+
 def raw(port: int, data: bytes) -> bytes:
     """Send bytes as they are (no client library to tidy them up); the first line back."""
     with socket.create_connection(("127.0.0.1", port), timeout=10) as s:

@@ -118,6 +118,7 @@ def test_openapi_document_is_complete_and_its_refs_resolve(client: TestClient) -
         "/v1/puzzles/{id}/submissions",
         "/v1/puzzles/{id}/leaderboard",
         "/v1/players/{name}",
+        "/v1/puzzles/{id}/attempts",
     }
     schemas = doc["components"]["schemas"]
     for ref in set(all_refs(doc)):
