@@ -30,6 +30,7 @@ __all__ = [
     "Role",
     "ROLES",
     "SUBMIT_ROLES",
+    "MODERATE_ROLES",
     "BadKeyRequest",
     "MAX_NAME",
     "BadRate",
@@ -44,11 +45,13 @@ __all__ = [
 
 KEY_PREFIX: Final = "cruel_"
 #: ``site``: a site's back end, submitting for the players it has authenticated.
-#: ``admin``: moderation (not served yet); it may not submit.
+#: ``admin``: moderation (``/v1/admin``, docs/service.md); it may not submit.
 Role = Literal["site", "admin"]
 ROLES: Final[tuple[str, ...]] = get_args(Role)
 #: The roles that may send submissions.
 SUBMIT_ROLES: Final = frozenset({"site"})
+#: The roles that may moderate (hide, delete, ban; read the audit log).
+MODERATE_ROLES: Final = frozenset({"admin"})
 #: Longest label of a key.
 MAX_NAME: Final = 100
 # What a key as made by new_key() looks like: a header that does not is refused before the store

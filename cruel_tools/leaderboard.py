@@ -191,7 +191,8 @@ class SubmissionResult(BaseModel):
     rank: int | None = Field(
         description="The entry's rank on the whole leaderboard when answered: 1 + the entries "
         "with a strictly better score (fewer moves, or as many moves and fewer redeals). Equal "
-        "scores share a rank, whenever they were submitted."
+        "scores share a rank, whenever they were submitted. Only entries on the leaderboard "
+        "count (not hidden by a moderator, player not banned); null for an entry that is not."
     )
     reason: ErrorInfo | None = Field(description="Why the submission was rejected.")
     report: VerifyReport = Field(description="The verifier's report on the log.")
@@ -461,6 +462,7 @@ class Leaderboards:
                 )
             if version < 3:
                 _add_elapsed(db)
+            db.executescript(_moderation_schema())  # after the columns: its view is of them all
             db.execute(f"PRAGMA user_version = {DB_VERSION}")
 
     def close(self) -> None:
@@ -542,7 +544,9 @@ class Leaderboards:
                 if inserted and judgement.attempt is not None:
                     judgement.attempt.use(db, inserted[0][0])
                 stored = db.execute(find, key).fetchone()
-            rank = _rank(db, judgement.puzzle, stored[1], stored[2])
+            # None: not listed (hidden by a moderator, or its player banned).
+            listed = _listed(db, stored[0])
+            rank = _rank(db, judgement.puzzle, stored[1], stored[2]) if listed else None
         return judgement.result(
             accepted=True,
             duplicate=not new,
@@ -573,12 +577,12 @@ class Leaderboards:
         where = "puzzle = ? AND elapsed_ms IS NOT NULL" if timed else "puzzle = ?"
         ranked = (
             f"SELECT *, ROW_NUMBER() OVER (PARTITION BY player ORDER BY {order}) AS nth"
-            f" FROM submissions WHERE {where}"
+            f" FROM visible_submissions WHERE {where}"
         )
         source = (
             f"(SELECT * FROM ({ranked}) WHERE nth = 1)"
             if best_per_player
-            else f"(SELECT * FROM submissions WHERE {where})"
+            else f"(SELECT * FROM visible_submissions WHERE {where})"
         )
 
         def tie(row: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -637,14 +641,15 @@ class Leaderboards:
             return int(self._reader.execute("SELECT COUNT(*) FROM submissions").fetchone()[0])
 
     def player_wins(self, player: str) -> list[tuple[str, int, dt.datetime]] | None:
-        """Every stored entry of ``player`` (an enforced name), oldest first, as (puzzle, moves,
-        submitted_at); None when no such player has ever been stored (player records)."""
+        """Every listed entry of ``player`` (an enforced name; not hidden, player not banned),
+        oldest first, as (puzzle, moves, submitted_at); None when no such player has ever been
+        stored (player records)."""
         with self._read_lock:
             with self._reader as db:
                 db.execute("BEGIN")  # one snapshot for both reads
                 known = db.execute("SELECT 1 FROM players WHERE player = ?", (player,)).fetchone()
                 rows = db.execute(
-                    "SELECT puzzle, moves, submitted_at FROM submissions WHERE player = ?"
+                    "SELECT puzzle, moves, submitted_at FROM visible_submissions WHERE player = ?"
                     " ORDER BY id",
                     (player,),
                 ).fetchall()
@@ -671,7 +676,7 @@ def _rank(
     than (moves, redeals): a count over the index ``submissions_rank``, however long the board."""
     what = "COUNT(DISTINCT player)" if players else "COUNT(*)"
     better = db.execute(
-        f"SELECT {what} FROM submissions WHERE puzzle = ? AND (moves < ? OR (moves = ? AND"
+        f"SELECT {what} FROM visible_submissions WHERE puzzle = ? AND (moves < ? OR (moves = ? AND"
         " redeals < ?))",
         (puzzle_id, moves, moves, redeals),
     ).fetchone()[0]
@@ -683,10 +688,25 @@ def _time_rank(db: sqlite3.Connection, puzzle_id: str, elapsed: int, players: bo
     ``elapsed`` milliseconds (index ``submissions_time``)."""
     what = "COUNT(DISTINCT player)" if players else "COUNT(*)"
     faster = db.execute(
-        f"SELECT {what} FROM submissions WHERE puzzle = ? AND elapsed_ms < ?",
+        f"SELECT {what} FROM visible_submissions WHERE puzzle = ? AND elapsed_ms < ?",
         (puzzle_id, elapsed),
     ).fetchone()[0]
     return int(faster) + 1
+
+
+# --- moderation (cruel_tools.moderation): leaderboards list only visible_submissions -----------
+
+
+def _moderation_schema() -> str:
+    from .moderation import SCHEMA  # it imports this module
+
+    return SCHEMA
+
+
+def _listed(db: sqlite3.Connection, submission_id: int) -> bool:
+    """Whether the entry is on its leaderboard: neither hidden nor its player banned."""
+    found = db.execute("SELECT 1 FROM visible_submissions WHERE id = ?", (submission_id,))
+    return found.fetchone() is not None
 
 
 def _lookalike(db: sqlite3.Connection, player: str) -> ErrorInfo | None:

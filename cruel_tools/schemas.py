@@ -16,6 +16,7 @@ from .attempts import AttemptRequest, AttemptStarted
 from .grading import Grade
 from .leaderboard import Leaderboard, Submission, SubmissionResult
 from .log import GameLog
+from .moderation import AuditLog, ModerationRequest, ModerationResult
 from .puzzles import DailyPuzzles, PublicPuzzle, Puzzle, PuzzleSolution
 from .solver import SolveReport
 from .stats import Record
@@ -42,6 +43,10 @@ MODELS: dict[str, type[BaseModel]] = {
     "attempt-started.schema.json": AttemptStarted,
     "health.schema.json": Health,
     "error.schema.json": ErrorResponse,
+    # moderation, with an admin key (docs/service.md, Moderation)
+    "moderation-request.schema.json": ModerationRequest,
+    "moderation.schema.json": ModerationResult,
+    "audit.schema.json": AuditLog,
 }
 
 

@@ -28,7 +28,7 @@ from fastapi import Path as PathParam
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
@@ -37,7 +37,7 @@ from .attempts import AttemptRequest, Attempts, AttemptStarted, parse_attempt
 from .dates import BadDate, parse_date
 from .errors import CruelError
 from .grading import Tier
-from .keys import SUBMIT_ROLES, KeyStore, RateLimit, TokenBuckets
+from .keys import MODERATE_ROLES, SUBMIT_ROLES, ApiKey, KeyStore, RateLimit, TokenBuckets
 from .leaderboard import (
     MAX_PAGE,
     Leaderboard,
@@ -51,6 +51,7 @@ from .leaderboard import (
     parse_submission,
 )
 from .log import GameLog, Limits, LogFormatError, load
+from .moderation import AuditLog, Moderation, ModerationRequest, ModerationResult, NoSuchSubmission
 from .names import PlayerNameError, enforce
 from .puzzles import (
     DailyPuzzles,
@@ -344,7 +345,7 @@ _WRITE_ERRORS: Final[dict[int | str, dict[str, Any]]] = {
     for s, d in {
         401: "No API key (missing-key), not one (bad-key), or a revoked one (revoked-key); with "
         "WWW-Authenticate: Bearer",
-        403: "A key whose role may not do this (wrong-role)",
+        403: "A key whose role may not do this (wrong-role), or a banned player (player-banned)",
         429: "Too many submissions from this key or for this player (rate-limited); with "
         "Retry-After, in whole seconds",
     }.items()
@@ -398,6 +399,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     boards = Leaderboards(settings.db, settings.db_timeout)
     keys = KeyStore(settings.db, settings.db_timeout)  # after boards: the file is checked, in WAL
     attempts = Attempts(settings.db, settings.db_timeout)
+    moderation = Moderation(settings.db, settings.db_timeout)
     limits = settings.limits
     key_buckets, player_buckets = (
         TokenBuckets(limit, settings.clock) if limit else None
@@ -410,6 +412,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         boards.close()
         keys.close()
         attempts.close()
+        moderation.close()
 
     app = FastAPI(
         title="cruel-tools",
@@ -567,6 +570,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             submission = parse_submission(body, limits)
         except LogFormatError as exc:
             raise _format_error(exc) from None
+        _refuse_banned(moderation, submission.player)
         _throttle(player_buckets, submission.player, "for this player", "body", "/player")
         judgement = judge(puzzle, submission, settings.today())
         if submission.attempt is not None:
@@ -670,6 +674,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         ]
         return _json(aggregate(games, settings.today(), [player]))
 
+    _moderation_routes(app, keys, moderation)
     return app
 
 
@@ -750,3 +755,182 @@ def _handle_errors(app: FastAPI) -> None:
     async def internal_error(request: Request, exc: Exception) -> Response:
         message = f"cruel-tools failed on this request ({type(exc).__name__}); please report it"
         return _error_response(ApiError(500, "internal-error", message))
+
+
+# --- moderation (docs/service.md, Moderation) ----------------------------------------------------
+
+#: Bound on a moderation request's body (``{"reason": ...}``).
+MAX_MODERATION_BODY: Final = 16 * 1024
+
+#: What a moderation route answers besides 200 and the common errors.
+_ADMIN_ERRORS: Final[dict[int | str, dict[str, Any]]] = {
+    s: {"model": ErrorResponse, "description": d}
+    for s, d in {
+        401: "No API key (missing-key), not one (bad-key), or a revoked one (revoked-key); with "
+        "WWW-Authenticate: Bearer",
+        403: "A key whose role may not moderate (wrong-role: a site key)",
+        404: "No such submission (no-such-submission), or it was deleted",
+        503: "The database stayed locked too long (retry)",
+    }.items()
+}
+
+
+def _moderation_body_doc() -> dict[str, Any]:
+    """OpenAPI of a moderation request's optional body, and its security."""
+    schema = ModerationRequest.model_json_schema()
+    schema.pop("$id", None)
+    content = {"application/json": {"schema": schema}}
+    return {"requestBody": {"required": False, "content": content}, "security": [{_BEARER: []}]}
+
+
+def _refuse_banned(moderation: Moderation, player: str) -> None:
+    """403 ``player-banned`` for a banned player's submission (before it is verified)."""
+    if moderation.is_banned(player):
+        message = f"player {player!r} is banned from the leaderboards"
+        raise ApiError(403, "player-banned", message, "body", "/player")
+
+
+def _admin(keys: KeyStore, request: Request) -> ApiKey:
+    """The valid admin key this request is sent with; otherwise 401 or 403 (never ``--open``)."""
+    header = request.headers.get("authorization")
+    if header is None:
+        raise _unauthorized(
+            "missing-key", "moderation needs an admin API key: Authorization: Bearer <key>"
+        )
+    scheme, _, key = header.strip().partition(" ")
+    if scheme.lower() != "bearer" or not key.strip():
+        raise _unauthorized("bad-key", "the Authorization header is not 'Bearer <key>'")
+    found = keys.find(key.strip())
+    if found is None:
+        raise _unauthorized("bad-key", "not an API key of this service")
+    if found.revoked_at is not None:
+        when = found.revoked_at.isoformat(timespec="seconds")
+        raise _unauthorized("revoked-key", f"this API key (id {found.id}) was revoked at {when}")
+    if found.role not in MODERATE_ROLES:
+        raise ApiError(
+            403,
+            "wrong-role",
+            f"a {found.role} key may not moderate (only an admin key may)",
+            "header",
+            "authorization",
+        )
+    return found
+
+
+async def _reason(request: Request) -> str | None:
+    """The reason of a moderation request: its body is empty or ``{"reason": ...}``."""
+    body = await _read_body(request, MAX_MODERATION_BODY)
+    if not body.strip():
+        return None
+    try:
+        return ModerationRequest.model_validate_json(body).reason
+    except ValidationError as exc:
+        err = exc.errors(include_url=False)[0]
+        kind = err["type"]
+        if kind == "json_invalid":
+            message = f"not JSON: {err['ctx']['error']}"
+            raise ApiError(400, "not-json", message, "body", "/") from None
+        where = "/" + "/".join(str(p) for p in err["loc"])
+        if kind == "model_type":
+            message = 'a moderation request is a JSON object: {"reason": "..."}'
+        elif kind == "extra_forbidden":
+            message = f"unknown key {where[1:]!r} (a moderation request has only reason)"
+        else:
+            message = f"{where[1:]}: {err['msg']}"
+        raise ApiError(422, "schema", message, "body", where) from None
+
+
+def _submission_id(text: str) -> int:
+    if not text.isascii() or not text.isdigit() or len(text) > 18:
+        raise ApiError(
+            404, "no-such-submission", f"no submission has the id {text!r}", "path", "id"
+        )
+    return int(text)
+
+
+def _player(text: str) -> str:
+    try:
+        return enforce(text)
+    except PlayerNameError as exc:
+        raise ApiError(422, "bad-player-name", str(exc), "path", "name") from None
+
+
+# Path parameters of the moderation routes (module level: FastAPI resolves them by name).
+SubmissionId = Annotated[
+    str, PathParam(description="A submission's id.", json_schema_extra={"pattern": "^[0-9]+$"})
+]
+PlayerPath = Annotated[str, PathParam(description="A player's name (URL-encoded).")]
+
+
+def _moderation_routes(app: FastAPI, keys: KeyStore, moderation: Moderation) -> None:
+    """The routes of ``/v1/admin``: each needs an admin key, checked first."""
+
+    async def act(
+        request: Request,
+        do: Callable[[Any, ApiKey, str | None], ModerationResult],
+        target: Callable[[], int | str],
+    ) -> Response:
+        """Check the key, then the target, then the body; then act, in a worker thread (a
+        wait for the database does not hold up the event loop)."""
+        key = _admin(keys, request)
+        what = target()
+        reason = await _reason(request)
+        try:
+            result = await run_in_threadpool(do, what, key, reason)
+        except NoSuchSubmission as exc:
+            raise ApiError(404, exc.code, str(exc), "path", "id") from None
+        except StoreBusy as exc:
+            raise ApiError(503, "busy", str(exc)) from None
+        return _json(result)
+
+    def route(path: str, method: str = "POST") -> Callable[[Any], Any]:
+        return app.api_route(
+            path,
+            methods=[method],
+            response_model=ModerationResult,
+            responses=_ADMIN_ERRORS,
+            openapi_extra=_moderation_body_doc(),
+        )
+
+    @route("/v1/admin/submissions/{id}/hide")
+    async def hide(id: SubmissionId, request: Request) -> Response:
+        """Hide a submission: it is kept, and listed on no leaderboard."""
+        return await act(request, moderation.hide, lambda: _submission_id(id))
+
+    @route("/v1/admin/submissions/{id}/unhide")
+    async def unhide(id: SubmissionId, request: Request) -> Response:
+        """List a hidden submission again (unless its player is banned)."""
+        return await act(request, moderation.unhide, lambda: _submission_id(id))
+
+    @route("/v1/admin/submissions/{id}", "DELETE")
+    async def delete(id: SubmissionId, request: Request) -> Response:
+        """Delete a submission for good; the audit log keeps all it was."""
+        return await act(request, moderation.delete, lambda: _submission_id(id))
+
+    @route("/v1/admin/players/{name}/ban")
+    async def ban(name: PlayerPath, request: Request) -> Response:
+        """Ban a player: their entries leave every leaderboard, their submissions are 403."""
+        return await act(request, moderation.ban, lambda: _player(name))
+
+    @route("/v1/admin/players/{name}/unban")
+    async def unban(name: PlayerPath, request: Request) -> Response:
+        """Lift a ban: the player's entries (those not hidden) are listed again."""
+        return await act(request, moderation.unban, lambda: _player(name))
+
+    @app.get(
+        "/v1/admin/audit",
+        response_model=AuditLog,
+        responses={s: _ADMIN_ERRORS[s] for s in (401, 403, 503)},
+        openapi_extra={"security": [{_BEARER: []}]},
+    )
+    async def audit(
+        request: Request,
+        limit: Annotated[int, Query(ge=0, le=MAX_PAGE, description="Acts per page.")] = 100,
+        offset: Annotated[int, Query(ge=0, le=10**9, description="Acts to skip.")] = 0,
+    ) -> Response:
+        """The audit log of moderation, newest act first."""
+        _admin(keys, request)
+        try:
+            return _json(await run_in_threadpool(moderation.audit, limit, offset))
+        except StoreBusy as exc:
+            raise ApiError(503, "busy", str(exc)) from None

@@ -22,6 +22,7 @@ MODULES = [
     "game",
     "keys",
     "leaderboard",
+    "moderation",
     "rules",
     "schemas",
     "stats",

@@ -281,3 +281,47 @@ def test_an_open_server_takes_keyless_submissions_and_warns(tmp_path: Path) -> N
         stop(proc)
     assert proc.stderr is not None
     assert b"warning: --open: submissions need no API key" in proc.stderr.read()
+
+
+def test_an_admin_key_made_by_the_cli_bans_and_unbans_over_http(tmp_path: Path) -> None:
+    db = tmp_path / "cruel.sqlite"
+
+    def key(role: str) -> str:
+        done = subprocess.run(
+            cruel("keys", "add", "--role", role, "--name", f"{role} 1", "--db", str(db)),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+        return dict(line.split(" ", 1) for line in done.stdout.split("\n") if line)["key"]
+
+    site, admin = key("site"), key("admin")
+    proc, port = start(db)
+    try:
+        url = f"/v1/puzzles/{PUZZLE_ID}/submissions"
+        body = orjson.dumps(
+            {"player": "ada", "log": puzzle_log(published_puzzles().get(PUZZLE_ID))}
+        )
+        status, result = request(port, "POST", url, body, site)
+        assert status == 201 and result["rank"] == 1
+        ban = "/v1/admin/players/ada/ban"
+        assert request(port, "POST", ban, None, site)[1]["code"] == "wrong-role"
+        status, done = request(port, "POST", ban, b'{"reason": "test"}', admin)
+        assert status == 200 and (done["action"], done["banned"]) == ("ban", True)
+        board = request(port, "GET", f"/v1/puzzles/{PUZZLE_ID}/leaderboard")[1]
+        assert board["entries"] == [] and board["total"] == 0
+        status, error = request(port, "POST", url, body, site)
+        assert (status, error["code"]) == (403, "player-banned")
+        status, done = request(port, "POST", "/v1/admin/players/ada/unban", None, admin)
+        assert status == 200 and done["listed"] == 1
+        board = request(port, "GET", f"/v1/puzzles/{PUZZLE_ID}/leaderboard")[1]
+        assert [(e["rank"], e["player"]) for e in board["entries"]] == [(1, "ada")]
+        status, audit = request(port, "GET", "/v1/admin/audit", None, admin)
+        assert status == 200 and audit["total"] == 2
+        assert [(e["action"], e["key_name"], e["reason"]) for e in audit["entries"]] == [
+            ("unban", "admin 1", None),
+            ("ban", "admin 1", "test"),
+        ]
+    finally:
+        stop(proc)

@@ -109,7 +109,7 @@ def all_refs(node: Any) -> Iterator[str]:
 def test_openapi_document_is_complete_and_its_refs_resolve(client: TestClient) -> None:
     doc = client.get("/v1/openapi.json").json()
     paths = doc["paths"]
-    assert set(paths) == {
+    assert {p for p in paths if not p.startswith("/v1/admin/")} == {  # admin: test_moderation
         "/v1/health",
         "/v1/verify",
         "/v1/puzzles/daily/{date}",

@@ -1,0 +1,426 @@
+"""Moderation of the leaderboards: hide, unhide and delete submissions, ban and unban players.
+
+Every act is done with an ``admin`` API key and kept in an audit log: who (the key's id and
+name), what (the action, its target, the reason given), when (server time). The state lives in
+the leaderboards' SQLite file, beside ``submissions``:
+
+- ``hidden_submissions``: the ids of hidden submissions (kept, listed nowhere);
+- ``banned_players``: banned names (their entries are listed nowhere; their new submissions are
+  refused by the service, 403 ``player-banned``);
+- ``moderation_audit``: one row per act, with, for a submission, everything it was (its log
+  too), so that a deleted one is still known;
+- the view ``visible_submissions``: the submissions that are neither hidden nor a banned
+  player's. Leaderboards and ranks are made of it only.
+
+See ``docs/service.md`` (Moderation).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Final, Literal
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field
+
+from .documents import document_config
+from .errors import CruelError
+from .keys import ApiKey
+from .leaderboard import MAX_PAGE, StoreBusy, StoreError
+
+__all__ = [
+    "MODERATION_FORMAT",
+    "AUDIT_FORMAT",
+    "MAX_REASON",
+    "SCHEMA",
+    "Action",
+    "ACTIONS",
+    "NoSuchSubmission",
+    "ModerationRequest",
+    "SubmissionRecord",
+    "AuditEntry",
+    "ModerationResult",
+    "AuditLog",
+    "Moderation",
+]
+
+MODERATION_FORMAT: Final = "cruel-moderation/1"
+AUDIT_FORMAT: Final = "cruel-audit/1"
+#: Longest reason a moderator may give, in characters.
+MAX_REASON: Final = 1000
+
+Action = Literal["hide", "unhide", "delete", "ban", "unban"]
+ACTIONS: Final[tuple[Action, ...]] = ("hide", "unhide", "delete", "ban", "unban")
+
+#: The moderation tables and the view of visible submissions (made by
+#: :class:`~cruel_tools.leaderboard.Leaderboards` when it opens a database, after
+#: ``submissions``).
+SCHEMA: Final = """
+CREATE TABLE IF NOT EXISTS hidden_submissions (
+    submission INTEGER PRIMARY KEY,         -- submissions.id
+    hidden_at TEXT NOT NULL                 -- ISO 8601, UTC
+);
+CREATE TABLE IF NOT EXISTS banned_players (
+    player TEXT PRIMARY KEY,                -- enforced form, as in submissions.player
+    banned_at TEXT NOT NULL                 -- ISO 8601, UTC
+);
+CREATE TABLE IF NOT EXISTS moderation_audit (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    at TEXT NOT NULL,                       -- ISO 8601, UTC: server time of the act
+    key_id INTEGER NOT NULL,                -- api_keys.id of the admin key
+    key_name TEXT NOT NULL,                 -- its name then
+    action TEXT NOT NULL,                   -- hide, unhide, delete, ban, unban
+    changed INTEGER NOT NULL,               -- 0: it was so already
+    submission INTEGER,                     -- submissions.id (hide, unhide, delete)
+    player TEXT NOT NULL,
+    reason TEXT,
+    record TEXT                             -- the submission as it was, JSON (its log too)
+);
+CREATE VIEW IF NOT EXISTS visible_submissions AS
+    SELECT * FROM submissions AS s
+    WHERE NOT EXISTS (SELECT 1 FROM hidden_submissions AS h WHERE h.submission = s.id)
+      AND NOT EXISTS (SELECT 1 FROM banned_players AS b WHERE b.player = s.player);
+"""
+
+
+class NoSuchSubmission(CruelError):
+    """No stored submission has this id (it never had, or it was deleted)."""
+
+    code = "no-such-submission"
+
+
+# --- formats -------------------------------------------------------------------------------------
+
+
+class ModerationRequest(BaseModel):
+    """The optional body of a moderation request."""
+
+    model_config = document_config("Cruel moderation request v1", "moderation-request")
+
+    reason: str | None = Field(
+        None,
+        max_length=MAX_REASON,
+        description=f"Why, for the audit log: up to {MAX_REASON} characters.",
+        examples=["impossible time, reported by two players"],
+    )
+
+
+class SubmissionRecord(BaseModel):
+    """A stored submission, all of it: what the audit log keeps of a submission acted on."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    submission_id: int
+    puzzle: str
+    player: str
+    moves: int
+    redeals: int
+    submitted_at: dt.datetime
+    elapsed_ms: int | None = Field(description="Its server-measured time, if it had an attempt.")
+    game: str = Field(description="The game's id: SHA-256 of its moves in compact form.")
+    log: str = Field(description="Its moves in compact form.")
+
+
+class AuditEntry(BaseModel):
+    """One act of moderation."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: int = Field(description="Increasing: later acts have larger ids.")
+    at: dt.datetime = Field(description="Server time of the act (UTC).")
+    key_id: int = Field(description="The admin key that acted (`cruel keys list`).")
+    key_name: str = Field(description="That key's name when it acted.")
+    action: Action
+    changed: bool = Field(
+        description="False when it was so already (hiding a hidden submission, banning a "
+        "banned player): the act is recorded all the same."
+    )
+    submission_id: int | None = Field(description="The submission acted on; null for a player.")
+    player: str = Field(description="The player acted on, or the submission's player.")
+    reason: str | None = Field(description="The reason given, if any.")
+    submission: SubmissionRecord | None = Field(
+        description="The submission as it was when acted on (for delete: what was deleted)."
+    )
+
+
+class ModerationResult(BaseModel):
+    """The answer to an act of moderation: the state it left, and its audit entry."""
+
+    model_config = document_config("Cruel moderation result v1", "moderation")
+
+    format: Literal["cruel-moderation/1"] = MODERATION_FORMAT
+    action: Action
+    changed: bool = Field(description="False when it was so already (recorded all the same).")
+    player: str
+    banned: bool = Field(description="The player is banned now.")
+    submission_id: int | None = Field(description="The submission acted on; null for a player.")
+    hidden: bool | None = Field(
+        description="The submission is hidden now (false once deleted); null for a player."
+    )
+    deleted: bool = Field(description="The submission is deleted (delete only).")
+    listed: int = Field(
+        description="Of the submission (0 or 1), or of the player's entries: how many are on "
+        "the leaderboards now (not hidden, not deleted, player not banned)."
+    )
+    audit: AuditEntry = Field(description="The act, as the audit log keeps it.")
+
+
+class AuditLog(BaseModel):
+    """A page of the audit log, newest act first."""
+
+    model_config = document_config("Cruel audit log v1", "audit")
+
+    format: Literal["cruel-audit/1"] = AUDIT_FORMAT
+    total: int = Field(description="Acts in the whole log.")
+    offset: int
+    entries: list[AuditEntry]
+
+
+# --- the store -----------------------------------------------------------------------------------
+
+
+_RECORD: Final = "id, puzzle, player, moves, redeals, submitted_at, elapsed_ms, game, log"
+_AUDIT: Final = "id, at, key_id, key_name, action, changed, submission, player, reason, record"
+
+
+def _record(row: tuple[int, str, str, int, int, str, int | None, str, str]) -> SubmissionRecord:
+    sid, puzzle, player, moves, redeals, at, elapsed, game, log = row
+    return SubmissionRecord(
+        submission_id=sid,
+        puzzle=puzzle,
+        player=player,
+        moves=moves,
+        redeals=redeals,
+        submitted_at=dt.datetime.fromisoformat(at),
+        elapsed_ms=elapsed,
+        game=game,
+        log=log,
+    )
+
+
+def _audit(
+    row: tuple[int, str, int, str, str, int, int | None, str, str | None, str | None],
+) -> AuditEntry:
+    aid, at, key_id, key_name, action, changed, sid, player, reason, record = row
+    return AuditEntry(
+        id=aid,
+        at=dt.datetime.fromisoformat(at),
+        key_id=key_id,
+        key_name=key_name,
+        action=action,
+        changed=bool(changed),
+        submission_id=sid,
+        player=player,
+        reason=reason,
+        submission=SubmissionRecord.model_validate_json(record) if record else None,
+    )
+
+
+class Moderation:
+    """Moderation of a leaderboards SQLite file (made by
+    :class:`~cruel_tools.leaderboard.Leaderboards`, which creates the tables): its own
+    connection, safe to share between threads. Each act is one transaction with its audit
+    entry. A database locked by another process for over ``timeout`` seconds raises
+    :class:`~cruel_tools.leaderboard.StoreBusy`.
+    """
+
+    def __init__(self, path: Path | str, timeout: float = 10.0) -> None:
+        self.path = str(path)
+        self._lock = threading.Lock()
+        try:
+            self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=timeout)
+            with self._db:
+                self._db.executescript(SCHEMA)
+            # Bans are read on every submission, on the event loop: from a connection of their
+            # own, so that they never queue behind an act waiting for another process's lock.
+            if self.path == ":memory:":
+                self._reader, self._read_lock = self._db, self._lock
+            else:
+                self._reader = sqlite3.connect(self.path, check_same_thread=False)
+                self._reader.execute("PRAGMA query_only = 1")
+                self._read_lock = threading.Lock()
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot use as a database: {exc}") from None
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+        if self._reader is not self._db:
+            with self._read_lock:
+                self._reader.close()
+
+    # -- acts --
+
+    def hide(self, sid: int, key: ApiKey, reason: str | None = None) -> ModerationResult:
+        """Hide a submission: kept, listed on no leaderboard."""
+        return self._on_submission("hide", sid, key, reason)
+
+    def unhide(self, sid: int, key: ApiKey, reason: str | None = None) -> ModerationResult:
+        """List a hidden submission again (unless its player is banned)."""
+        return self._on_submission("unhide", sid, key, reason)
+
+    def delete(self, sid: int, key: ApiKey, reason: str | None = None) -> ModerationResult:
+        """Delete a submission; the audit entry keeps all it was."""
+        return self._on_submission("delete", sid, key, reason)
+
+    def ban(self, player: str, key: ApiKey, reason: str | None = None) -> ModerationResult:
+        """Ban a player (an enforced name, :func:`cruel_tools.names.enforce`): their entries
+        are listed nowhere, and the service refuses their submissions."""
+        return self._on_player("ban", player, key, reason)
+
+    def unban(self, player: str, key: ApiKey, reason: str | None = None) -> ModerationResult:
+        """Lift a ban: the player's entries (those not hidden) are listed again."""
+        return self._on_player("unban", player, key, reason)
+
+    # -- reads --
+
+    def is_banned(self, player: str) -> bool:
+        """Whether ``player`` (an enforced name) is banned; never waits for a write."""
+        with self._read_lock:
+            return self._banned(self._reader, player)
+
+    def audit(self, limit: int = 100, offset: int = 0) -> AuditLog:
+        """Entries ``offset`` to ``offset + limit`` of the audit log, newest first."""
+        limit = max(0, min(limit, MAX_PAGE))
+        with self._lock, self._db as db:
+            db.execute("BEGIN")
+            total = db.execute("SELECT COUNT(*) FROM moderation_audit").fetchone()[0]
+            rows = db.execute(
+                f"SELECT {_AUDIT} FROM moderation_audit ORDER BY id DESC LIMIT ? OFFSET ?",
+                (limit, offset),
+            ).fetchall()
+        return AuditLog(total=total, offset=offset, entries=[_audit(r) for r in rows])
+
+    # -- inside --
+
+    @staticmethod
+    def _banned(db: sqlite3.Connection, player: str) -> bool:
+        found = db.execute("SELECT 1 FROM banned_players WHERE player = ?", (player,))
+        return found.fetchone() is not None
+
+    def _write(self) -> sqlite3.Connection:
+        self._db.execute("BEGIN IMMEDIATE")
+        return self._db
+
+    def _on_submission(
+        self, action: Action, sid: int, key: ApiKey, reason: str | None
+    ) -> ModerationResult:
+        when = _now()
+        try:
+            with self._lock, self._db:
+                db = self._write()
+                row = db.execute(f"SELECT {_RECORD} FROM submissions WHERE id = ?", (sid,))
+                found = row.fetchone()
+                if found is None:
+                    raise NoSuchSubmission(f"no submission has the id {sid} (or it was deleted)")
+                record = _record(found)
+                was_hidden = (
+                    db.execute(
+                        "SELECT 1 FROM hidden_submissions WHERE submission = ?", (sid,)
+                    ).fetchone()
+                    is not None
+                )
+                if action == "hide":
+                    changed = not was_hidden
+                    db.execute(
+                        "INSERT OR IGNORE INTO hidden_submissions (submission, hidden_at)"
+                        " VALUES (?, ?)",
+                        (sid, when.isoformat()),
+                    )
+                    hidden = True
+                else:
+                    changed = was_hidden or action == "delete"
+                    db.execute("DELETE FROM hidden_submissions WHERE submission = ?", (sid,))
+                    hidden = False
+                if action == "delete":
+                    db.execute("DELETE FROM submissions WHERE id = ?", (sid,))
+                banned = self._banned(db, record.player)
+                entry = self._log(
+                    db, when, key, action, changed, sid, record.player, reason, record
+                )
+        except sqlite3.OperationalError as exc:
+            raise StoreBusy(f"the leaderboard database is busy ({exc}); try again") from None
+        return ModerationResult(
+            action=action,
+            changed=changed,
+            player=record.player,
+            banned=banned,
+            submission_id=sid,
+            hidden=hidden,
+            deleted=action == "delete",
+            listed=int(not (hidden or banned or action == "delete")),
+            audit=entry,
+        )
+
+    def _on_player(
+        self, action: Action, player: str, key: ApiKey, reason: str | None
+    ) -> ModerationResult:
+        when = _now()
+        try:
+            with self._lock, self._db:
+                db = self._write()
+                was_banned = self._banned(db, player)
+                if action == "ban":
+                    db.execute(
+                        "INSERT OR IGNORE INTO banned_players (player, banned_at) VALUES (?, ?)",
+                        (player, when.isoformat()),
+                    )
+                else:
+                    db.execute("DELETE FROM banned_players WHERE player = ?", (player,))
+                changed = was_banned != (action == "ban")
+                (listed,) = db.execute(
+                    "SELECT COUNT(*) FROM visible_submissions WHERE player = ?", (player,)
+                ).fetchone()
+                entry = self._log(db, when, key, action, changed, None, player, reason, None)
+        except sqlite3.OperationalError as exc:
+            raise StoreBusy(f"the leaderboard database is busy ({exc}); try again") from None
+        return ModerationResult(
+            action=action,
+            changed=changed,
+            player=player,
+            banned=action == "ban",
+            submission_id=None,
+            hidden=None,
+            deleted=False,
+            listed=int(listed),
+            audit=entry,
+        )
+
+    @staticmethod
+    def _log(
+        db: sqlite3.Connection,
+        when: dt.datetime,
+        key: ApiKey,
+        action: Action,
+        changed: bool,
+        sid: int | None,
+        player: str,
+        reason: str | None,
+        record: SubmissionRecord | None,
+    ) -> AuditEntry:
+        stored = orjson.dumps(record.model_dump(mode="json")).decode() if record else None
+        (aid,) = db.execute(
+            "INSERT INTO moderation_audit (at, key_id, key_name, action, changed, submission,"
+            " player, reason, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            (when.isoformat(), key.id, key.name, action, int(changed), sid, player, reason, stored),
+        ).fetchone()
+        return AuditEntry(
+            id=aid,
+            at=when,
+            key_id=key.id,
+            key_name=key.name,
+            action=action,
+            changed=changed,
+            submission_id=sid,
+            player=player,
+            reason=reason,
+            submission=record,
+        )
+
+
+def _now() -> dt.datetime:
+    """Server time, UTC (a test sets the clock here)."""
+    return dt.datetime.now(dt.UTC)
