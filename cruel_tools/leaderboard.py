@@ -640,22 +640,22 @@ class Leaderboards:
         with self._read_lock:
             return int(self._reader.execute("SELECT COUNT(*) FROM submissions").fetchone()[0])
 
-    def player_wins(self, player: str) -> list[tuple[str, int, dt.datetime]] | None:
+    def player_wins(self, player: str) -> list[tuple[str, int, dt.datetime, int | None]] | None:
         """Every listed entry of ``player`` (an enforced name; not hidden, player not banned),
-        oldest first, as (puzzle, moves, submitted_at); None when no such player has ever been
-        stored (player records)."""
+        oldest first, as (puzzle, moves, submitted_at, elapsed_ms: the server-timed attempt's
+        time, or None); None when no such player has ever been stored (player records)."""
         with self._read_lock:
             with self._reader as db:
                 db.execute("BEGIN")  # one snapshot for both reads
                 known = db.execute("SELECT 1 FROM players WHERE player = ?", (player,)).fetchone()
                 rows = db.execute(
-                    "SELECT puzzle, moves, submitted_at FROM visible_submissions WHERE player = ?"
-                    " ORDER BY id",
+                    "SELECT puzzle, moves, submitted_at, elapsed_ms FROM visible_submissions"
+                    " WHERE player = ? ORDER BY id",
                     (player,),
                 ).fetchall()
         if known is None and not rows:
             return None
-        return [(p, m, dt.datetime.fromisoformat(at)) for p, m, at in rows]
+        return [(p, m, dt.datetime.fromisoformat(at), ms) for p, m, at, ms in rows]
 
 
 def _add_elapsed(db: sqlite3.Connection) -> None:

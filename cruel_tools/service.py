@@ -668,9 +668,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 won=True,
                 moves=moves,
                 foundation_cards=52,
-                seconds=None,  # only a server-timed attempt could say; never the client's meta
+                # Only a server-timed attempt says how long a game took; never the client's meta.
+                seconds=None if elapsed_ms is None else elapsed_ms / 1000,
             )
-            for puzzle_id, moves, at in wins
+            for puzzle_id, moves, at, elapsed_ms in wins
         ]
         return _json(aggregate(games, settings.today(), [player]))
 

@@ -376,3 +376,17 @@ def test_a_version_2_database_gets_elapsed_ms(tmp_path: Path) -> None:
     boards.close()
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA user_version").fetchone()[0] == DB_VERSION
+
+
+def test_a_players_fastest_win_is_the_servers_time_of_a_timed_win(
+    client: TestClient, key: str, wall: WallClock
+) -> None:
+    assert submit(client, key).status_code == 201  # untimed: no time to count
+    assert client.get("/v1/players/ada").json()["fastest_win_seconds"] is None
+    attempt = attempt_id(client, key)
+    wall.advance(seconds=75, milliseconds=500)
+    other = win(steps=other_win(published_puzzles().get(PUZZLE), seed=1))
+    other["meta"] = {"started_at": "2027-01-05T09:00:00Z", "finished_at": "2027-01-05T09:00:01Z"}
+    assert submit(client, key, attempt=attempt, log=other).status_code == 201
+    record = client.get("/v1/players/ada").json()
+    assert record["wins"] == 2 and record["fastest_win_seconds"] == 75.5  # not meta's 1 s
