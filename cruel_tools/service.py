@@ -439,23 +439,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     def submitter(request: Request) -> Hashable:
         """Who sends this write: the id of a valid key whose role may submit (or, on an open
         server, :data:`OPEN_BUCKET` for no key); otherwise 401 or 403."""
-        header = request.headers.get("authorization")
-        if header is None:
+        found = _bearer_key(keys, request)
+        if found is None:
             if settings.open:
                 return OPEN_BUCKET
             raise _unauthorized(
                 "missing-key", "submissions need an API key: Authorization: Bearer <key>"
-            )
-        scheme, _, key = header.strip().partition(" ")
-        if scheme.lower() != "bearer" or not key.strip():
-            raise _unauthorized("bad-key", "the Authorization header is not 'Bearer <key>'")
-        found = keys.find(key.strip())
-        if found is None:
-            raise _unauthorized("bad-key", "not an API key of this service")
-        if found.revoked_at is not None:
-            when = found.revoked_at.isoformat(timespec="seconds")
-            raise _unauthorized(
-                "revoked-key", f"this API key (id {found.id}) was revoked at {when}"
             )
         if found.role not in SUBMIT_ROLES:
             raise ApiError(
@@ -791,13 +780,13 @@ def _refuse_banned(moderation: Moderation, player: str) -> None:
         raise ApiError(403, "player-banned", message, "body", "/player")
 
 
-def _admin(keys: KeyStore, request: Request) -> ApiKey:
-    """The valid admin key this request is sent with; otherwise 401 or 403 (never ``--open``)."""
+def _bearer_key(keys: KeyStore, request: Request) -> ApiKey | None:
+    """The valid key in the request's ``Authorization: Bearer`` header, None when there is no
+    such header; 401 for a header that is not a bearer key, an unknown key or a revoked one.
+    The one reading of keys: each route then says which roles it takes."""
     header = request.headers.get("authorization")
     if header is None:
-        raise _unauthorized(
-            "missing-key", "moderation needs an admin API key: Authorization: Bearer <key>"
-        )
+        return None
     scheme, _, key = header.strip().partition(" ")
     if scheme.lower() != "bearer" or not key.strip():
         raise _unauthorized("bad-key", "the Authorization header is not 'Bearer <key>'")
@@ -807,6 +796,16 @@ def _admin(keys: KeyStore, request: Request) -> ApiKey:
     if found.revoked_at is not None:
         when = found.revoked_at.isoformat(timespec="seconds")
         raise _unauthorized("revoked-key", f"this API key (id {found.id}) was revoked at {when}")
+    return found
+
+
+def _admin(keys: KeyStore, request: Request) -> ApiKey:
+    """The valid admin key this request is sent with; otherwise 401 or 403 (never ``--open``)."""
+    found = _bearer_key(keys, request)
+    if found is None:
+        raise _unauthorized(
+            "missing-key", "moderation needs an admin API key: Authorization: Bearer <key>"
+        )
     if found.role not in MODERATE_ROLES:
         raise ApiError(
             403,
