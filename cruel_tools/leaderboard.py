@@ -46,6 +46,7 @@ __all__ = [
     "SubmissionResult",
     "Entry",
     "Leaderboard",
+    "PlayerGames",
     "parse_submission",
     "under_log",
     "compact_moves",
@@ -640,22 +641,56 @@ class Leaderboards:
         with self._read_lock:
             return int(self._reader.execute("SELECT COUNT(*) FROM submissions").fetchone()[0])
 
-    def player_wins(self, player: str) -> list[tuple[str, int, dt.datetime, int | None]] | None:
-        """Every listed entry of ``player`` (an enforced name; not hidden, player not banned),
-        oldest first, as (puzzle, moves, submitted_at, elapsed_ms: the server-timed attempt's
-        time, or None); None when no such player has ever been stored (player records)."""
+    def player_games(self, player: str) -> PlayerGames | None:
+        """The games of ``player`` (an enforced name) in the store, for player records; None
+        when no such player has ever stored an entry or started an attempt."""
         with self._read_lock:
             with self._reader as db:
-                db.execute("BEGIN")  # one snapshot for both reads
+                db.execute("BEGIN")  # one snapshot for every read
                 known = db.execute("SELECT 1 FROM players WHERE player = ?", (player,)).fetchone()
                 rows = db.execute(
                     "SELECT puzzle, moves, submitted_at, elapsed_ms FROM visible_submissions"
                     " WHERE player = ? ORDER BY id",
                     (player,),
                 ).fetchall()
-        if known is None and not rows:
+                has_attempts = db.execute(
+                    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'attempts'"
+                ).fetchone()
+                started: list[tuple[str, str]] = []
+                tried = None
+                if has_attempts:
+                    tried = db.execute(
+                        "SELECT 1 FROM attempts WHERE player = ? LIMIT 1", (player,)
+                    ).fetchone()
+                    # Attempts that timed no entry (a banned player's count nowhere, as their
+                    # entries); an attempt that timed an entry is that entry's game (listed: the
+                    # win; hidden or deleted: nothing, as the entry).
+                    started = db.execute(
+                        "SELECT puzzle, started_at FROM attempts AS a"
+                        " WHERE a.player = ? AND a.submission_id IS NULL"
+                        " AND NOT EXISTS (SELECT 1 FROM banned_players AS b"
+                        " WHERE b.player = a.player)"
+                        " ORDER BY a.started_at",
+                        (player,),
+                    ).fetchall()
+        if known is None and tried is None and not rows:
             return None
-        return [(p, m, dt.datetime.fromisoformat(at), ms) for p, m, at, ms in rows]
+        return PlayerGames(
+            wins=[(p, m, dt.datetime.fromisoformat(at), ms) for p, m, at, ms in rows],
+            unfinished=[(p, dt.datetime.fromisoformat(at)) for p, at in started],
+        )
+
+
+@dataclass(frozen=True)
+class PlayerGames:
+    """A player's games in the store (listed entries only: not hidden, player not banned)."""
+
+    #: Every listed entry, oldest first: (puzzle, moves, submitted_at, elapsed_ms: the
+    #: server-timed attempt's time, or None).
+    wins: list[tuple[str, int, dt.datetime, int | None]]
+    #: Every attempt that timed no entry, oldest first: (puzzle, started_at): a game played
+    #: and not won.
+    unfinished: list[tuple[str, dt.datetime]]
 
 
 def _add_elapsed(db: sqlite3.Connection) -> None:

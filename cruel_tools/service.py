@@ -639,16 +639,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def player_record(
         name: Annotated[str, PathParam(description="A player name, as submitted.")],
     ) -> Response:
-        """A player's record (the statistics panel of ``cruel stats``) from their stored
-        entries: only wins are stored, so every game counted is a win (docs/service.md)."""
+        """A player's record (the statistics panel of ``cruel stats``) from the store: their
+        listed wins, and their server-timed attempts that won nothing (docs/service.md)."""
         try:
             player = enforce(name)  # the name as submissions store it
         except PlayerNameError as exc:
             raise ApiError(422, exc.code, str(exc), "path", "name") from None
-        wins = boards.player_wins(player)
-        if wins is None:
+        found = boards.player_games(player)
+        if found is None:
             raise ApiError(
-                404, "unknown-player", f"no player {player!r} has an entry", "path", "name"
+                404,
+                "unknown-player",
+                f"no player {player!r} has an entry or an attempt",
+                "path",
+                "name",
             )
         zone = time_zone(settings.tz)
         games = [
@@ -660,7 +664,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 # Only a server-timed attempt says how long a game took; never the client's meta.
                 seconds=None if elapsed_ms is None else elapsed_ms / 1000,
             )
-            for puzzle_id, moves, at, elapsed_ms in wins
+            for puzzle_id, moves, at, elapsed_ms in found.wins
+        ]
+        # An attempt that timed no entry: a game played and not won; its moves are unknown, its
+        # score the 4 aces every game starts with.
+        games += [
+            Game(
+                day=_puzzle_day(puzzles.get(puzzle_id)) or at.astimezone(zone).date(),
+                won=False,
+                moves=None,
+                foundation_cards=4,
+            )
+            for puzzle_id, at in found.unfinished
         ]
         return _json(aggregate(games, settings.today(), [player]))
 

@@ -46,7 +46,8 @@ class Record(BaseModel):
     format: Literal["cruel-stats/1"] = STATS_FORMAT
     played: int = Field(
         description="Games counted: logs that verify, any outcome (cruel stats); the player's "
-        "stored entries, which are all wins (the service)."
+        "listed entries (wins) and server-timed attempts that timed no entry (games not won) "
+        "(the service)."
     )
     wins: int
     win_rate: float | None = Field(description="wins / played; null when nothing was played.")

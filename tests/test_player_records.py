@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -158,3 +159,116 @@ def test_an_undated_puzzle_counts_for_the_servers_date_of_its_entry(
         win_on(client, settings, "2027-01-05-hard", "ada")
         body = record(client, "ada")
     assert (body["played"], body["current_streak"], body["best_streak"]) == (2, 2, 2)
+
+
+def start_on(client: TestClient, settings: service.Settings, puzzle_id: str, player: str) -> str:
+    """Start a server-timed attempt of ``puzzle_id`` on its own day; its id."""
+    settings.fixed_today = published_puzzles().get(puzzle_id).date
+    doc = {"format": "cruel-attempt/1", "player": player}
+    response = client.post(f"/v1/puzzles/{puzzle_id}/attempts", content=orjson.dumps(doc))
+    assert response.status_code == 201, response.text
+    attempt: str = response.json()["attempt"]
+    return attempt
+
+
+def timed_win_on(
+    client: TestClient, settings: service.Settings, puzzle_id: str, player: str, attempt: str
+) -> int:
+    """Submit the par win of ``puzzle_id`` with ``attempt``; its moves."""
+    puzzle = published_puzzles().get(puzzle_id)
+    settings.fixed_today = puzzle.date
+    doc = {"player": player, "attempt": attempt, "log": puzzle_log(puzzle)}
+    response = client.post(f"/v1/puzzles/{puzzle_id}/submissions", content=orjson.dumps(doc))
+    assert response.status_code == 201, response.text
+    assert response.json()["elapsed_ms"] is not None
+    moves: int = response.json()["moves"]
+    return moves
+
+
+def test_attempts_without_an_entry_are_games_played_not_won(
+    client: TestClient, settings: service.Settings
+) -> None:
+    won = start_on(client, settings, "2027-01-01-hard", "ada")
+    start_on(client, settings, "2027-01-01-easy", "ada")  # never finished
+    moves = timed_win_on(client, settings, "2027-01-01-hard", "ada", won)
+    settings.fixed_today = dt.date(2027, 1, 1)
+    body = record(client, "ada")
+    assert (body["played"], body["wins"], body["win_rate"]) == (2, 1, 0.5)
+    # The attempt that timed the win is that win, counted once; the other's moves are unknown.
+    assert (body["fewest_moves_win"], body["best_score"]) == (moves, 52)
+    assert body["fastest_win_seconds"] is not None
+    assert (body["current_streak"], body["best_streak"]) == (1, 1)
+    # A win submitted without an attempt counts as before.
+    win_on(client, settings, "2027-01-02-hard", "ada")
+    settings.fixed_today = dt.date(2027, 1, 2)
+    body = record(client, "ada")
+    assert (body["played"], body["wins"], body["current_streak"]) == (3, 2, 2)
+
+
+def test_an_attempt_without_a_win_on_the_latest_day_ends_the_streak(
+    client: TestClient, settings: service.Settings
+) -> None:
+    win_on(client, settings, "2027-01-01-hard", "ada")
+    win_on(client, settings, "2027-01-02-hard", "ada")
+    settings.fixed_today = dt.date(2027, 1, 3)
+    assert record(client, "ada")["current_streak"] == 2  # 3 January not played yet
+    start_on(client, settings, "2027-01-03-hard", "ada")  # played, not won
+    settings.fixed_today = dt.date(2027, 1, 3)
+    body = record(client, "ada")
+    assert (body["played"], body["wins"], body["current_streak"], body["best_streak"]) == (
+        3,
+        2,
+        0,
+        2,
+    )
+    # The same facts through the aggregation of `cruel stats` give the same record.
+    games = [
+        Game(
+            day=dt.date(2027, 1, 1), won=True, moves=body["fewest_moves_win"], foundation_cards=52
+        ),
+        Game(day=dt.date(2027, 1, 2), won=True, moves=None, foundation_cards=52),
+        Game(day=dt.date(2027, 1, 3), won=False, moves=None, foundation_cards=4),
+    ]
+    expected = aggregate(games, dt.date(2027, 1, 3), ["ada"]).model_dump(mode="json")
+    assert {k: v for k, v in body.items() if k != "fewest_moves_win"} == {
+        k: v for k, v in expected.items() if k != "fewest_moves_win"
+    }
+
+
+def test_a_player_with_attempts_only_has_a_record(
+    client: TestClient, settings: service.Settings
+) -> None:
+    start_on(client, settings, "2027-01-02-easy", "bob")
+    settings.fixed_today = dt.date(2027, 1, 2)
+    body = record(client, "bob")
+    assert (body["played"], body["wins"], body["win_rate"]) == (1, 0, 0.0)
+    # Its moves are unknown; its score is the four aces every game starts with.
+    assert (body["fewest_moves_win"], body["best_score"], body["fastest_win_seconds"]) == (
+        None,
+        4,
+        None,
+    )
+    assert (body["current_streak"], body["best_streak"]) == (0, 0)
+
+
+def test_moderation_applies_to_attempts_as_to_wins(
+    client: TestClient, settings: service.Settings
+) -> None:
+    won = start_on(client, settings, "2027-01-01-hard", "ada")
+    timed_win_on(client, settings, "2027-01-01-hard", "ada", won)
+    start_on(client, settings, "2027-01-01-easy", "ada")
+    start_on(client, settings, "2027-01-01-easy", "bob")
+    settings.fixed_today = dt.date(2027, 1, 1)
+    assert record(client, "ada")["played"] == 2
+    with sqlite3.connect(settings.db) as db:
+        (entry,) = db.execute("SELECT id FROM submissions WHERE player = 'ada'").fetchone()
+        db.execute(
+            "INSERT INTO hidden_submissions VALUES (?, '2027-01-01T00:00:00+00:00')", (entry,)
+        )
+        db.execute("INSERT INTO banned_players VALUES ('bob', '2027-01-01T00:00:00+00:00')")
+    db.close()
+    # A hidden entry counts nowhere, nor its attempt; the unfinished attempt still counts.
+    body = record(client, "ada")
+    assert (body["played"], body["wins"], body["best_score"]) == (1, 0, 4)
+    # A banned player's record shows nothing.
+    assert record(client, "bob")["played"] == 0
