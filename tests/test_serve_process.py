@@ -16,7 +16,10 @@ from typing import Any
 import orjson
 import pytest
 
-from .helpers import published_puzzles, puzzle_log
+from cruel_tools.game import REDEAL, Move
+from cruel_tools.log import load
+
+from .helpers import other_win, published_puzzles, puzzle_log
 
 ROOT = Path(__file__).parent.parent
 PUZZLE_ID = "2027-01-05-medium"
@@ -145,6 +148,59 @@ def test_an_attempt_is_timed_by_the_server_process(server: int) -> None:
     assert [(e["player"], e["rank"]) for e in board["entries"]] == [("tim", 1)]
     status, error = request(server, "POST", "/v1/puzzles/2027-01-06-easy/attempts", body)
     assert (status, error["code"]) == (404, "puzzle-not-open")
+
+
+def moves_redeals(steps: list[Any]) -> tuple[int, int]:
+    return sum(isinstance(s, Move) for s in steps), sum(s == REDEAL for s in steps)
+
+
+def test_equal_games_share_rank_1_and_a_worse_one_is_3_over_http(server: int) -> None:
+    puzzle = published_puzzles().get("2027-01-05-hard")
+    par = load(orjson.dumps(puzzle_log(puzzle))).steps()
+    worse = next(
+        steps
+        for seed in range(1, 60)
+        if moves_redeals(steps := other_win(puzzle, seed)) > moves_redeals(par)
+    )
+    url = f"/v1/puzzles/{puzzle.id}/submissions"
+    sent = [("early", puzzle_log(puzzle)), ("worse", puzzle_log(puzzle, worse))]
+    sent.append(("late", puzzle_log(puzzle)))
+    for player, log in sent:
+        status, result = request(server, "POST", url, orjson.dumps({"player": player, "log": log}))
+        assert status == 201 and result["accepted"] is True, result
+        time.sleep(0.05)  # the two equal games arrive at different times
+    status, board = request(server, "GET", f"/v1/puzzles/{puzzle.id}/leaderboard")
+    assert status == 200
+    entries = board["entries"]
+    assert [(e["player"], e["rank"]) for e in entries] == [("early", 1), ("late", 1), ("worse", 3)]
+    assert entries[0]["submitted_at"] < entries[1]["submitted_at"]
+    assert (entries[0]["moves"], entries[0]["redeals"]) == moves_redeals(par)
+
+
+def test_player_names_are_checked_over_http(server: int) -> None:
+    puzzle = published_puzzles().get("2027-01-05-expert")
+    url = f"/v1/puzzles/{puzzle.id}/submissions"
+    log = puzzle_log(puzzle)
+    refused = {
+        "ada\U0001d173": "U+1D173 MUSICAL SYMBOL BEGIN BEAM",
+        "ada\u3164": "U+3164 HANGUL FILLER",
+        "ada\u034f": "U+034F COMBINING GRAPHEME JOINER",
+    }
+    for name, code_point in refused.items():
+        status, error = request(server, "POST", url, orjson.dumps({"player": name, "log": log}))
+        assert (status, error["code"], error["path"]) == (422, "bad-player-name", "/player")
+        assert f"{code_point} is disallowed by PRECIS UsernameCasePreserved" in error["message"]
+    status, result = request(server, "POST", url, orjson.dumps({"player": "ada", "log": log}))
+    assert status in (200, 201) and result["accepted"] is True, result
+    fake = orjson.dumps({"player": "\u0430da", "log": log})  # a Cyrillic а
+    status, result = request(server, "POST", url, fake)
+    assert (status, result["accepted"], result["reason"]["code"]) == (
+        200,
+        False,
+        "player-name-confusable",
+    )
+    status, board = request(server, "GET", f"/v1/puzzles/{puzzle.id}/leaderboard")
+    assert [e["player"] for e in board["entries"]] == ["ada"]
 
 
 def raw(port: int, data: bytes) -> bytes:
