@@ -55,6 +55,7 @@ __all__ = [
     "AttemptClaim",
     "judge",
     "Leaderboards",
+    "reader",
 ]
 
 SUBMISSION_FORMAT: Final = "cruel-submission/1"
@@ -432,12 +433,7 @@ class Leaderboards:
         try:
             self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=timeout)
             self._migrate()
-            if self.path == ":memory:":  # a second connection would be a second database
-                self._reader, self._read_lock = self._db, self._lock
-            else:
-                self._reader = sqlite3.connect(self.path, check_same_thread=False)
-                self._reader.execute("PRAGMA query_only = 1")
-                self._read_lock = threading.RLock()
+            self._reader, self._read_lock = reader(self.path, self._db, self._lock)
         except sqlite3.Error as exc:
             raise StoreError(f"{self.path}: cannot use as a database: {exc}") from None
 
@@ -691,6 +687,22 @@ class PlayerGames:
     #: Every attempt that timed no entry, oldest first: (puzzle, started_at): a game played
     #: and not won.
     unfinished: list[tuple[str, dt.datetime]]
+
+
+def reader(
+    path: str, writer: sqlite3.Connection, writer_lock: threading.RLock | threading.Lock
+) -> tuple[sqlite3.Connection, threading.RLock | threading.Lock]:
+    """A read-only connection to the store at ``path`` and its lock, so that reads never queue
+    behind a write waiting for another process's lock; for ``:memory:`` the writer's own (a
+    second connection would be a second database).
+
+    :raises sqlite3.Error: the file cannot be opened.
+    """
+    if path == ":memory:":
+        return writer, writer_lock
+    connection = sqlite3.connect(path, check_same_thread=False)
+    connection.execute("PRAGMA query_only = 1")
+    return connection, threading.RLock()
 
 
 def _add_elapsed(db: sqlite3.Connection) -> None:

@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from .documents import document_config
 from .errors import CruelError
 from .keys import ApiKey
-from .leaderboard import MAX_PAGE, StoreBusy, StoreError
+from .leaderboard import MAX_PAGE, StoreBusy, StoreError, reader
 
 __all__ = [
     "MODERATION_FORMAT",
@@ -236,12 +236,7 @@ class Moderation:
                 self._db.executescript(SCHEMA)
             # Bans are read on every submission, on the event loop: from a connection of their
             # own, so that they never queue behind an act waiting for another process's lock.
-            if self.path == ":memory:":
-                self._reader, self._read_lock = self._db, self._lock
-            else:
-                self._reader = sqlite3.connect(self.path, check_same_thread=False)
-                self._reader.execute("PRAGMA query_only = 1")
-                self._read_lock = threading.Lock()
+            self._reader, self._read_lock = reader(self.path, self._db, self._lock)
         except sqlite3.Error as exc:
             raise StoreError(f"{self.path}: cannot use as a database: {exc}") from None
 
