@@ -12,7 +12,7 @@ Data flows one way: a :class:`~cruel_tools.log.GameLog` in, the engine
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -84,13 +84,18 @@ class Visitor:
         """The traversal is over (also after a bad deal, an illegal step or a false claim)."""
 
 
-_SILENT = Visitor()
-_SILENT_FAST = type("_Silent", (Visitor,), {"per_step": False})()
+class _Silent(Visitor):
+    """The visitor of a traversal nobody watches: the tight loop."""
+
+    per_step = False
+
+
+_SILENT: Final = _Silent()
 
 
 def play(log: GameLog, visitor: Visitor | None = None) -> Played:
     """Play ``log`` from its deal: every step until the first illegal one, then its claim."""
-    visitor = visitor or _SILENT_FAST
+    visitor = visitor or _SILENT
     rules = log.resolved_rules()
     number = log.deal.number
     try:
