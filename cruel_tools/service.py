@@ -59,6 +59,8 @@ from .puzzles import (
     Puzzle,
     PuzzleSet,
     PuzzleSolution,
+    day_is_open,
+    is_open,
     public,
     published_solution,
     solution_from,
@@ -180,12 +182,6 @@ def time_zone(name: str) -> ZoneInfo:
 def _now(zone: ZoneInfo) -> dt.datetime:
     """The time now in ``zone`` (a test sets the clock here)."""
     return dt.datetime.now(zone)
-
-
-def is_open(puzzle: Puzzle, today: dt.date) -> bool:
-    """Whether clients may see ``puzzle`` on ``today``: from the start of its date (in the
-    service's time zone); a puzzle without a date always."""
-    return puzzle.date is None or puzzle.date <= today
 
 
 #: Default rate limits of submissions (``cruel serve --rate-key/--burst-key``, ``--rate-player/
@@ -499,7 +495,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         ``puzzle-not-open``, whether or not it has puzzles)."""
         today = settings.today()
         day = _parse_day(date, lambda: today)
-        if day > today:
+        if not day_is_open(day, today):
             raise ApiError(
                 404, NOT_OPEN, f"the puzzles of {day.isoformat()} are not open yet", "path", "date"
             )

@@ -57,6 +57,17 @@ def solution_from(puzzle: Puzzle) -> dt.date | None:
     return None if puzzle.date is None else puzzle.date + dt.timedelta(days=1)
 
 
+def day_is_open(day: dt.date, today: dt.date) -> bool:
+    """Whether the puzzles dated ``day`` are open ``today``: from the start of their date (in
+    the service's time zone, which decides ``today``). Before that, clients see none of them."""
+    return day <= today
+
+
+def is_open(puzzle: Puzzle, today: dt.date) -> bool:
+    """Whether clients may see ``puzzle`` ``today`` (:func:`day_is_open`); undated: always."""
+    return puzzle.date is None or day_is_open(puzzle.date, today)
+
+
 def solution_is_public(puzzle: Puzzle, today: dt.date) -> bool:
     """Whether the solution is public ``today``; from then on the puzzle also takes no more
     leaderboard entries (anyone could copy the solution)."""
