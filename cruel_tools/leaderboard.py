@@ -25,7 +25,7 @@ from .documents import document_config
 from .errors import CruelError
 from .log import GameLog, Limits, LogFormatError, compact, load
 from .names import MAX_LENGTH, PlayerNameError, enforce, lookalike_message, skeleton
-from .puzzles import Puzzle, solution_is_public, verify_for_puzzle
+from .puzzles import Puzzle, is_open, solution_is_public, verify_for_puzzle
 from .traversal import ErrorInfo
 from .verify import VerifyReport
 
@@ -783,6 +783,13 @@ def _rejection(report: VerifyReport, puzzle: Puzzle, today: dt.date) -> ErrorInf
             code="not-a-win",
             message=f"the game is legal but {report.outcome}, with "
             f"{report.foundation_cards} of 52 cards on the foundations",
+        )
+    if not is_open(puzzle, today):  # the service answers 404 before it gets here
+        return ErrorInfo(
+            index=None,
+            path="/",
+            code="puzzle-not-open",
+            message=f"puzzle {puzzle.id} opens at the start of {puzzle.date}",
         )
     if solution_is_public(puzzle, today):
         return ErrorInfo(

@@ -354,6 +354,15 @@ def test_another_puzzles_game_is_rejected(boards: Leaderboards, puzzle: Puzzle) 
     assert (result.reason.code, result.reason.path) == ("puzzle-mismatch", "/log/deal")
 
 
+def test_a_puzzle_takes_no_entry_before_its_date(boards: Leaderboards, puzzle: Puzzle) -> None:
+    # The library keeps the embargo too, not only the service's 404.
+    before = OPEN - dt.timedelta(days=1)
+    early = boards.submit(puzzle, submission("ada", puzzle_log(puzzle)), NOW, before)
+    assert not early.accepted and early.reason is not None
+    assert early.reason.code == "puzzle-not-open" and early.report.valid
+    assert boards.submit(puzzle, submission("ada", puzzle_log(puzzle)), NOW, OPEN).accepted
+
+
 def test_a_puzzle_closes_when_its_solution_is_published(
     boards: Leaderboards, puzzle: Puzzle
 ) -> None:
