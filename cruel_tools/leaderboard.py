@@ -14,6 +14,7 @@ import datetime as dt
 import hashlib
 import sqlite3
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal, Protocol
@@ -26,6 +27,7 @@ from .errors import CruelError
 from .log import GameLog, Limits, LogFormatError, compact, load
 from .names import MAX_LENGTH, PlayerNameError, enforce, lookalike_message, skeleton
 from .puzzles import Puzzle, is_open, solution_is_public, verify_for_puzzle
+from .stats import Game, Record, aggregate
 from .traversal import ErrorInfo
 from .verify import VerifyReport
 
@@ -55,6 +57,7 @@ __all__ = [
     "AttemptClaim",
     "judge",
     "Leaderboards",
+    "record_from_store",
     "reader",
 ]
 
@@ -800,3 +803,39 @@ def _rejection(report: VerifyReport, puzzle: Puzzle, today: dt.date) -> ErrorInf
             "was published",
         )
     return None
+
+
+def record_from_store(
+    player: str,
+    games: PlayerGames,
+    puzzle_of: Callable[[str], Puzzle | None],
+    zone: dt.tzinfo,
+    today: dt.date,
+) -> Record:
+    """A player's record (``cruel-stats/1``, by the rules of :func:`cruel_tools.stats.aggregate`)
+    from their games in the store. A game counts for its puzzle's date, or for the day it was
+    stored (``zone``) when the puzzle is undated or gone. A listed entry is a win, timed only
+    by its attempt (never the client's meta); an attempt that timed no entry is a game played
+    and not won: moves unknown, its score the 4 aces every game starts with."""
+
+    def day(puzzle_id: str, at: dt.datetime) -> dt.date:
+        puzzle = puzzle_of(puzzle_id)
+        if puzzle is not None and puzzle.date is not None:
+            return puzzle.date
+        return at.astimezone(zone).date()
+
+    played = [
+        Game(
+            day=day(puzzle_id, at),
+            won=True,
+            moves=moves,
+            foundation_cards=52,
+            seconds=None if elapsed_ms is None else elapsed_ms / 1000,
+        )
+        for puzzle_id, moves, at, elapsed_ms in games.wins
+    ]
+    played += [
+        Game(day=day(puzzle_id, at), won=False, moves=None, foundation_cards=4)
+        for puzzle_id, at in games.unfinished
+    ]
+    return aggregate(played, today, [player])

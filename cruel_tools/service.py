@@ -49,6 +49,7 @@ from .leaderboard import (
     WouldWait,
     judge,
     parse_submission,
+    record_from_store,
 )
 from .log import GameLog, Limits, LogFormatError, load
 from .moderation import AuditLog, Moderation, ModerationRequest, ModerationResult, NoSuchSubmission
@@ -66,7 +67,7 @@ from .puzzles import (
     solution_from,
     solution_is_public,
 )
-from .stats import Game, Record, aggregate
+from .stats import Record
 from .verify import VerifyReport, report_json, verify
 
 #: Default bound on a request body (the log limit of ``cruel verify`` too).
@@ -650,38 +651,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 "path",
                 "name",
             )
-        zone = time_zone(settings.tz)
-        games = [
-            Game(
-                day=_puzzle_day(puzzles.get(puzzle_id)) or at.astimezone(zone).date(),
-                won=True,
-                moves=moves,
-                foundation_cards=52,
-                # Only a server-timed attempt says how long a game took; never the client's meta.
-                seconds=None if elapsed_ms is None else elapsed_ms / 1000,
-            )
-            for puzzle_id, moves, at, elapsed_ms in found.wins
-        ]
-        # An attempt that timed no entry: a game played and not won; its moves are unknown, its
-        # score the 4 aces every game starts with.
-        games += [
-            Game(
-                day=_puzzle_day(puzzles.get(puzzle_id)) or at.astimezone(zone).date(),
-                won=False,
-                moves=None,
-                foundation_cards=4,
-            )
-            for puzzle_id, at in found.unfinished
-        ]
-        return _json(aggregate(games, settings.today(), [player]))
+        zone, today = time_zone(settings.tz), settings.today()
+        return _json(record_from_store(player, found, puzzles.get, zone, today))
 
     _moderation_routes(app, keys, moderation)
     return app
-
-
-def _puzzle_day(puzzle: Puzzle | None) -> dt.date | None:
-    """The day a win of ``puzzle`` counts for in a player record: its date (None: undated)."""
-    return puzzle.date if puzzle is not None else None
 
 
 #: The one answer for a puzzle that does not exist and one not open yet (and a day not begun).
