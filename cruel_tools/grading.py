@@ -10,7 +10,8 @@ deal needs (no early redeal, one, several) is what makes it hard, as in Simon Ta
 where a grade is the weakest solving technique that suffices.
 
 Every player plays through :class:`cruel_tools.game.Game` (legal steps only); grading adds the
-metrics a puzzle site shows: the solver's effort, par (the shortest solution found), critical
+metrics a puzzle site shows: the solver's effort, par (the fewest actions, proven optimal where
+the budget allows: :mod:`cruel_tools.optimal`), critical
 decisions along it, and how often a random legal player wins.
 """
 
@@ -28,12 +29,14 @@ from .cards import Card
 from .documents import document_config
 from .game import Game, Move, Redeal, Step
 from .log import LogEntry
+from .optimal import optimize
 from .rules import DEFAULT, Rules
 from .solver import DealInfo, FrozenModel, Verdict, search, solve
 from .traversal import played_entries
 
 GRADE_FORMAT: Final = "cruel-grade/1"
-GRADER_VERSION: Final = "1"
+#: 2: par is the fewest actions (cruel_tools.optimal), with its proven lower bound.
+GRADER_VERSION: Final = "2"
 #: The tiers, easiest first. mypy and pydantic need a Literal written out (mypy cannot read one
 #: built from a table at run time), so this repeats the tier column of :data:`LADDER`; the
 #: rows are typed ``Tier`` (mypy refuses a row with another tier) and, below the table, an
@@ -51,11 +54,24 @@ class Budget:
     playouts: int = 200  # random players
     playout_steps: int = 400
     player_states: int = 30_000  # search budget of players 3 and 4
+    optimal_states: int = 100_000  # positions the fewest-actions search may expand for par
 
 
 class Par(FrozenModel):
-    moves: int
-    redeals: int
+    """The fewest actions found for a win, and what is proven about the fewest possible."""
+
+    actions: int = Field(
+        description="Actions of the par solution: card moves plus redeals (what the seed "
+        "challenge counts)."
+    )
+    moves: int = Field(description="Card moves of the par solution.")
+    redeals: int = Field(description="Redeals of the par solution.")
+    optimal: bool = Field(
+        description="Proven: no win of this deal takes fewer actions (lower_bound == actions)."
+    )
+    lower_bound: int = Field(
+        description="Proven: every win of this deal takes at least this many actions."
+    )
 
 
 class Metrics(FrozenModel):
@@ -64,7 +80,9 @@ class Metrics(FrozenModel):
         "stronger ones are not played once one wins."
     )
     solver_states: int = Field(description="Positions the solver expanded.")
-    par: Par = Field(description="The shortest solution found: card moves and redeals.")
+    par: Par = Field(
+        description="The fewest actions found for a win (cruel_tools.optimal), with its bound."
+    )
     critical_decisions: int = Field(
         description="Positions on the par solution where only one legal step still wins, as far "
         "as a small search from each alternative can tell."
@@ -313,15 +331,12 @@ def grade(
             deal=deal, rules=rules, verdict=found.verdict, tier=None, metrics=None, solution=None
         )
     tier, ladder, solutions = found.tier, found.ladder, found.solutions
-    par = min(
-        solutions, key=lambda s: (_moves_redeals(s)[0] + _moves_redeals(s)[1], _moves_redeals(s)[1])
-    )
-    moves, redeals = _moves_redeals(par)
+    par, best = fewest_actions(start, solutions, budget)
     metrics = Metrics(
         ladder=ladder,
         solver_states=found.solver_states,
-        par=Par(moves=moves, redeals=redeals),
-        critical_decisions=critical_decisions(start, par, budget),
+        par=par,
+        critical_decisions=critical_decisions(start, best, budget),
         random_win_rate=random_win_rate(start, budget.playouts, budget.playout_steps, number or 0),
         random_playouts=budget.playouts,
     )
@@ -331,5 +346,26 @@ def grade(
         verdict="won",
         tier=tier,
         metrics=metrics,
-        solution=played_entries(start, par),
+        solution=played_entries(start, best),
     )
+
+
+def fewest_actions(
+    start: Game, solutions: Sequence[Sequence[Step]], budget: Budget = Budget()
+) -> tuple[Par, list[Step]]:
+    """Par of a won position and its solution: the fewest actions :func:`optimize` finds within
+    ``budget.optimal_states``, starting from the shortest of ``solutions`` (wins already found),
+    with the lower bound it proves."""
+    known = min(solutions, key=lambda s: (len(s), _moves_redeals(s)[1]))
+    result = optimize(start, max_states=budget.optimal_states, known=list(known))
+    if not result.steps:  # cannot happen with a known win; kept so par never loses it
+        raise AssertionError("the optimizer lost a known win")
+    moves, redeals = _moves_redeals(result.steps)
+    par = Par(
+        actions=moves + redeals,
+        moves=moves,
+        redeals=redeals,
+        optimal=result.optimal,
+        lower_bound=result.lower_bound,
+    )
+    return par, result.steps

@@ -36,7 +36,10 @@ class PuzzleFacts(BaseModel):
         "them), else the whole profile."
     )
     deal: DealInfo
-    par: Par = Field(description="The shortest solution found: card moves and redeals.")
+    par: Par = Field(
+        description="The fewest actions (card moves + redeals) found for a win, whether that is "
+        "proven optimal, and the proven lower bound."
+    )
     metrics: Metrics
     generator: str = Field(description='What made it, e.g. "cruel-tools 1" (grader version).')
 

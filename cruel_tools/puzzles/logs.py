@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import cards, deals
+from ..grading import Par
 from ..log import GameLog, to_step
 from ..solver import solution_log
 from ..traversal import ErrorInfo
@@ -63,11 +64,29 @@ def verify_for_puzzle(log: GameLog, puzzle: Puzzle, source: Source | None = None
 
 
 def versus_par(report: VerifyReport, puzzle: Puzzle) -> str:
-    """``par 64 moves 5 redeals; you: 70 moves 6 redeals``."""
+    """``par 57 actions (optimal); you: 60 actions (54 moves, 6 redeals), 3 over par``.
+
+    Actions are what the seed challenge counts: card moves plus redeals.
+    """
+    par = puzzle.par
+    proven = "optimal" if par.optimal else f"optimum >= {par.lower_bound}"
+    yours = (report.moves or 0) + (report.redeals or 0)
     return (
-        f"par {puzzle.par.moves} moves {puzzle.par.redeals} redeals; "
-        f"you: {report.moves or 0} moves {report.redeals or 0} redeals"
+        f"par {par.actions} actions ({proven}); you: {yours} actions "
+        f"({report.moves or 0} moves, {report.redeals or 0} redeals), "
+        f"{versus(yours, par)}"
     )
+
+
+def versus(actions: int, par: Par) -> str:
+    """How ``actions`` compare with par, in words: ``at par (optimal)``, ``3 over par``,
+    ``2 under par``."""
+    gap = actions - par.actions
+    if gap > 0:
+        return f"{gap} over par"
+    if gap < 0:
+        return f"{-gap} under par"
+    return "at par (optimal)" if par.optimal else "at par"
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,136 @@
+"""The fewest-actions search (cruel_tools.optimal) against exhaustive breadth-first search.
+
+On small positions (a few cards left in the piles) breadth-first search over every legal step
+gives the true fewest actions; the optimizer must give the same, and its bound must never be
+above it (admissible) nor drop by more than one per step (consistent): docs/solver.md, bound W.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cruel_tools.game import Game
+from cruel_tools.optimal import actions_bound, blockers, children, optimize
+from cruel_tools.rules import PRESETS, Rules
+
+PRESET_NAMES = sorted(PRESETS)
+
+
+def small_position(seed: int, left: int, rules: Rules) -> Game:
+    """A position with ``left`` cards in the piles: foundations at random heights, the rest
+    spread over the 12 piles at random (some piles empty, some tall)."""
+    rng = random.Random(seed)
+    tops = [1, 1, 1, 1]
+    for _ in range(48 - left):
+        suit = rng.choice([s for s in range(4) if tops[s] < 13])
+        tops[suit] += 1
+    rest = [s * 13 + r - 1 for s in range(4) for r in range(tops[s] + 1, 14)]
+    rng.shuffle(rest)
+    piles: list[list[int]] = [[] for _ in range(12)]
+    for card in rest:
+        piles[rng.randrange(rng.choice([3, 6, 12]))].append(card)
+    return Game(piles, tops, rules)
+
+
+def fewest_by_bfs(start: Game, cap: int = 400_000) -> int | None:
+    """The fewest actions that win from ``start``, by breadth-first search over every legal
+    step (no reduction, no bound); None when no win exists."""
+    limited = start.rules.max_redeals is not None
+    seen = {(start.key(), start.redeals if limited else 0)}
+    queue = deque([(start, 0)])
+    while queue:
+        game, depth = queue.popleft()
+        if game.is_won():
+            return depth
+        for step in game.legal_steps():
+            child = game.copy()
+            child.push(step)
+            key = (child.key(), child.redeals if limited else 0)
+            if key not in seen:
+                seen.add(key)
+                queue.append((child, depth + 1))
+        assert len(seen) < cap, "position too big for the exhaustive reference"
+    return None
+
+
+positions = st.builds(
+    small_position,
+    st.integers(0, 10**9),
+    st.integers(3, 9),
+    st.sampled_from(PRESET_NAMES).map(PRESETS.__getitem__),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(positions)
+def test_the_optimizer_agrees_with_breadth_first_search(game: Game) -> None:
+    truth = fewest_by_bfs(game)
+    result = optimize(game, max_states=10**7)
+    if truth is None:
+        assert result.verdict == "unwinnable"
+        assert result.steps == []
+    else:
+        assert result.verdict == "optimal", result.reason
+        assert result.actions == truth == result.lower_bound
+        replay = game.copy()
+        for step in result.steps:
+            replay.push(step)
+        assert replay.is_won()
+
+
+@settings(max_examples=150, deadline=None)
+@given(positions)
+def test_the_bound_never_overestimates_and_is_consistent(game: Game) -> None:
+    truth = fewest_by_bfs(game)
+    bound = actions_bound(game)
+    if truth is not None:
+        assert bound <= truth
+    for step in game.legal_steps():
+        child = game.copy()
+        child.push(step)
+        assert bound <= 1 + actions_bound(child)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_bound_on_random_mid_game_positions(seed: int) -> None:
+    """Bigger positions, reached by random play from a deal; the bound is checked against the
+    optimum the optimizer proves (when it proves one within a small budget)."""
+    game = small_position(seed, 11, PRESETS[PRESET_NAMES[seed % len(PRESET_NAMES)]])
+    truth = fewest_by_bfs(game, cap=2_000_000)
+    if truth is not None:
+        assert actions_bound(game) <= truth
+
+
+def test_blockers_counts_cards_above_a_lower_card_of_their_suit() -> None:
+    # Pile 1: 2S, 9S, 5S: 9S and 5S lie above 2S (and 5S, below 9S, blocks nothing above it).
+    piles = [[1, 8, 4], [14, 20], *[[] for _ in range(10)]]  # 2S 9S 5S | 2H 8H
+    game = _position(piles)
+    assert blockers(game) == (3, 2)  # 9S, 5S in pile 1 (both fixed), 8H over 2H in pile 2
+    runs = _position(piles, PRESETS["perseverance"])
+    assert blockers(runs) == (2, 1)  # per pile under run moves
+    top_down = _position(piles, PRESETS["pysolfc"])
+    assert blockers(top_down) == (3, 0)  # no fixed pile 1 under the top-down redeal
+
+
+def _position(piles: list[list[int]], rules: Rules = PRESETS["cruel"]) -> Game:
+    """``piles`` plus every other card on a pile of its own suit so that the position is
+    complete: cards not named go on pile 12 in an order that blocks nothing."""
+    named = {c for p in piles for c in p}
+    extra = sorted((c for c in range(52) if c not in named and c % 13), reverse=True)
+    full = [list(p) for p in piles]
+    full[11] = extra
+    return Game(full, [1, 1, 1, 1], rules)
+
+
+def test_holding_is_offered_only_where_it_can_matter() -> None:
+    game = small_position(7, 8, PRESETS["cruel"])
+    first = list(children(game, frozenset()))
+    homes = [s for s, _, _ in first if s is not None and s.target is None]
+    assert len(homes) <= 1
+    stuck = small_position(7, 8, PRESETS["cruel-when-stuck"])
+    assert all(step is not None for step, _, _ in children(stuck, frozenset()))
