@@ -2,8 +2,9 @@
 
 A submission is a player's name and a ``cruel-log/1`` log of one puzzle (:class:`Submission`). It is
 verified against the puzzle by :func:`cruel_tools.puzzles.verify_for_puzzle`; a legal win is stored
-and ranked by fewest moves, then fewest redeals: equal scores share a rank (1, 1, 3, ...), and the
-earliest submission is listed first within a tie. The same game (the same
+and ranked by fewest actions (card moves + redeals, what the seed challenge and par count), then
+fewest redeals (:data:`SCORE`): equal scores share a rank (1, 1, 3, ...), and the earliest
+submission is listed first within a tie. The same game (the same
 sequence of moves, however the log spells it) submitted again by the same player is not stored
 twice. See ``docs/service.md``.
 """
@@ -24,6 +25,7 @@ from pydantic_core import PydanticCustomError, to_json
 
 from .documents import document_config
 from .errors import CruelError
+from .grading import Par
 from .log import GameLog, Limits, LogFormatError, compact, load
 from .names import MAX_LENGTH, PlayerNameError, enforce, lookalike_message, skeleton
 from .puzzles import Puzzle, is_open, solution_is_public, verify_for_puzzle
@@ -36,6 +38,7 @@ __all__ = [
     "RESULT_FORMAT",
     "LEADERBOARD_FORMAT",
     "DB_VERSION",
+    "SCORE",
     "MAX_PAGE",
     "PLAYER_PATTERN",
     "PlayerName",
@@ -65,8 +68,13 @@ SUBMISSION_FORMAT: Final = "cruel-submission/1"
 RESULT_FORMAT: Final = "cruel-submission-result/1"
 LEADERBOARD_FORMAT: Final = "cruel-leaderboard/1"
 #: Version of the database layout, kept in SQLite's ``user_version``. 2 added ``players``,
-#: 3 ``submissions.elapsed_ms`` (server-timed attempts).
-DB_VERSION: Final = 3
+#: 3 ``submissions.elapsed_ms`` (server-timed attempts), 4 ``submissions.actions`` (moves +
+#: redeals, a generated column) and the indexes of ranking by it.
+DB_VERSION: Final = 4
+#: An entry's score, best first: fewest actions (card moves + redeals), then fewest redeals.
+#: Equal scores share a rank; the earliest submission (lowest id) is listed first within a tie.
+#: The one statement of the order: every ranking query and index is made of it.
+SCORE: Final = ("actions", "redeals")
 #: Most entries one leaderboard page holds.
 MAX_PAGE: Final = 1000
 
@@ -188,6 +196,26 @@ class SubmissionResult(BaseModel):
     submitted_at: dt.datetime | None = Field(description="When the entry was first stored (UTC).")
     moves: int | None = None
     redeals: int | None = None
+    actions: int | None = Field(
+        None,
+        description="Card moves + redeals: what the leaderboard ranks and par counts; null when "
+        "the log could not be played.",
+    )
+    par_actions: int | None = Field(
+        None,
+        description="The puzzle's par: the fewest actions found for a win. Null for a rejected "
+        "submission.",
+    )
+    versus_par: int | None = Field(
+        None,
+        description="actions - par_actions: 0 at par, positive over par, negative under par. "
+        "Null for a rejected submission.",
+    )
+    optimal: bool | None = Field(
+        None,
+        description="The entry's actions are proven the fewest possible: at par when par is "
+        "proven optimal, or equal to the proven lower bound. Null for a rejected submission.",
+    )
     elapsed_ms: int | None = Field(
         None,
         description="Milliseconds from the attempt's start to the first submission of the "
@@ -195,9 +223,10 @@ class SubmissionResult(BaseModel):
     )
     rank: int | None = Field(
         description="The entry's rank on the whole leaderboard when answered: 1 + the entries "
-        "with a strictly better score (fewer moves, or as many moves and fewer redeals). Equal "
-        "scores share a rank, whenever they were submitted. Only entries on the leaderboard "
-        "count (not hidden by a moderator, player not banned); null for an entry that is not."
+        "with a strictly better score (fewer actions, or as many actions and fewer redeals). "
+        "Equal scores share a rank, whenever they were submitted. Only entries on the "
+        "leaderboard count (not hidden by a moderator, player not banned); null for an entry "
+        "that is not."
     )
     reason: ErrorInfo | None = Field(description="Why the submission was rejected.")
     report: VerifyReport = Field(description="The verifier's report on the log.")
@@ -210,12 +239,14 @@ class Entry(BaseModel):
 
     rank: int = Field(
         description="1 + the entries ranked (with best_per_player: players) with a strictly "
-        "better score: fewer moves, or as many moves and fewer redeals. Equal scores share a rank "
-        "(1, 1, 3, ...); within a tie the earliest submission is listed first."
+        "better score: fewer actions (card moves + redeals), or as many actions and fewer "
+        "redeals. Equal scores share a rank (1, 1, 3, ...); within a tie the earliest submission "
+        "is listed first."
     )
     player: str
     moves: int
     redeals: int
+    actions: int = Field(description="Card moves + redeals: the score, with redeals.")
     submitted_at: dt.datetime
     submission_id: int
     elapsed_ms: int | None = Field(
@@ -239,8 +270,8 @@ class Leaderboard(BaseModel):
     best_per_player: bool = Field(description="Only each player's best entry is ranked.")
     by: Order = Field(
         "actions",
-        description="actions: fewest moves, then redeals. time: only server-timed entries, "
-        "fastest first, then fewest moves, then redeals.",
+        description="actions: fewest actions (card moves + redeals), then fewest redeals. time: "
+        "only server-timed entries, fastest first, then fewest actions, then redeals.",
     )
     total: int = Field(description="Entries on the whole leaderboard.")
     offset: int
@@ -347,6 +378,7 @@ class Judgement:
     game: str  # game_id() of the log
     log: str  # its moves in compact form
     attempt: AttemptClaim | None = None  # the server-timed attempt it names, if any
+    par: Par | None = None  # the puzzle's, to compare an accepted entry with
 
     @property
     def moves(self) -> int | None:
@@ -356,14 +388,23 @@ class Judgement:
     def redeals(self) -> int | None:
         return self.report.redeals
 
+    @property
+    def actions(self) -> int | None:
+        """Card moves + redeals: the score (with redeals) the leaderboard ranks by."""
+        if self.moves is None or self.redeals is None:
+            return None
+        return self.moves + self.redeals
+
     def result(self, **fields: Any) -> SubmissionResult:
-        """The answer to the submission: this judgement, with what storing it gave."""
+        """The answer to the submission: this judgement, with what storing it gave; an accepted
+        one is compared with par."""
         base: dict[str, Any] = {
             "puzzle": self.puzzle,
             "player": self.player,
             "report": self.report,
             "moves": self.moves,
             "redeals": self.redeals,
+            "actions": self.actions,
             "accepted": False,
             "duplicate": False,
             "submission_id": None,
@@ -372,6 +413,13 @@ class Judgement:
             "reason": None,
             "elapsed_ms": None,
         }
+        actions, par = self.actions, self.par
+        if fields.get("accepted") and actions is not None and par is not None:
+            base |= {
+                "par_actions": par.actions,
+                "versus_par": actions - par.actions,
+                "optimal": (par.optimal and actions == par.actions) or actions == par.lower_bound,
+            }
         return SubmissionResult(**(base | fields))
 
 
@@ -390,6 +438,7 @@ def judge(puzzle: Puzzle, submission: Submission, today: dt.date | None = None) 
         reason=_rejection(report, puzzle, today or dt.date.today()),
         game=_digest(moves),
         log=moves,
+        par=puzzle.par,
     )
 
 
@@ -407,9 +456,9 @@ CREATE TABLE IF NOT EXISTS submissions (
     log TEXT NOT NULL,                      -- the moves in compact form, for audits and replays
     submitted_at TEXT NOT NULL,             -- ISO 8601, UTC
     elapsed_ms INTEGER,                     -- server-timed attempts (version 3); NULL: untimed
+    actions INTEGER GENERATED ALWAYS AS (moves + redeals) VIRTUAL,  -- the score (version 4)
     UNIQUE (puzzle, player, game)
 );
-CREATE INDEX IF NOT EXISTS submissions_rank ON submissions (puzzle, moves, redeals, id);
 CREATE INDEX IF NOT EXISTS submissions_player ON submissions (player, id);  -- records
 CREATE TABLE IF NOT EXISTS players (      -- every name with an entry, for lookalikes (version 2)
     player TEXT PRIMARY KEY,
@@ -462,6 +511,9 @@ class Leaderboards:
                 )
             if version < 3:
                 _add_elapsed(db)
+            if version < 4:
+                _add_actions(db)
+            _rank_indexes(db)
             db.executescript(_moderation_schema())  # after the columns: its view is of them all
             db.execute(f"PRAGMA user_version = {DB_VERSION}")
 
@@ -508,7 +560,7 @@ class Leaderboards:
         """Insert the judged game unless this player's is there; the result, with the entry."""
         key = (judgement.puzzle, judgement.player, judgement.game)
         find = (
-            "SELECT id, moves, redeals, submitted_at, elapsed_ms FROM submissions"
+            f"SELECT id, {', '.join(SCORE)}, submitted_at, elapsed_ms FROM submissions"
             " WHERE puzzle = ? AND player = ? AND game = ?"
         )
         with self._db as db:
@@ -546,14 +598,14 @@ class Leaderboards:
                 stored = db.execute(find, key).fetchone()
             # None: not listed (hidden by a moderator, or its player banned).
             listed = _listed(db, stored[0])
-            rank = _rank(db, judgement.puzzle, stored[1], stored[2]) if listed else None
+            rank = _rank(db, judgement.puzzle, stored[1:-2]) if listed else None
         return judgement.result(
             accepted=True,
             duplicate=not new,
             submission_id=stored[0],
-            submitted_at=dt.datetime.fromisoformat(stored[3]),
+            submitted_at=dt.datetime.fromisoformat(stored[-2]),
             rank=rank,
-            elapsed_ms=stored[4],
+            elapsed_ms=stored[-1],
         )
 
     def leaderboard(
@@ -566,27 +618,36 @@ class Leaderboards:
     ) -> Leaderboard:
         """Entries ``offset`` to ``offset + limit`` of a puzzle's leaderboard, best first.
 
-        ``by="actions"``: equal scores (moves and redeals) share a rank, 1 + the entries with a
-        strictly better score; the earliest submission is listed first within a tie.
-        ``by="time"``: only server-timed entries, fastest first, then fewest moves and redeals;
-        equal times share a rank. ``best_per_player`` ranks only each player's best entry.
+        ``by="actions"``: by :data:`SCORE` (fewest actions, then fewest redeals); equal scores
+        share a rank, 1 + the entries with a strictly better score; the earliest submission is
+        listed first within a tie. ``by="time"``: only server-timed entries, fastest first, then
+        by score; equal times share a rank. ``best_per_player`` ranks only each player's best
+        entry (by the same order).
         """
         limit = max(0, min(limit, MAX_PAGE))
         timed = by == "time"
-        order = "elapsed_ms, moves, redeals, id" if timed else "moves, redeals, id"
+        key = _order(timed)
+        order = ", ".join(key)
         where = "puzzle = ? AND elapsed_ms IS NOT NULL" if timed else "puzzle = ?"
-        ranked = (
-            f"SELECT *, ROW_NUMBER() OVER (PARTITION BY player ORDER BY {order}) AS nth"
-            f" FROM visible_submissions WHERE {where}"
+        # A player's best entry: none of theirs listed comes before it (an index search per
+        # entry, over submissions_best or submissions_best_timed), so the page is read in the
+        # order of the rank index (submissions_score or submissions_timed).
+        before = " AND ".join(
+            ["w.puzzle = v.puzzle", "w.player = v.player"]
+            + (["w.elapsed_ms IS NOT NULL"] if timed else [])
+            + [f"({', '.join('w.' + c for c in key)}) < ({', '.join('v.' + c for c in key)})"]
         )
+        best = f" AND NOT EXISTS (SELECT 1 FROM visible_submissions AS w WHERE {before})"
         source = (
-            f"(SELECT * FROM ({ranked}) WHERE nth = 1)"
-            if best_per_player
-            else f"(SELECT * FROM visible_submissions WHERE {where})"
+            f"(SELECT * FROM visible_submissions AS v WHERE {where}"
+            f"{best if best_per_player else ''})"
+        )
+        columns = (
+            f"player, moves, redeals, actions, submitted_at, id, elapsed_ms, {', '.join(SCORE)}"
         )
 
         def tie(row: tuple[Any, ...]) -> tuple[Any, ...]:
-            return (row[5],) if timed else (row[1], row[2])
+            return (row[6],) if timed else row[7:]
 
         with self._read_lock:
             # One read transaction, so the total, the page and its first rank come from the same
@@ -595,20 +656,19 @@ class Leaderboards:
                 db.execute("BEGIN")
                 total = db.execute(f"SELECT COUNT(*) FROM {source}", (puzzle_id,)).fetchone()[0]
                 rows = db.execute(
-                    f"SELECT player, moves, redeals, submitted_at, id, elapsed_ms FROM {source}"
-                    f" ORDER BY {order} LIMIT ? OFFSET ?",
+                    f"SELECT {columns} FROM {source} ORDER BY {order} LIMIT ? OFFSET ?",
                     (puzzle_id, limit, offset),
                 ).fetchall()
                 # A page may start inside a tie: its first entry's rank is counted, not offset + 1.
                 if not rows:
                     first = 0
                 elif timed:
-                    first = _time_rank(db, puzzle_id, rows[0][5], best_per_player)
+                    first = _time_rank(db, puzzle_id, rows[0][6], best_per_player)
                 else:
-                    first = _rank(db, puzzle_id, rows[0][1], rows[0][2], best_per_player)
+                    first = _rank(db, puzzle_id, rows[0][7:], best_per_player)
         entries: list[Entry] = []
         for k, row in enumerate(rows):
-            player, moves, redeals, at, sid, elapsed = row
+            player, moves, redeals, actions, at, sid, elapsed = row[:7]
             if k == 0:
                 rank = first
             elif tie(row) == tie(rows[k - 1]):
@@ -621,6 +681,7 @@ class Leaderboards:
                     player=player,
                     moves=moves,
                     redeals=redeals,
+                    actions=actions,
                     submitted_at=dt.datetime.fromisoformat(at),
                     submission_id=sid,
                     elapsed_ms=elapsed,
@@ -708,34 +769,69 @@ def reader(
     return connection, threading.RLock()
 
 
+def _order(timed: bool) -> tuple[str, ...]:
+    """The columns a leaderboard is listed by: :data:`SCORE` (``timed``: after the time), then
+    the submission's id (earliest first within a tie)."""
+    return ("elapsed_ms",) * timed + SCORE + ("id",)
+
+
 def _add_elapsed(db: sqlite3.Connection) -> None:
-    """Version 3: ``submissions.elapsed_ms`` (a table made earlier lacks it) and its index."""
+    """Version 3: ``submissions.elapsed_ms`` (a table made earlier lacks it)."""
     columns = {row[1] for row in db.execute("PRAGMA table_info(submissions)")}
     if "elapsed_ms" not in columns:
         db.execute("ALTER TABLE submissions ADD COLUMN elapsed_ms INTEGER")
+
+
+def _add_actions(db: sqlite3.Connection) -> None:
+    """Version 4: ``submissions.actions`` (moves + redeals, generated: a table made earlier
+    lacks it); the indexes of ranking by moves go, :func:`_rank_indexes` makes those by score."""
+    columns = {row[1] for row in db.execute("PRAGMA table_xinfo(submissions)")}
+    if "actions" not in columns:
+        db.execute(
+            "ALTER TABLE submissions ADD COLUMN actions INTEGER"
+            " GENERATED ALWAYS AS (moves + redeals) VIRTUAL"
+        )
+    db.execute("DROP INDEX IF EXISTS submissions_rank")  # (puzzle, moves, redeals, id)
+    db.execute("DROP INDEX IF EXISTS submissions_time")  # (puzzle, elapsed_ms, moves, ...)
+
+
+def _rank_indexes(db: sqlite3.Connection) -> None:
+    """The indexes of the leaderboard's orders (:func:`_order`): the page and rank count of
+    each order, and a player's best entry (``best_per_player``)."""
+    score = ", ".join(_order(timed=False))
+    db.execute(f"CREATE INDEX IF NOT EXISTS submissions_score ON submissions (puzzle, {score})")
     db.execute(
-        "CREATE INDEX IF NOT EXISTS submissions_time ON submissions"
-        " (puzzle, elapsed_ms, moves, redeals, id) WHERE elapsed_ms IS NOT NULL"
+        f"CREATE INDEX IF NOT EXISTS submissions_best ON submissions (puzzle, player, {score})"
+    )
+    timed = ", ".join(_order(timed=True))
+    db.execute(
+        "CREATE INDEX IF NOT EXISTS submissions_timed ON submissions"
+        f" (puzzle, {timed}) WHERE elapsed_ms IS NOT NULL"
+    )
+    db.execute(
+        "CREATE INDEX IF NOT EXISTS submissions_best_timed ON submissions"
+        f" (puzzle, player, {timed}) WHERE elapsed_ms IS NOT NULL"
     )
 
 
 def _rank(
-    db: sqlite3.Connection, puzzle_id: str, moves: int, redeals: int, players: bool = False
+    db: sqlite3.Connection, puzzle_id: str, score: tuple[int, ...], players: bool = False
 ) -> int:
-    """1 + the entries of the puzzle (``players``: the players) with a strictly better score
-    than (moves, redeals): a count over the index ``submissions_rank``, however long the board."""
+    """1 + the entries of the puzzle (``players``: the players) with a strictly better
+    :data:`SCORE` than ``score``: a count over the index ``submissions_score``, however long
+    the board."""
     what = "COUNT(DISTINCT player)" if players else "COUNT(*)"
     better = db.execute(
-        f"SELECT {what} FROM visible_submissions WHERE puzzle = ? AND (moves < ? OR (moves = ? AND"
-        " redeals < ?))",
-        (puzzle_id, moves, moves, redeals),
+        f"SELECT {what} FROM visible_submissions WHERE puzzle = ?"
+        f" AND ({', '.join(SCORE)}) < ({', '.join('?' * len(SCORE))})",
+        (puzzle_id, *score),
     ).fetchone()[0]
     return int(better) + 1
 
 
 def _time_rank(db: sqlite3.Connection, puzzle_id: str, elapsed: int, players: bool) -> int:
     """1 + the timed entries of the puzzle (``players``: the players) strictly faster than
-    ``elapsed`` milliseconds (index ``submissions_time``)."""
+    ``elapsed`` milliseconds (index ``submissions_timed``)."""
     what = "COUNT(DISTINCT player)" if players else "COUNT(*)"
     faster = db.execute(
         f"SELECT {what} FROM visible_submissions WHERE puzzle = ? AND elapsed_ms < ?",

@@ -588,13 +588,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         by: Annotated[
             Order,
             Query(
-                description="actions: fewest moves, then redeals. time: only server-timed "
-                "entries, fastest first (then fewest moves, redeals); equal times share a rank."
+                description="actions: fewest actions (card moves + redeals), then fewest "
+                "redeals. time: only server-timed entries, fastest first (then fewest actions, "
+                "redeals); equal times share a rank."
             ),
         ] = "actions",
     ) -> Response:
-        """Accepted wins, fewest moves first, then fewest redeals; equal scores share a rank
-        (1, 1, 3, ...), listed earliest first. ``by=time``: server-timed wins, fastest first."""
+        """Accepted wins, fewest actions (card moves + redeals) first, then fewest redeals; equal
+        scores share a rank (1, 1, 3, ...), listed earliest first. ``by=time``: server-timed
+        wins, fastest first."""
         puzzle = puzzle_or_404(id)
         return _json(boards.leaderboard(puzzle.id, limit, offset, best_per_player, by))
 

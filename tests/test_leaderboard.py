@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import sqlite3
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -236,7 +237,13 @@ def moves_redeals(steps: list[Any]) -> tuple[int, int]:
     return sum(isinstance(s, Move) for s in steps), sum(s == REDEAL for s in steps)
 
 
-def test_ranking_is_moves_then_redeals_and_ties_share_a_rank(
+def score(steps: list[Any]) -> tuple[int, int]:
+    """The leaderboard's score of a game: (actions, redeals), lower is better."""
+    moves, redeals = moves_redeals(steps)
+    return moves + redeals, redeals
+
+
+def test_ranking_is_actions_then_redeals_and_ties_share_a_rank(
     boards: Leaderboards, puzzle: Puzzle
 ) -> None:
     par = load(orjson.dumps(puzzle_log(puzzle))).steps()
@@ -246,14 +253,16 @@ def test_ranking_is_moves_then_redeals_and_ties_share_a_rank(
         if len(games) >= 5:
             break
     wins = [list(g) for g in games]
-    assert len({moves_redeals(g) for g in wins}) >= 2, "need wins of different lengths"
+    assert len({score(g) for g in wins}) >= 2, "need wins of different lengths"
     for k, steps in enumerate(wins):
-        boards.submit(puzzle, submission(f"p{k}", puzzle_log(puzzle, steps)), NOW, OPEN)
+        result = boards.submit(puzzle, submission(f"p{k}", puzzle_log(puzzle, steps)), NOW, OPEN)
+        assert result.actions == sum(moves_redeals(steps))
     boards.submit(puzzle, submission("late", puzzle_log(puzzle, wins[0])), NOW, OPEN)
     entries = boards.leaderboard(puzzle.id).entries
-    keys = [(e.moves, e.redeals, e.submission_id) for e in entries]
+    assert all(e.actions == e.moves + e.redeals for e in entries)
+    keys = [(e.actions, e.redeals, e.submission_id) for e in entries]
     assert keys == sorted(keys)
-    scores = [(e.moves, e.redeals) for e in entries]
+    scores = [(e.actions, e.redeals) for e in entries]
     # Standard competition ranking: 1 + the entries with a strictly better score.
     assert [e.rank for e in entries] == [1 + sum(s < score for s in scores) for score in scores]
     assert len(entries) == len(wins) + 1
@@ -264,9 +273,7 @@ def test_equal_games_an_hour_apart_share_rank_1_and_a_worse_one_is_3(
 ) -> None:
     par = load(orjson.dumps(puzzle_log(puzzle))).steps()
     worse = next(
-        steps
-        for seed in range(1, 60)
-        if moves_redeals(steps := other_win(puzzle, seed)) > moves_redeals(par)
+        steps for seed in range(1, 60) if score(steps := other_win(puzzle, seed)) > score(par)
     )
     early = boards.submit(puzzle, submission("early", puzzle_log(puzzle)), NOW, OPEN)
     later = NOW + dt.timedelta(hours=1)
@@ -296,9 +303,7 @@ def test_paging(boards: Leaderboards, puzzle: Puzzle) -> None:
 def test_paging_through_a_tie_shows_its_shared_rank(boards: Leaderboards, puzzle: Puzzle) -> None:
     par = load(orjson.dumps(puzzle_log(puzzle))).steps()
     worse = next(
-        steps
-        for seed in range(1, 60)
-        if moves_redeals(steps := other_win(puzzle, seed)) > moves_redeals(par)
+        steps for seed in range(1, 60) if score(steps := other_win(puzzle, seed)) > score(par)
     )
     boards.submit(puzzle, submission("w0", puzzle_log(puzzle, worse)), NOW, OPEN)
     for k in range(4):  # a tie of four, after a worse entry submitted first
@@ -441,3 +446,292 @@ def test_a_write_that_waits_too_long_is_store_busy(tmp_path: Path, puzzle: Puzzl
     other.rollback()
     assert boards.store(judgement, NOW, wait=False).accepted
     assert boards.submit(puzzle, submission("ada", puzzle_log(puzzle)), NOW, OPEN).duplicate
+
+
+# --- the score: actions (moves + redeals), then redeals ----------------------------------------
+
+
+def put(
+    path: Path, rows: list[tuple[str, int, int, int | None]], puzzle_id: str = PUZZLE_ID
+) -> None:
+    """Store entries (player, moves, redeals, elapsed_ms) as they would be stored, in this order
+    (so ids grow), without playing them: scores no real game of the puzzle need have."""
+    with sqlite3.connect(path) as db:
+        for player, moves, redeals, elapsed in rows:
+            db.execute(
+                "INSERT INTO submissions (puzzle, player, game, moves, redeals, log, submitted_at,"
+                " elapsed_ms) VALUES (?, ?, ?, ?, ?, '', '2027-01-02T00:00:00+00:00', ?)",
+                (
+                    puzzle_id,
+                    player,
+                    f"{player} {moves} {redeals} {elapsed}",
+                    moves,
+                    redeals,
+                    elapsed,
+                ),
+            )
+            db.execute("INSERT OR IGNORE INTO players VALUES (?, ?)", (player, player))
+
+
+def board(boards: Leaderboards, **kwargs: Any) -> list[tuple[str, int, int, int]]:
+    entries = boards.leaderboard(PUZZLE_ID, **kwargs).entries
+    assert all(e.actions == e.moves + e.redeals for e in entries)
+    return [(e.player, e.moves, e.redeals, e.rank) for e in entries]
+
+
+def test_fewest_actions_rank_first_then_fewest_redeals_and_equal_scores_share_a_rank(
+    tmp_path: Path,
+) -> None:
+    boards = Leaderboards(tmp_path / "lb.sqlite")
+    put(
+        tmp_path / "lb.sqlite",
+        [
+            ("six", 58, 6, None),  # 64 actions: fewer moves, but more actions
+            ("two", 60, 2, None),  # 62 actions: first
+            ("three", 61, 3, None),  # 64 actions, fewer redeals than six's
+            ("same", 61, 3, None),  # three's score: three's rank, listed after it
+        ],
+    )
+    assert board(boards) == [
+        ("two", 60, 2, 1),
+        ("three", 61, 3, 2),
+        ("same", 61, 3, 2),
+        ("six", 58, 6, 4),
+    ]
+    # A page starting inside the tie, or after it, counts its rank by the same rule.
+    assert board(boards, offset=2) == [("same", 61, 3, 2), ("six", 58, 6, 4)]
+    assert board(boards, offset=3) == [("six", 58, 6, 4)]
+    boards.close()
+
+
+def test_a_players_best_entry_is_the_one_with_fewest_actions(tmp_path: Path) -> None:
+    boards = Leaderboards(tmp_path / "lb.sqlite")
+    put(
+        tmp_path / "lb.sqlite",
+        [
+            ("ada", 58, 6, None),  # 64 actions
+            ("bob", 61, 2, None),  # 63 actions
+            ("ada", 60, 2, None),  # 62 actions: ada's best, though not her fewest moves
+            ("bob", 59, 5, None),  # 64 actions: not bob's best
+            ("cy", 60, 3, None),  # 63 actions, as bob's best but more redeals
+        ],
+    )
+    assert board(boards, best_per_player=True) == [
+        ("ada", 60, 2, 1),
+        ("bob", 61, 2, 2),
+        ("cy", 60, 3, 3),
+    ]
+    assert board(boards, best_per_player=True, offset=1, limit=1) == [("bob", 61, 2, 2)]
+    assert boards.leaderboard(PUZZLE_ID, best_per_player=True).total == 3
+    boards.close()
+
+
+def test_by_time_equal_times_are_listed_by_actions_then_redeals(tmp_path: Path) -> None:
+    boards = Leaderboards(tmp_path / "lb.sqlite")
+    put(
+        tmp_path / "lb.sqlite",
+        [
+            ("six", 58, 6, 9000),  # 64 actions
+            ("slow", 50, 0, 9500),
+            ("two", 60, 2, 9000),  # 62 actions: first of the equal times
+            ("three", 61, 3, 9000),  # 64 actions, fewer redeals than six's
+            ("untimed", 40, 0, None),
+            ("fast", 70, 9, 8000),
+            ("fast", 60, 1, 9000),  # slower than fast's best: not listed with best_per_player
+        ],
+    )
+    assert board(boards, by="time") == [
+        ("fast", 70, 9, 1),
+        ("fast", 60, 1, 2),
+        ("two", 60, 2, 2),
+        ("three", 61, 3, 2),
+        ("six", 58, 6, 2),
+        ("slow", 50, 0, 6),
+    ]
+    assert board(boards, by="time", best_per_player=True) == [
+        ("fast", 70, 9, 1),
+        ("two", 60, 2, 2),
+        ("three", 61, 3, 2),
+        ("six", 58, 6, 2),
+        ("slow", 50, 0, 5),
+    ]
+    boards.close()
+
+
+def test_the_rank_in_an_answer_counts_better_actions(tmp_path: Path, puzzle: Puzzle) -> None:
+    boards = Leaderboards(tmp_path / "lb.sqlite")
+    par = puzzle.par
+    assert par.redeals >= 1  # so that a score of fewer actions can have more moves
+    put(
+        tmp_path / "lb.sqlite",
+        [
+            ("fewer", par.moves + 1, par.redeals - 2 if par.redeals >= 2 else 0, None),
+            ("redeal", par.moves + 1, par.redeals - 1, None),  # as many actions, fewer redeals
+            ("same", par.moves, par.redeals, None),
+            ("more", par.moves - 1, par.redeals + 2, None),  # fewer moves, more actions
+        ],
+    )
+    result = boards.submit(puzzle, submission("ada", puzzle_log(puzzle)), NOW, OPEN)
+    assert result.accepted and result.actions == par.moves + par.redeals
+    assert result.rank == 3  # fewer and redeal are better; same shares the rank; more is worse
+    boards.close()
+
+
+def plans(boards: Leaderboards, action: Callable[[], object]) -> list[str]:
+    """The query plans of the statements ``action`` runs on the store's reader."""
+    seen: list[str] = []
+    db = boards._reader
+    db.set_trace_callback(seen.append)
+    try:
+        action()
+    finally:
+        db.set_trace_callback(None)
+    return [
+        " ".join(str(row[3]) for row in db.execute(f"EXPLAIN QUERY PLAN {sql}"))
+        for sql in seen
+        if sql.lstrip().upper().startswith("SELECT")
+    ]
+
+
+def test_every_ranking_query_reads_an_index_of_its_order(tmp_path: Path) -> None:
+    boards = Leaderboards(tmp_path / "lb.sqlite")
+    put(tmp_path / "lb.sqlite", [(f"p{k}", 60 + k % 7, k % 3, 1000 + k % 5) for k in range(40)])
+    for best in (False, True):
+        for by, index in (("actions", "submissions_score"), ("time", "submissions_timed")):
+            total, page, rank = plans(
+                boards,
+                lambda best=best, by=by: boards.leaderboard(  # type: ignore[misc]
+                    PUZZLE_ID, offset=3, best_per_player=best, by=by
+                ),
+            )
+            # The total searches an index of the puzzle; the page is read in the order of the
+            # rank index, with no sort of its own (a player's best: one index search each);
+            # the rank of its first entry is a count over the rank index.
+            assert "SCAN s" not in total and "SEARCH s" in total, total
+            assert index in page and "TEMP B-TREE" not in page, page
+            assert ("submissions_best" in page) == best, page
+            assert index in rank, rank
+    boards.close()
+
+
+#: The layout of database version 3 (cruel_tools/leaderboard.py and moderation.py at 5e0d9b5).
+V3_SCHEMA = """
+CREATE TABLE submissions (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, puzzle TEXT NOT NULL, player TEXT NOT NULL,
+    game TEXT NOT NULL, moves INTEGER NOT NULL, redeals INTEGER NOT NULL, log TEXT NOT NULL,
+    submitted_at TEXT NOT NULL, elapsed_ms INTEGER, UNIQUE (puzzle, player, game)
+);
+CREATE INDEX submissions_rank ON submissions (puzzle, moves, redeals, id);
+CREATE INDEX submissions_player ON submissions (player, id);
+CREATE TABLE players (player TEXT PRIMARY KEY, skeleton TEXT NOT NULL);
+CREATE INDEX players_skeleton ON players (skeleton);
+CREATE INDEX submissions_time ON submissions (puzzle, elapsed_ms, moves, redeals, id)
+    WHERE elapsed_ms IS NOT NULL;
+CREATE TABLE hidden_submissions (submission INTEGER PRIMARY KEY, hidden_at TEXT NOT NULL);
+CREATE TABLE banned_players (player TEXT PRIMARY KEY, banned_at TEXT NOT NULL);
+CREATE TABLE moderation_audit (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, key_id INTEGER NOT NULL,
+    key_name TEXT NOT NULL, action TEXT NOT NULL, changed INTEGER NOT NULL, submission INTEGER,
+    player TEXT NOT NULL, reason TEXT, record TEXT
+);
+CREATE VIEW visible_submissions AS
+    SELECT * FROM submissions AS s
+    WHERE NOT EXISTS (SELECT 1 FROM hidden_submissions AS h WHERE h.submission = s.id)
+      AND NOT EXISTS (SELECT 1 FROM banned_players AS b WHERE b.player = s.player);
+PRAGMA user_version = 3;
+"""
+
+
+def test_a_version_3_database_is_upgraded_and_ranks_by_actions(
+    tmp_path: Path, puzzle: Puzzle
+) -> None:
+    path = tmp_path / "lb.sqlite"
+    with sqlite3.connect(path) as db:
+        db.executescript(V3_SCHEMA)
+    put(path, [("six", 58, 6, 9000), ("two", 60, 2, 9000), ("hidden", 40, 0, None)])
+    with sqlite3.connect(path) as db:
+        db.execute("INSERT INTO hidden_submissions VALUES (3, '2027-01-02T00:00:00+00:00')")
+    boards = Leaderboards(path)
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == DB_VERSION == 4
+        indexes = {
+            row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")
+        }
+        assert {
+            "submissions_score",
+            "submissions_best",
+            "submissions_timed",
+            "submissions_best_timed",
+        } <= indexes
+        assert not {"submissions_rank", "submissions_time"} & indexes
+        actions = db.execute("SELECT player, actions FROM visible_submissions ORDER BY id")
+        assert actions.fetchall() == [("six", 64), ("two", 62)]
+    assert board(boards) == [("two", 60, 2, 1), ("six", 58, 6, 2)]
+    assert board(boards, by="time") == [("two", 60, 2, 1), ("six", 58, 6, 1)]
+    _, page, rank = plans(boards, lambda: boards.leaderboard(PUZZLE_ID, offset=1))
+    assert "submissions_score" in page and "submissions_score" in rank, (page, rank)
+    # New entries go in with their actions, ranked with the old ones.
+    result = boards.submit(puzzle, submission("ada", puzzle_log(puzzle)), NOW, OPEN)
+    assert result.accepted and result.submission_id == 4
+    assert result.rank == 1 + sum(a < (result.actions or 0) for a in (62, 64))
+    before = board(boards)
+    boards.close()
+    again = Leaderboards(path)  # opening a version 4 file changes nothing
+    assert board(again) == before
+    again.close()
+
+
+# --- versus par ---------------------------------------------------------------------------------
+
+
+def with_par(puzzle: Puzzle, actions: int, optimal: bool, lower_bound: int) -> Puzzle:
+    par = puzzle.par.model_copy(
+        update={"actions": actions, "optimal": optimal, "lower_bound": lower_bound}
+    )
+    return puzzle.model_copy(update={"par": par})
+
+
+@pytest.mark.parametrize(
+    ("change", "optimal", "lower_bound", "versus", "proven"),
+    [
+        (0, True, 0, 0, True),  # at par, and par is proven optimal
+        (-1, True, -1, 1, False),  # one over an optimal par
+        (0, False, -5, 0, False),  # at par, not proven the fewest
+        (2, False, 0, -2, True),  # under an unproven par, at its lower bound: proven optimal
+        (3, False, -1, -3, False),  # under par, above the lower bound
+    ],
+)
+def test_an_accepted_answer_says_how_far_from_par_and_whether_optimal(
+    boards: Leaderboards,
+    puzzle: Puzzle,
+    change: int,
+    optimal: bool,
+    lower_bound: int,
+    versus: int,
+    proven: bool,
+) -> None:
+    played = puzzle.par.moves + puzzle.par.redeals  # the par solution's actions, submitted
+    graded = with_par(puzzle, played + change, optimal, played + lower_bound)
+    result = boards.submit(graded, submission("ada", puzzle_log(puzzle)), NOW, OPEN)
+    assert result.accepted and result.actions == played
+    assert (result.par_actions, result.versus_par, result.optimal) == (
+        played + change,
+        versus,
+        proven,
+    )
+    again = boards.submit(graded, submission("ada", puzzle_log(puzzle)), NOW, OPEN)
+    assert again.duplicate and (again.versus_par, again.optimal) == (versus, proven)
+
+
+def test_a_rejected_answer_has_no_par_verdict(boards: Leaderboards, puzzle: Puzzle) -> None:
+    log = puzzle_log(puzzle)
+    log["moves"] = log["moves"][:5]
+    result = boards.submit(puzzle, submission("ada", log), NOW, OPEN)
+    assert not result.accepted and result.reason is not None
+    assert result.actions == (result.moves or 0) + (result.redeals or 0)
+    assert (result.par_actions, result.versus_par, result.optimal) == (None, None, None)
+    closed = boards.submit(
+        puzzle, submission("ada", puzzle_log(puzzle)), NOW, OPEN + dt.timedelta(1)
+    )
+    assert closed.reason is not None and closed.reason.code == "puzzle-closed"
+    assert (closed.par_actions, closed.versus_par, closed.optimal) == (None, None, None)

@@ -304,6 +304,38 @@ def test_a_win_is_accepted_once(client: TestClient) -> None:
     assert board["entries"][0]["player"] == "ada"
 
 
+def test_an_answer_compares_the_win_with_par(client: TestClient) -> None:
+    par = published_puzzles().get(OPEN_ID).par
+    played = par.moves + par.redeals  # the par solution, submitted
+    body = submit(client, OPEN_ID, "ada", win()).json()
+    assert (body["moves"], body["redeals"], body["actions"]) == (par.moves, par.redeals, played)
+    assert (body["par_actions"], body["versus_par"]) == (par.actions, played - par.actions)
+    proven = (par.optimal and played == par.actions) or played == par.lower_bound
+    assert body["optimal"] is proven
+    again = submit(client, OPEN_ID, "ada", win()).json()
+    assert again["duplicate"] and again["versus_par"] == body["versus_par"]
+    entry = client.get(f"/v1/puzzles/{OPEN_ID}/leaderboard").json()["entries"][0]
+    assert entry["actions"] == played
+    closed = submit(client, PAST_ID, "ada", win(PAST_ID)).json()
+    assert closed["reason"]["code"] == "puzzle-closed" and closed["actions"] is not None
+    assert (closed["par_actions"], closed["versus_par"], closed["optimal"]) == (None, None, None)
+
+
+def test_the_leaderboard_ranks_fewer_actions_above_fewer_moves(
+    client: TestClient, settings: service.Settings
+) -> None:
+    with sqlite3.connect(settings.db) as db:  # scores no real game need have
+        for k, (moves, redeals) in enumerate([(58, 6), (60, 2), (61, 1), (59, 3)]):
+            db.execute(
+                "INSERT INTO submissions (puzzle, player, game, moves, redeals, log, submitted_at)"
+                " VALUES (?, ?, ?, ?, ?, '', '2027-01-05T00:00:00+00:00')",
+                (OPEN_ID, f"p{k}", str(k), moves, redeals),
+            )
+    entries = client.get(f"/v1/puzzles/{OPEN_ID}/leaderboard").json()["entries"]
+    got = [(e["player"], e["actions"], e["redeals"], e["rank"]) for e in entries]
+    assert got == [("p2", 62, 1, 1), ("p1", 62, 2, 2), ("p3", 62, 3, 3), ("p0", 64, 6, 4)]
+
+
 def test_rejected_submissions_say_why(client: TestClient) -> None:
     illegal = win()
     illegal["moves"].insert(2, "5-5")
@@ -394,11 +426,12 @@ def test_leaderboard_ranks_pages_and_keeps_each_players_best(client: TestClient)
 
 def test_equal_scores_share_a_rank_and_a_worse_one_comes_after_them(client: TestClient) -> None:
     puzzle = published_puzzles().get(OPEN_ID)
-    par = (puzzle.par.moves, puzzle.par.redeals)
+    par = (puzzle.par.moves + puzzle.par.redeals, puzzle.par.redeals)  # (actions, redeals)
     worse = None
     for seed in range(1, 60):
         steps = other_win(puzzle, seed)
-        if (sum(isinstance(s, Move) for s in steps), sum(s == REDEAL for s in steps)) > par:
+        redeals = sum(s == REDEAL for s in steps)
+        if (sum(isinstance(s, Move) for s in steps) + redeals, redeals) > par:
             worse = puzzle_log(puzzle, steps)
             break
     assert worse is not None
