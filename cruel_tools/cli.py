@@ -14,7 +14,20 @@ from typing import Annotated, TypeVar
 import orjson
 import typer
 
-from . import cards, deals, grading, keys, log, puzzles, render, rules, schemas, solver, stats
+from . import (
+    cards,
+    deals,
+    grading,
+    keys,
+    log,
+    optimal,
+    puzzles,
+    render,
+    rules,
+    schemas,
+    solver,
+    stats,
+)
 from .dates import parse_date
 from .errors import CruelError
 from .game import Game
@@ -390,11 +403,22 @@ def solve_command(
         ),
     ] = None,
     max_states: Annotated[
-        int, typer.Option("--max-states", help="Most positions to expand (at least 1).")
-    ] = 200_000,
+        int | None,
+        typer.Option(
+            "--max-states",
+            help="Most positions to expand (at least 1; default 200000, with --optimal 1000000).",
+        ),
+    ] = None,
     max_seconds: Annotated[
         float, typer.Option("--max-seconds", help="Most seconds to search (more than 0).")
     ] = 60.0,
+    optimal_search: Annotated[
+        bool,
+        typer.Option(
+            "--optimal",
+            help="Find the fewest actions (card moves + redeals) and prove a lower bound.",
+        ),
+    ] = False,
     json: Annotated[bool, typer.Option("--json", help="The report as one JSON object.")] = False,
     out: Annotated[
         Path | None,
@@ -407,30 +431,44 @@ def solve_command(
     solution as a numbered score sheet. With --out, a win is written as a complete log from the
     deal (a log's own moves first) that `cruel verify` accepts.
 
+    With --optimal, the win has the fewest actions the search can find, beside a proven lower
+    bound: "optimal" when the two meet, else "best found N, optimum >= L" (docs/solver.md).
+
     Exit status: 0 the search finished (won, unwinnable and unknown are all answers), 1 a log
     with an illegal move or a bad deal, 2 unreadable input or bad options, 3 an internal error
     (a bug: please report it).
     """
     if rules_name is not None:
         _option("--rules", rules.preset, rules_name)
+    if max_states is None:
+        max_states = optimal.MAX_STATES if optimal_search else 200_000
     if max_states < 1:
         raise _fail(f"--max-states must be at least 1, not {max_states}", 2)
     if not max_seconds > 0:
         raise _fail(f"--max-seconds must be more than 0, not {max_seconds}", 2)
     start = _load_start(deal_spec, rules_name, Limits())
-    result = solver.solve(start.game, max_states=max_states, max_seconds=max_seconds)
+    if optimal_search:
+        best = optimal.optimize(start.game, max_states=max_states, max_seconds=max_seconds)
+        result = optimal.as_solve_result(best)
+    else:
+        best = None
+        result = solver.solve(start.game, max_states=max_states, max_seconds=max_seconds)
     won = result.verdict == "won"
     st = result.stats
     if json:
         report = solver.solve_report(
             result, start.number, start.piles, start.game, len(start.prefix)
         )
+        if best is not None:
+            report = report.model_copy(update={"fewest_actions": optimal.fewest_actions(best)})
         _out(report.model_dump_json())
     else:
         title = f"deal {start.number}" if start.number is not None else "deal given by its piles"
         if start.prefix:
             title += f", after {plural(len(start.prefix), 'logged step')}"
-        if won:
+        if best is not None:
+            verdict = optimal.verdict_line(best)
+        elif won:
             verdict = (
                 f"won in {plural(result.solution_moves, 'move')} and "
                 f"{plural(result.solution_redeals, 'redeal')}"

@@ -31,7 +31,7 @@ from itertools import count
 from typing import Final, Literal
 
 from .game import REDEAL, Game, Move, Redeal, Step
-from .solver import pile1_lock, solve
+from .solver import FewestActions, SolveResult, SolveStats, pile1_lock, solve
 
 __all__ = [
     "OptimalVerdict",
@@ -42,6 +42,9 @@ __all__ = [
     "children",
     "optimize",
     "shortest",
+    "as_solve_result",
+    "fewest_actions",
+    "verdict_line",
 ]
 
 OptimalVerdict = Literal["optimal", "best-found", "unwinnable", "unknown"]
@@ -153,7 +156,9 @@ def actions_bound(game: Game, piles: tuple[tuple[int, ...], ...] | None = None) 
 # --- the reduced game ----------------------------------------------------------------------------
 
 
-def children(game: Game, held: frozenset[int]) -> Iterator[tuple[Step | None, Game, frozenset[int]]]:
+def children(
+    game: Game, held: frozenset[int]
+) -> Iterator[tuple[Step | None, Game, frozenset[int]]]:
     """The moves of the reduced game from ``game`` with the cards ``held`` back.
 
     If a card that is not held can go to its foundation, the lowest such card decides first:
@@ -203,17 +208,28 @@ def _state(game: Game, held: frozenset[int], limited: bool) -> State:
 # --- the searches --------------------------------------------------------------------------------
 
 
-def beam(start: Game, width: int, max_states: int) -> tuple[list[Step] | None, int]:
+def beam(
+    start: Game, width: int, max_states: int, guide: list[Step] | None = None
+) -> tuple[list[Step] | None, int]:
     """A quick win for an upper bound: the reduced game level by level (a level is one more
-    build or redeal), keeping the ``width`` most promising positions of each level by
-    :func:`actions_bound`. Returns the win (or None) and the positions expanded."""
+    build or redeal), keeping the ``width`` most promising positions of each level: the most
+    cards on the foundations, then the fewest blockers. Returns the win (or None) and the
+    positions expanded.
+
+    A position dropped from a level may be met again later and kept then: only positions
+    kept are marked seen, so a narrow beam does not starve on positions it once passed over.
+    A ``guide`` (a known win) adds its own position to each level, so the beam never dies out
+    and finds the guide's length at worst, and any shortcut from its line.
+    """
     limited = start.rules.max_redeals is not None
     Item = tuple[Game, frozenset[int], tuple[Step, ...]]
     level: list[Item] = [(start, frozenset(), ())]
     seen: set[State] = {_state(start, frozenset(), limited)}
+    on_guide = _guide_levels(start, guide or [])
     expanded = 0
+    depth = 0
     while level and expanded < max_states:
-        following: list[Item] = []
+        following: dict[State, tuple[tuple[int, int], Item]] = {}
         stack = level
         while stack:
             game, held, path = stack.pop()
@@ -222,17 +238,40 @@ def beam(start: Game, width: int, max_states: int) -> tuple[list[Step] | None, i
             expanded += 1
             for step, child, child_held in children(game, held):
                 key = _state(child, child_held, limited)
-                if key in seen:
+                if key in seen or key in following:
                     continue
-                seen.add(key)
+                if step is not None and _touches_pile1(step) and pile1_lock(child) is not None:
+                    continue  # proven lost (solver rule L)
                 item = (child, child_held, path if step is None else (*path, step))
                 if step is None or (isinstance(step, Move) and step.target is None):
+                    seen.add(key)
                     stack.append(item)  # free: the same level
                 else:
-                    following.append(item)
-        following.sort(key=lambda it: (actions_bound(it[0]) + len(it[2]), -it[0].foundation_cards))
-        level = following[:width]
+                    rank = (-child.foundation_cards, _blockers(child, key[0])[0])
+                    following[key] = (rank, item)
+        kept = sorted(following.items(), key=lambda kv: kv[1][0])[:width]
+        seen.update(key for key, _ in kept)
+        level = [item for _, (_, item) in kept]
+        depth += 1
+        if depth < len(on_guide):
+            game, path = on_guide[depth]
+            key = _state(game, frozenset(), limited)
+            if key not in seen:
+                seen.add(key)
+                level.append((game, frozenset(), path))
     return None, expanded
+
+
+def _guide_levels(start: Game, guide: list[Step]) -> list[tuple[Game, tuple[Step, ...]]]:
+    """The positions of ``guide`` where each level of :func:`beam` begins: after each build or
+    redeal (foundation moves cost no level), with the steps that lead there."""
+    levels = [(start, ())]
+    game = start.copy()
+    for k, step in enumerate(guide):
+        game.push(step)
+        if not (isinstance(step, Move) and step.target is None):
+            levels.append((game.copy(), tuple(guide[: k + 1])))
+    return levels
 
 
 def optimize(
@@ -259,17 +298,28 @@ def optimize(
             stats,
             began,
         )
-    if beam_width > 0:
-        quick, used = beam(start, beam_width, max_states // 4)
+    # Beams of growing width while half the budget lasts, each guided by the best win so far
+    # (so it can only improve on it): a narrow beam may starve in a deal that needs an
+    # unlikely-looking line (some expert deals), and a wider one is often shorter. If the first
+    # starves, the plain solver's win (long, but a win) guides the next.
+    solver_tried = False
+    for width in (beam_width // 10, beam_width // 4, beam_width, 4 * beam_width):
+        if width < 1 or stats.expanded >= max_states // 2:
+            break
+        quick, used = beam(start, width, max_states // 2 - stats.expanded, guide=best)
         stats.expanded += used
         if quick is not None and (best is None or len(quick) < len(best)):
             best = quick
-    if best is None:
-        found = solve(start.copy(), max_states=max(1, max_states // 4), max_seconds=max_seconds)
-        stats.expanded += found.stats.expanded
-        if found.verdict == "unwinnable":
-            return _done(OptimalResult("unwinnable", reason=found.reason), stats, began)
-        best = found.steps if found.verdict == "won" else None
+        if best is not None and len(best) <= actions_bound(start):
+            break  # nothing can be shorter
+        if best is None and not solver_tried:
+            solver_tried = True
+            found = solve(start.copy(), max_states=max(1, max_states // 4), max_seconds=max_seconds)
+            stats.expanded += found.stats.expanded
+            if found.verdict == "unwinnable":
+                return _done(OptimalResult("unwinnable", reason=found.reason), stats, began)
+            if found.verdict == "won":
+                best = found.steps
     steps, bound = shortest(start, best, max_states - stats.expanded, max_seconds, began, stats)
     if steps is not None:
         best = steps
@@ -289,7 +339,9 @@ def optimize(
     if bound is None or bound >= len(best):
         return _done(OptimalResult("optimal", best, len(best)), stats, began)
     return _done(
-        OptimalResult("best-found", best, bound, reason="budget spent before the bound met the win"),
+        OptimalResult(
+            "best-found", best, bound, reason="budget spent before the bound met the win"
+        ),
         stats,
         began,
     )
@@ -322,6 +374,7 @@ def shortest(
         (h0, -start.foundation_cards, 0, 0, root, start, frozenset())
     ]
     bound = h0
+    stop = stats.expanded + max_states  # ``stats`` may count an earlier search already
     while frontier:
         f, _, _, g, state, game, held = heapq.heappop(frontier)
         if info[state][0] < g:
@@ -332,7 +385,7 @@ def shortest(
         if game.is_won():
             stats.unique = len(info)
             return _path(info, state), g
-        if stats.expanded >= max_states or (
+        if stats.expanded >= stop or (
             max_seconds is not None
             and stats.expanded % 512 == 0
             and time.perf_counter() - began > max_seconds
@@ -387,3 +440,43 @@ def _done(result: OptimalResult, stats: OptimalStats, began: float) -> OptimalRe
     stats.seconds = time.perf_counter() - began
     result.stats = stats
     return result
+
+
+# --- reports -------------------------------------------------------------------------------------
+
+
+def as_solve_result(result: OptimalResult) -> SolveResult:
+    """The answer as the plain solver's (a win is ``won``), for the reports both share."""
+    stats = SolveStats(
+        expanded=result.stats.expanded, unique=result.stats.unique, seconds=result.stats.seconds
+    )
+    if result.steps:
+        return SolveResult("won", list(result.steps), stats)
+    verdict: Literal["unwinnable", "unknown"] = (
+        "unwinnable" if result.verdict == "unwinnable" else "unknown"
+    )
+    return SolveResult(verdict, [], stats, result.reason)
+
+
+def fewest_actions(result: OptimalResult) -> FewestActions:
+    return FewestActions(
+        verdict=result.verdict, actions=result.actions, lower_bound=result.lower_bound
+    )
+
+
+def verdict_line(result: OptimalResult) -> str:
+    """``optimal win in 57 actions (51 moves, 6 redeals)`` or
+    ``best found 60 actions (53 moves, 7 redeals), optimum >= 56``, and the like."""
+    if result.verdict == "unwinnable":
+        return f"unwinnable: {result.reason}"
+    if not result.steps:
+        return f"unknown: {result.reason}, optimum >= {result.lower_bound}"
+    split = f"{_count(result.moves, 'move')}, {_count(result.redeals, 'redeal')}"
+    what = f"{result.actions} actions ({split})"
+    if result.optimal:
+        return f"optimal win in {what}: proven, no win takes fewer"
+    return f"best found {what}, optimum >= {result.lower_bound}"
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"

@@ -357,6 +357,21 @@ class Solution(FrozenModel):
     steps: list[LogEntry] = Field(description="The solution's steps in log form.")
 
 
+class FewestActions(FrozenModel):
+    """What ``cruel solve --optimal`` proves (cruel_tools.optimal)."""
+
+    verdict: Literal["optimal", "best-found", "unwinnable", "unknown"] = Field(
+        description="optimal: the solution has the fewest actions possible. best-found: the "
+        "budget ran out before the bound met it. unwinnable / unknown: as the solve verdict."
+    )
+    actions: int | None = Field(
+        description="Actions (card moves + redeals) of the solution; null without one."
+    )
+    lower_bound: int = Field(
+        description="Proven: every win from the position takes at least this many actions."
+    )
+
+
 class SolveReport(FrozenModel):
     """What ``cruel solve --json`` prints."""
 
@@ -370,6 +385,9 @@ class SolveReport(FrozenModel):
     reason: str = Field(description="Why unwinnable or unknown, in words; empty for a win.")
     stats: StatsInfo
     solution: Solution | None
+    fewest_actions: FewestActions | None = Field(
+        None, description="With --optimal: what the fewest-actions search proved; else null."
+    )
 
 
 def solve_report(
