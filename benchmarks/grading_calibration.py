@@ -1,9 +1,11 @@
 """Calibration of the difficulty ladder: grade a range of deals and tabulate tiers and metrics.
 
-    python benchmarks/grading_calibration.py --from 1 --to 1000 --jobs 2 [--csv FILE]
+    python benchmarks/grading_calibration.py --from 1 --to 1000 --jobs 2 [--step N] [--csv FILE]
 
 Prints the share of each tier among the deals (and of unwinnable / undecided ones, which are
-never published), then per tier the median of each metric: par card moves and redeals, critical
+never published), then per tier the median of each metric: par actions (card moves + redeals, the
+fewest found), the share of par proven optimal and the median gap between par and its proven
+bound, par card moves and redeals, critical
 decisions, random-player win rate, solver states. Harder tiers should have a lower random-player
 win rate and more critical decisions (docs/grading.md).
 """
@@ -30,6 +32,9 @@ def _grade_row(number: int) -> dict[str, object]:
     if g.metrics is not None:
         m = g.metrics
         row |= {
+            "par_actions": m.par.actions,
+            "par_optimal": int(m.par.optimal),
+            "par_gap": m.par.actions - m.par.lower_bound,
             "par_moves": m.par.moves,
             "par_redeals": m.par.redeals,
             "critical": m.critical_decisions,
@@ -47,9 +52,10 @@ def main() -> None:
     ap.add_argument("--from", dest="first", type=int, default=1)
     ap.add_argument("--to", dest="last", type=int, default=1000)
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--step", type=int, default=1, help="Every N-th deal of the range.")
     ap.add_argument("--csv", type=Path)
     args = ap.parse_args()
-    numbers = range(args.first, args.last + 1)
+    numbers = range(args.first, args.last + 1, args.step)
     began = time.perf_counter()
     with multiprocessing.Pool(args.jobs) as pool:
         rows = list(pool.imap(_grade_row, numbers, chunksize=4))
@@ -75,14 +81,16 @@ def main() -> None:
     verdicts = Counter(str(r["verdict"]) for r in rows)
     tiers = Counter(str(r["tier"]) for r in rows if r["tier"])
     print(
-        "| tier | deals | share of all | share of won | par moves | par redeals | critical decisions | random win rate | solver states |"
+        "| tier | deals | share of all | share of won | par actions | par proven optimal "
+        "| par - bound | par moves | par redeals | critical decisions | random win rate "
+        "| solver states |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     won = verdicts["won"]
     for tier in TIERS:
         group = [r for r in rows if r["tier"] == tier]
         if not group:
-            print(f"| {tier} | 0 | 0% | 0% | - | - | - | - | - |")
+            print(f"| {tier} | 0 | 0% | 0% | - | - | - | - | - | - | - | - |")
             continue
 
         def med(key: str, rows_: list[dict[str, object]] = group) -> float:
@@ -90,14 +98,17 @@ def main() -> None:
 
         print(
             f"| {tier} | {len(group)} | {100 * len(group) / n:.1f}% | {100 * len(group) / won:.1f}% "
+            f"| {med('par_actions'):.0f} "
+            f"| {100 * sum(int(r['par_optimal']) for r in group) / len(group):.0f}% "  # type: ignore[call-overload]
+            f"| {med('par_gap'):.0f} "
             f"| {med('par_moves'):.0f} | {med('par_redeals'):.0f} | {med('critical'):.0f} "
             f"| {med('random_win_rate'):.3f} | {med('solver_states'):.0f} |"
         )
     print(
-        f"| (unwinnable) | {verdicts['unwinnable']} | {100 * verdicts['unwinnable'] / n:.1f}% | | | | | | |"
+        f"| (unwinnable) | {verdicts['unwinnable']} | {100 * verdicts['unwinnable'] / n:.1f}% | | | | | | | | | |"
     )
     print(
-        f"| (undecided) | {verdicts['unknown']} | {100 * verdicts['unknown'] / n:.1f}% | | | | | | |"
+        f"| (undecided) | {verdicts['unknown']} | {100 * verdicts['unknown'] / n:.1f}% | | | | | | | | | |"
     )
     print()
     print("means, to see past zero medians:")

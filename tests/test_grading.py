@@ -23,7 +23,12 @@ GRADE_SCHEMA = Draft202012Validator(
     orjson.loads((ROOT / "schemas" / "grade.schema.json").read_bytes())
 )
 SMALL = Budget(
-    solver_states=20_000, critical_states=30, playouts=10, playout_steps=200, player_states=5000
+    solver_states=20_000,
+    critical_states=30,
+    playouts=10,
+    playout_steps=200,
+    player_states=5000,
+    optimal_states=5000,
 )
 
 # Deals of the committed daily set (puzzles/2027), graded with the default budget when they were
@@ -203,15 +208,28 @@ def test_grade_fields() -> None:
     report = verify_bytes(orjson.dumps(log))
     assert report.valid and report.outcome == "won", report.error
     assert (report.moves, report.redeals) == (metrics.par.moves, metrics.par.redeals)
+    assert report.moves + report.redeals == metrics.par.actions
 
 
-def test_par_is_the_shortest_solution_found() -> None:
+def test_par_is_no_longer_than_any_solution_found_and_above_its_bound() -> None:
     found = classify(start(1), SMALL)
     graded = grade(deals.deal_piles(1), 1, budget=SMALL, found=found)
     assert graded.metrics is not None
     par = graded.metrics.par
     assert len(found.solutions) == 2
-    assert par.moves + par.redeals == min(len(s) for s in found.solutions)
+    assert par.actions == par.moves + par.redeals
+    assert par.actions <= min(len(s) for s in found.solutions)
+    assert 48 <= par.lower_bound <= par.actions
+    assert par.optimal == (par.lower_bound == par.actions)
+
+
+def test_par_is_the_proven_optimum_when_the_budget_allows() -> None:
+    # Deal 1 is an easy deal whose optimum (56 actions) the optimizer proves in a few seconds.
+    budget = dataclasses.replace(SMALL, optimal_states=100_000)
+    graded = grade(deals.deal_piles(1), 1, budget=budget)
+    assert graded.metrics is not None
+    par = graded.metrics.par
+    assert (par.actions, par.optimal, par.lower_bound) == (56, True, 56)
 
 
 def test_grade_reuses_a_classification() -> None:
@@ -251,6 +269,7 @@ def test_default_budget_is_what_published_puzzles_use() -> None:
         playouts=200,
         playout_steps=400,
         player_states=30_000,
+        optimal_states=100_000,
     )
     with pytest.raises(dataclasses.FrozenInstanceError):
         Budget().playouts = 1  # type: ignore[misc]

@@ -26,7 +26,12 @@ from cruel_tools.verify import verify_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = Budget(
-    solver_states=5000, critical_states=30, playouts=10, playout_steps=200, player_states=2000
+    solver_states=5000,
+    critical_states=30,
+    playouts=10,
+    playout_steps=200,
+    player_states=2000,
+    optimal_states=2000,
 )
 SCHEMA = Draft202012Validator(orjson.loads((ROOT / "schemas" / "puzzle.schema.json").read_bytes()))
 START = dt.date(2027, 1, 1)
@@ -61,6 +66,10 @@ def check_puzzle(puzzle: puzzles.Puzzle) -> None:
     assert report.valid, report.error
     assert report.outcome == "won"
     assert (report.moves, report.redeals) == (puzzle.par.moves, puzzle.par.redeals)
+    # every published par solution wins with exactly par.actions actions
+    assert report.moves + report.redeals == puzzle.par.actions
+    assert puzzle.par.lower_bound <= puzzle.par.actions
+    assert puzzle.par.optimal == (puzzle.par.lower_bound == puzzle.par.actions)
 
 
 # --- the model ---------------------------------------------------------------------------------
@@ -317,9 +326,12 @@ def test_cli_verify_puzzle_accepts_its_solution(tmp_path: Path) -> None:
     puzzle = puzzles.load_puzzle(puzzle_path)
     result = cli("verify", "--puzzle", str(puzzle_path), str(own))
     assert result.exit_code == 0, result.output
-    m, r = puzzle.par.moves, puzzle.par.redeals
+    par = puzzle.par
+    proven = "optimal" if par.optimal else f"optimum >= {par.lower_bound}"
+    at_par = "at par (optimal)" if par.optimal else "at par"
     assert result.stdout.strip().endswith(
-        f"; par {m} moves {r} redeals; you: {m} moves {r} redeals"
+        f"; par {par.actions} actions ({proven}); you: {par.actions} actions "
+        f"({par.moves} moves, {par.redeals} redeals), {at_par}"
     )
     result = cli("verify", "--json", "--puzzle", str(puzzle_path), str(own))
     assert result.exit_code == 0 and json.loads(result.stdout)["valid"] is True
@@ -390,8 +402,11 @@ def test_cli_verify_puzzle_jobs_2_is_byte_identical(tmp_path: Path) -> None:
         )
     lines = one.stdout.splitlines()
     puzzle = puzzles.load_puzzle(puzzle_path)
-    par = f"par {puzzle.par.moves} moves {puzzle.par.redeals} redeals"
-    assert lines[0].endswith(f"; {par}; you: {puzzle.par.moves} moves {puzzle.par.redeals} redeals")
+    par = f"par {puzzle.par.actions} actions ("
+    assert lines[0].endswith(
+        f"; you: {puzzle.par.actions} actions ({puzzle.par.moves} moves, "
+        f"{puzzle.par.redeals} redeals), at par" + (" (optimal)" if puzzle.par.optimal else "")
+    )
     assert sum(par in line for line in lines) == 101  # every valid line, and no other
     assert "[puzzle-mismatch]" in lines[1] and "[puzzle-mismatch]" in lines[2]
 
