@@ -73,6 +73,11 @@ class Par(FrozenModel):
         description="Proven: every win of this deal takes at least this many actions."
     )
 
+    def proves_optimal(self, actions: int) -> bool:
+        """Whether a win in ``actions`` actions is proven to take the fewest possible: it meets
+        the proven lower bound (which an optimal par also meets)."""
+        return actions == self.lower_bound
+
 
 class Metrics(FrozenModel):
     ladder: dict[str, bool] = Field(

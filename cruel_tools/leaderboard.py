@@ -418,7 +418,7 @@ class Judgement:
             base |= {
                 "par_actions": par.actions,
                 "versus_par": actions - par.actions,
-                "optimal": (par.optimal and actions == par.actions) or actions == par.lower_bound,
+                "optimal": par.proves_optimal(actions),
             }
         return SubmissionResult(**(base | fields))
 

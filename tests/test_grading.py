@@ -306,3 +306,18 @@ def test_critical_states_budget() -> None:
     assert blind.metrics is not None and looking.metrics is not None
     assert blind.metrics.critical_decisions >= looking.metrics.critical_decisions
     assert blind.metrics.critical_decisions > 0
+
+
+def test_par_says_when_a_count_is_proven_optimal() -> None:
+    from cruel_tools.grading import Par
+    from cruel_tools.puzzles.logs import versus
+
+    unproven = Par(actions=60, moves=53, redeals=7, optimal=False, lower_bound=57)
+    assert not unproven.proves_optimal(60) and unproven.proves_optimal(57)
+    assert versus(60, unproven) == "at par"
+    assert versus(61, unproven) == "1 over par"
+    assert versus(58, unproven) == "2 under par"
+    assert versus(57, unproven) == "3 under par (optimal)"
+    proven = Par(actions=57, moves=51, redeals=6, optimal=True, lower_bound=57)
+    assert versus(57, proven) == "at par (optimal)"
+    assert versus(59, proven) == "2 over par"

@@ -80,13 +80,14 @@ def versus_par(report: VerifyReport, puzzle: Puzzle) -> str:
 
 def versus(actions: int, par: Par) -> str:
     """How ``actions`` compare with par, in words: ``at par (optimal)``, ``3 over par``,
-    ``2 under par``."""
+    ``2 under par`` (``(optimal)`` when the count is proven the fewest possible)."""
     gap = actions - par.actions
+    proven = " (optimal)" if par.proves_optimal(actions) else ""
     if gap > 0:
         return f"{gap} over par"
     if gap < 0:
-        return f"{-gap} under par"
-    return "at par (optimal)" if par.optimal else "at par"
+        return f"{-gap} under par{proven}"
+    return f"at par{proven}"
 
 
 @dataclass(frozen=True)
