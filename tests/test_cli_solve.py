@@ -340,3 +340,46 @@ def test_json_report_matches_its_schema() -> None:
     report = json.loads(result.stdout)
     validator.validate(report)
     assert report["format"] == "cruel-solve-report/1"
+
+
+# --- --optimal: the fewest actions ---------------------------------------------------------------
+
+
+def test_optimal_proves_deal_1_and_its_win_replays_with_that_many_actions(tmp_path: Path) -> None:
+    out = tmp_path / "best.json"
+    result = run("1", "--optimal", "--json", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    obj = json.loads(result.stdout)
+    fewest = obj["fewest_actions"]
+    assert fewest == {"verdict": "optimal", "actions": 56, "lower_bound": 56}
+    solution = obj["solution"]
+    assert solution["moves"] + solution["redeals"] == 56 == len(solution["steps"])
+    game = Game.from_deal(deal_piles(1))
+    for entry in solution["steps"]:
+        game.push(to_step(entry))
+    assert game.is_won()
+    verified = verify_json(out)
+    assert verified["outcome"] == "won" and verified["moves"] + verified["redeals"] == 56
+    text = run("1", "--optimal").stdout.splitlines()[0]
+    assert text.startswith("deal 1: optimal win in 56 actions (")
+    assert "proven, no win takes fewer" in text
+
+
+def test_optimal_within_a_small_budget_reports_its_bound_honestly() -> None:
+    result = run("3209588634", "--optimal", "--max-states", "20000", "--json")
+    assert result.exit_code == 0, result.output
+    fewest = json.loads(result.stdout)["fewest_actions"]
+    assert fewest["verdict"] == "best-found"
+    # 57 is this deal's proven bound with a larger budget; a smaller one never proves more
+    assert 48 <= fewest["lower_bound"] <= 57 < fewest["actions"]
+    text = run("3209588634", "--optimal", "--max-states", "20000").stdout.splitlines()[0]
+    assert f"best found {fewest['actions']} actions (" in text
+    assert text.split(", optimum >= ")[1].startswith(f"{fewest['lower_bound']} (")
+
+
+def test_optimal_on_a_rule_l_deal_is_unwinnable() -> None:
+    result = run("18", "--optimal", "--json")
+    obj = json.loads(result.stdout)
+    assert obj["verdict"] == "unwinnable" and obj["solution"] is None
+    assert obj["fewest_actions"]["verdict"] == "unwinnable"
+    assert run("18", "--optimal").stdout.startswith("deal 18: unwinnable: ")
