@@ -265,7 +265,7 @@ def beam(
 def _guide_levels(start: Game, guide: list[Step]) -> list[tuple[Game, tuple[Step, ...]]]:
     """The positions of ``guide`` where each level of :func:`beam` begins: after each build or
     redeal (foundation moves cost no level), with the steps that lead there."""
-    levels = [(start, ())]
+    levels: list[tuple[Game, tuple[Step, ...]]] = [(start, ())]
     game = start.copy()
     for k, step in enumerate(guide):
         game.push(step)
