@@ -1,0 +1,827 @@
+/**
+ * cruel.js: the rules of the patience game Cruel as one ES module, for browsers and Node.
+ *
+ * A port of the Python engine of cruel-tools (cruel_tools/game.py, rules.py, cards.py, deals.py)
+ * that must agree with it step for step: the same legal steps in the same order, the same
+ * positions, the same error codes and messages, the same outcomes. tests/test_cruel_js.py plays
+ * thousands of random games of every preset through both to hold them equal. Documented in
+ * docs/web.md; deal numbers are specified in docs/deals.md (docs/deals.js is a link to this file).
+ *
+ * No dependencies, no build step: `import { Game, dealPiles } from './cruel.js'`.
+ *
+ * Conventions, as in Python:
+ * - a card is an int 0..51, `suit * 13 + rank - 1`, suits in the order S H D C, ranks 1 (ace)
+ *   to 13 (king); so a card's successor (the card it may be built onto) is `card + 1`;
+ * - piles are numbered 1..12 as players number them; each pile is an array bottom to top, so its
+ *   top card is the last element; foundations hold the rank of their top card per suit;
+ * - a step is a card move `{type: 'move', source, target, count}` (target `null`: the
+ *   foundation) or the redeal `{type: 'redeal'}` (see {@link move} and {@link REDEAL}).
+ *
+ * @module cruel
+ */
+
+// --- cards ----------------------------------------------------------------------------------
+
+/** Suit letters in card order: spades, hearts, diamonds, clubs. */
+export const SUITS = 'SHDC';
+/** Suit symbols in card order. */
+export const SUIT_SYMBOLS = '\u2660\u2665\u2666\u2663';
+/** Rank names by rank 1..13 (index 0 is unused). */
+export const RANK_NAMES = Object.freeze(['', 'A', '2', '3', '4', '5', '6', '7', '8', '9', '10',
+  'J', 'Q', 'K']);
+/** The rank of a king. */
+export const KING = 13;
+
+/**
+ * The card of a suit and a rank.
+ * @param {number} suit 0..3 (S H D C)
+ * @param {number} rank 1 (ace) .. 13 (king)
+ * @returns {number} the card, 0..51
+ */
+export function makeCard(suit, rank) {
+  return suit * 13 + rank - 1;
+}
+
+/** @param {number} card @returns {number} its suit 0..3 (S H D C) */
+export function cardSuit(card) {
+  return Math.floor(card / 13);
+}
+
+/** @param {number} card @returns {number} its rank 1 (ace) .. 13 (king) */
+export function cardRank(card) {
+  return card % 13 + 1;
+}
+
+/** @param {number} card @returns {string} the canonical ASCII name, as in logs: `10H`, `AS` */
+export function cardName(card) {
+  return RANK_NAMES[cardRank(card)] + SUITS[cardSuit(card)];
+}
+
+/** @param {number} card @returns {string} the way players write it: `10♥`, `A♠` */
+export function cardSymbol(card) {
+  return RANK_NAMES[cardRank(card)] + SUIT_SYMBOLS[cardSuit(card)];
+}
+
+const CARD_TEXT = /^(10|[2-9AaTtJjQqKk])([SsHhDdCc]|[\u2660\u2665\u2666\u2663]\uFE0F?)$/u;
+
+/**
+ * Read a card written rank then suit, case-insensitively: ranks `A 2-9 10 T J Q K`, suits
+ * `S H D C` or `♠ ♥ ♦ ♣` (an emoji variation selector after a symbol is ignored); the same
+ * spellings as the log format (docs/log-format.md#cards).
+ * @param {string} text
+ * @returns {number} the card
+ * @throws {CruelError} code `bad-card` for anything else
+ */
+export function parseCard(text) {
+  const m = typeof text === 'string' ? CARD_TEXT.exec(text) : null;
+  if (m === null) {
+    throw new CruelError('bad-card',
+      `not a card: ${JSON.stringify(String(text))} (write rank then suit, like 10H, TH or 4\u2666)`);
+  }
+  const r = m[1].toUpperCase();
+  const rank = r === 'T' ? 10 : RANK_NAMES.indexOf(r);
+  const s = m[2][0];
+  const suit = SUIT_SYMBOLS.includes(s) ? SUIT_SYMBOLS.indexOf(s) : SUITS.indexOf(s.toUpperCase());
+  return makeCard(suit, rank);
+}
+
+// --- errors ---------------------------------------------------------------------------------
+
+/** An error with a stable `code`, as the Python toolkit's `CruelError`. */
+export class CruelError extends Error {
+  /** @param {string} code @param {string} message */
+  constructor(code, message) {
+    super(message);
+    this.name = 'CruelError';
+    /** @type {string} */
+    this.code = code;
+  }
+}
+
+/**
+ * A step the rules forbid in the current position. Its `code` is that of the Python
+ * `IllegalMove` subclass (docs/verify.md#error-codes): `bad-pile`, `same-pile`, `empty-source`,
+ * `empty-target`, `card-mismatch`, `not-next-on-foundation`, `wrong-suit`, `wrong-rank`,
+ * `runs-not-allowed`, `not-a-run`, `run-to-foundation`, `redeal-unchanged`, `redeal-limit`,
+ * `redeal-not-stuck`, `move-after-end`. A game that throws one is left unchanged.
+ */
+export class IllegalMove extends CruelError {
+  /** @param {string} code @param {string} message */
+  constructor(code, message) {
+    super(code, message);
+    this.name = 'IllegalMove';
+  }
+}
+
+// --- deal numbers (docs/deals.md quotes this block verbatim) --------------------------------
+
+const deals = (() => {
+  const MAX_DEAL_NUMBER = 4294967295; // 2^32 - 1
+
+  // mulberry32: returns a function giving the next unsigned 32-bit integer. Math.imul, `|`, `^`
+  // and `>>>` all work on 32-bit integers, so every step is exact (no float rounding anywhere).
+  function mulberry32(seed) {
+    let a = seed >>> 0;
+    return function next() {
+      a = (a + 0x6D2B79F5) >>> 0;
+      let t = Math.imul(a ^ (a >>> 15), 1 | a);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return (t ^ (t >>> 14)) >>> 0;
+    };
+  }
+
+  function checkDealNumber(n) {
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > MAX_DEAL_NUMBER) {
+      throw new RangeError('deal number must be an integer 0..' + MAX_DEAL_NUMBER + ': ' + n);
+    }
+  }
+
+  // The 48 non-ace cards of deal n, in dealt order, as cards (ints: suit * 13 + rank - 1).
+  function dealOrder(n) {
+    checkDealNumber(n);
+    const order = [];
+    for (let s = 0; s < 4; s++) {             // spades, hearts, diamonds, clubs
+      for (let r = 2; r <= 13; r++) {         // ranks 2..K (the aces are left out)
+        order.push(makeCard(s, r));           // so order[0] = 2S, order[47] = KC
+      }
+    }
+    const next = mulberry32(n);
+    for (let i = 47; i >= 1; i--) {
+      const u = next();
+      // floor(u * (i + 1) / 2^32): exact, as u * (i + 1) < 2^38 is an integer a double holds.
+      const j = Math.floor(u * (i + 1) / 4294967296);
+      const tmp = order[i];
+      order[i] = order[j];
+      order[j] = tmp;
+    }
+    return order;
+  }
+
+  // The 12 piles of deal n, each bottom to top: pile 1 is dealOrder(n)[0..3], pile 2 [4..7], ...
+  function dealPiles(n) {
+    const order = dealOrder(n);
+    const piles = [];
+    for (let k = 0; k < 48; k += 4) {
+      piles.push(order.slice(k, k + 4));
+    }
+    return piles;
+  }
+
+  return { MAX_DEAL_NUMBER, mulberry32, dealOrder, dealPiles };
+})();
+
+/** The largest deal number, 2^32 - 1. */
+export const MAX_DEAL_NUMBER = deals.MAX_DEAL_NUMBER;
+
+/**
+ * The mulberry32 generator seeded with `seed` (read as `seed >>> 0`).
+ * @type {(seed: number) => () => number} returns a function giving the next uint32
+ */
+export const mulberry32 = deals.mulberry32;
+
+/**
+ * The 48 non-ace cards of deal `n` in dealt order (Fisher-Yates over mulberry32(n)).
+ * @type {(n: number) => number[]}
+ * @throws {RangeError} unless `n` is an integer 0..MAX_DEAL_NUMBER
+ */
+export const dealOrder = deals.dealOrder;
+
+/**
+ * The 12 piles of deal `n`, each bottom to top, as cards (use {@link cardName} for names).
+ * @type {(n: number) => number[][]}
+ * @throws {RangeError} unless `n` is an integer 0..MAX_DEAL_NUMBER
+ */
+export const dealPiles = deals.dealPiles;
+
+// --- rules profiles -------------------------------------------------------------------------
+
+/**
+ * A rules profile, with the keys and values of the Python `Rules` model.
+ * @typedef {object} Rules
+ * @property {string} preset the named preset it starts from
+ * @property {'bottom-up'|'top-down'} redeal_order
+ * @property {number|null} max_redeals most redeals in a game; null for no limit
+ * @property {boolean} redeal_only_when_stuck a redeal is legal only when no card move is
+ * @property {boolean} run_moves suit runs move as a unit (Perseverance)
+ */
+
+const RULE_DEFAULTS = Object.freeze({
+  redeal_order: 'bottom-up', max_redeals: null, redeal_only_when_stuck: false, run_moves: false,
+});
+
+/**
+ * Every preset of cruel_tools/rules.py (PRESET_TABLE), by name, with the same parameters; the
+ * differential test fails when the two tables differ.
+ * @type {Readonly<Record<string, Readonly<Rules>>>}
+ */
+export const PRESETS = Object.freeze(Object.fromEntries([
+  ['cruel', {}],
+  ['cruel-when-stuck', { redeal_only_when_stuck: true }],
+  ['cruel-limited-3', { max_redeals: 3 }],
+  ['cruel-limited-5', { max_redeals: 5 }],
+  ['perseverance', { run_moves: true, max_redeals: 2 }],
+  ['pysolfc', { redeal_order: 'top-down' }],
+].map(([name, settings]) => [name, Object.freeze({ preset: name, ...RULE_DEFAULTS, ...settings })])));
+
+/**
+ * A rules profile from a preset name or an object that starts from a preset and overrides some
+ * of its parameters (the `rules` of a log: `{preset: 'perseverance', max_redeals: null}`).
+ * @param {string|Partial<Rules>} [spec] default `'cruel'`
+ * @returns {Readonly<Rules>}
+ * @throws {CruelError} code `unknown-preset`, or `bad-rules` for an unknown key
+ */
+export function rulesOf(spec = 'cruel') {
+  const name = typeof spec === 'string' ? spec : (spec.preset ?? 'cruel');
+  const base = Object.hasOwn(PRESETS, name) ? PRESETS[name] : null;
+  if (base === null) {
+    throw new CruelError('unknown-preset',
+      `unknown rules preset ${JSON.stringify(name)} (known: ${Object.keys(PRESETS).join(', ')})`);
+  }
+  if (typeof spec === 'string') {
+    return base;
+  }
+  for (const key of Object.keys(spec)) {
+    if (!Object.hasOwn(base, key)) {
+      throw new CruelError('bad-rules', `unknown rules parameter ${JSON.stringify(key)}`);
+    }
+  }
+  return Object.freeze({ ...base, ...spec, preset: name });
+}
+
+// --- steps ----------------------------------------------------------------------------------
+
+/** The number of piles. */
+export const NUM_PILES = 12;
+/** Cards in a packet of a redeal (and in a starting pile). */
+export const PACKET = 4;
+
+/**
+ * A card move: `{type: 'move', source, target, count}`, optionally with `card`.
+ * @typedef {object} Move
+ * @property {'move'} type
+ * @property {number} source pile 1..12 the card (or run) leaves
+ * @property {number|null} target pile 1..12 it goes onto, or null for its foundation
+ * @property {number} count cards moving (more than 1: a run)
+ * @property {number} [card] the card that must be moving (for a run, its deepest card)
+ */
+
+/** @typedef {{type: 'redeal'}} Redeal */
+/** @typedef {Move|Redeal} Step */
+
+/** The redeal step. @type {Readonly<Redeal>} */
+export const REDEAL = Object.freeze({ type: 'redeal' });
+
+/**
+ * A card move step.
+ * @param {number} source @param {number|null} target null for the foundation
+ * @param {number} [count] default 1 @param {number|null} [card] the card that must be moving
+ * @returns {Move}
+ */
+export function move(source, target, count = 1, card = null) {
+  const step = { type: 'move', source, target, count };
+  if (card !== null && card !== undefined) {
+    step.card = card;
+  }
+  return step;
+}
+
+/**
+ * A step in the compact form of logs: `3F`, `3-7`, `3-7x2`, `R`.
+ * @param {Step} step @returns {string}
+ */
+export function stepText(step) {
+  if (step.type === 'redeal') {
+    return 'R';
+  }
+  const to = step.target === null ? 'F' : `-${step.target}`;
+  return `${step.source}${to}${step.count !== 1 ? `x${step.count}` : ''}`;
+}
+
+// --- redeals --------------------------------------------------------------------------------
+
+/**
+ * The single sequence a redeal reads and keeps (pile 1 first).
+ * @param {number[][]} piles @param {string} [order] `bottom-up` (default) or `top-down`
+ * @returns {number[]}
+ */
+export function tableauSequence(piles, order = 'bottom-up') {
+  const seq = [];
+  for (const pile of piles) {
+    if (order === 'bottom-up') {
+      seq.push(...pile);
+    } else {
+      for (let k = pile.length - 1; k >= 0; k--) {
+        seq.push(pile[k]);
+      }
+    }
+  }
+  return seq;
+}
+
+/**
+ * The 12 piles a redeal in `order` makes of `piles` (which it does not change): the
+ * {@link tableauSequence} cut into packets of 4; top-down turns each packet over, since a
+ * packet's first card becomes the top of its new pile. Past the end, piles stay empty.
+ * @param {number[][]} piles @param {string} [order] @returns {number[][]}
+ */
+export function redealPiles(piles, order = 'bottom-up') {
+  const seq = tableauSequence(piles, order);
+  const out = [];
+  for (let k = 0; k < NUM_PILES * PACKET; k += PACKET) {
+    const packet = seq.slice(k, k + PACKET);
+    out.push(order === 'bottom-up' ? packet : packet.reverse());
+  }
+  return out;
+}
+
+/**
+ * Whether a redeal (in either order) would leave `piles` exactly as they are: the pile sizes
+ * already are the packet sizes (full piles of 4, then at most one shorter pile, then empty ones).
+ * @param {number[][]} piles @returns {boolean}
+ */
+export function isPacked(piles) {
+  let left = 0;
+  for (const pile of piles) {
+    left += pile.length;
+  }
+  for (const pile of piles) {
+    const size = Math.min(PACKET, left);
+    if (pile.length !== size) {
+      return false;
+    }
+    left -= size;
+  }
+  return true;
+}
+
+// --- the game -------------------------------------------------------------------------------
+
+/** @typedef {'won'|'blocked'|'in_progress'} Outcome */
+
+const COMPLETE = KING * 4; // the sum of the foundations of a won game
+
+/**
+ * A game of Cruel in progress: position, rules profile and score counters. Mutable: {@link
+ * Game#push} changes it or throws an {@link IllegalMove} that leaves it unchanged.
+ */
+export class Game {
+  /**
+   * A position; throws a CruelError `bad-position` unless it holds each card exactly once.
+   * @param {Array<Array<number|string>>} piles 12 piles bottom to top, of cards or card names
+   * @param {string|Partial<Rules>} [rules] a preset name or rules object (see {@link rulesOf})
+   * @param {{foundations?: number[], moves?: number, redeals?: number}} [state] foundations
+   *   (rank of the top card of S H D C; default all aces), card moves and redeals played so far
+   */
+  constructor(piles, rules = 'cruel', { foundations = [1, 1, 1, 1], moves = 0, redeals = 0 } = {}) {
+    if (!Array.isArray(piles) || piles.length !== NUM_PILES) {
+      throw new CruelError('bad-position', `a position has ${NUM_PILES} piles, not ${piles?.length}`);
+    }
+    if (foundations.length !== 4 || foundations.some((r) => !(r >= 1 && r <= KING))) {
+      throw new CruelError('bad-position', 'foundations must give a rank 1-13 for each of S H D C');
+    }
+    /** @type {Readonly<Rules>} */
+    this.rules = rulesOf(rules);
+    /** @type {number[][]} the 12 piles, each bottom to top */
+    this.piles = piles.map((p) => p.map((c) => (typeof c === 'string' ? parseCard(c) : c)));
+    /** @type {number[]} the rank of the top card of each foundation, S H D C */
+    this.foundations = [...foundations];
+    /** @type {number} card moves played (a run counts once) */
+    this.moves = moves;
+    /** @type {number} redeals played */
+    this.redeals = redeals;
+    const seen = new Array(52).fill(0);
+    for (const pile of this.piles) {
+      for (const c of pile) {
+        if (!(Number.isInteger(c) && c >= 0 && c < 52)) {
+          throw new CruelError('bad-position', `not a card: ${JSON.stringify(c)}`);
+        }
+        seen[c] += 1;
+      }
+    }
+    this.foundations.forEach((r, s) => {
+      for (let k = 1; k <= r; k++) {
+        seen[makeCard(s, k)] += 1;
+      }
+    });
+    if (seen.some((n) => n !== 1)) {
+      const words = seen.flatMap((n, c) => (n === 1 ? [] : [`${cardName(c)} ${n ? 'twice' : 'missing'}`]));
+      throw new CruelError('bad-position', `not a full deck: ${words.slice(0, 6).join(', ')}`);
+    }
+  }
+
+  /**
+   * The opening position of deal number `n`.
+   * @param {number} n @param {string|Partial<Rules>} [rules] @returns {Game}
+   */
+  static fromNumber(n, rules = 'cruel') {
+    return new Game(dealPiles(n), rules);
+  }
+
+  /** An independent copy (rules are shared: they are frozen). @returns {Game} */
+  copy() {
+    const g = Object.create(Game.prototype);
+    g.rules = this.rules;
+    g.piles = this.piles.map((p) => p.slice());
+    g.foundations = this.foundations.slice();
+    g.moves = this.moves;
+    g.redeals = this.redeals;
+    return g;
+  }
+
+  /** Cards on the foundations, aces included (4..52). @returns {number} */
+  get foundationCards() {
+    const f = this.foundations;
+    return f[0] + f[1] + f[2] + f[3];
+  }
+
+  /** @returns {boolean} every card is on its foundation */
+  isWon() {
+    return this.foundationCards === COMPLETE;
+  }
+
+  /** @param {number} pile 1..12 @returns {number|null} its top card, null when empty */
+  top(pile) {
+    const p = this.piles[pile - 1];
+    return p.length ? p[p.length - 1] : null;
+  }
+
+  /**
+   * How many cards on top of `pile` form a run (one suit, each one rank below the last).
+   * @param {number} pile 1..12 @returns {number}
+   */
+  runLength(pile) {
+    const p = this.piles[pile - 1];
+    const len = p.length;
+    let n = len ? 1 : 0;
+    while (n < len && p[len - n - 1] === p[len - n] + 1 && cardRank(p[len - n]) < KING) {
+      n += 1;
+    }
+    return n;
+  }
+
+  /** @returns {Outcome} `won`, `blocked` (no card move and no redeal is legal) or `in_progress` */
+  outcome() {
+    if (this.isWon()) {
+      return 'won';
+    }
+    return this.hasCardMove() || this.redealProblem() === null ? 'in_progress' : 'blocked';
+  }
+
+  /**
+   * Move the top `count` cards of `source` to `target` (null: the foundation). The checks run
+   * in the order of the Python engine's `Game.move`; the first that fails throws.
+   * @param {number} source @param {number|null} target @param {number} [count]
+   * @param {number|null} [card] the card that must be moving (for a run, its deepest card)
+   * @throws {IllegalMove}
+   */
+  move(source, target, count = 1, card = null) {
+    if (!isPile(source) || !(target === null || isPile(target))) {
+      throw new IllegalMove('bad-pile', `piles are numbered 1 to ${NUM_PILES}`);
+    }
+    const piles = this.piles;
+    const src = piles[source - 1];
+    if (!src.length) {
+      if (this.isWon()) {
+        throw afterEnd();
+      }
+      throw new IllegalMove('empty-source', `pile ${source} is empty`);
+    }
+    if (target === source) {
+      throw new IllegalMove('same-pile', `pile ${source} cannot move onto itself`);
+    }
+    if (count !== 1) {
+      checkRun(this, source, target, count);
+    }
+    const moving = src[src.length - count]; // the deepest card that moves
+    if (card !== null && card !== undefined && card !== moving) {
+      const what = count === 1 ? 'top card' : `run of ${count} starts at`;
+      throw new IllegalMove('card-mismatch',
+        `the log says ${cardSymbol(card)} but pile ${source}'s ${what} ${cardSymbol(moving)}`);
+    }
+    if (target === null) {
+      const found = this.foundations;
+      const s = cardSuit(moving);
+      if (!isNextOnFoundation(found, moving)) {
+        throw new IllegalMove('not-next-on-foundation',
+          `${cardSymbol(moving)} from pile ${source} cannot go to the foundation ` +
+          `(needs ${foundationNeeds(s, found[s])})`);
+      }
+      found[s] = cardRank(moving);
+      src.pop();
+    } else {
+      const dst = piles[target - 1];
+      if (!dst.length) {
+        throw new IllegalMove('empty-target',
+          `${cardSymbol(moving)} from pile ${source} cannot go onto pile ${target}: ` +
+          'it is empty, and empty piles stay closed');
+      }
+      const onto = dst[dst.length - 1];
+      const needs = successor(moving);
+      if (onto !== needs) {
+        const code = cardSuit(onto) === cardSuit(moving) ? 'wrong-rank' : 'wrong-suit';
+        const why = needs === null ? 'a king builds on no card' : `needs ${cardSymbol(needs)}`;
+        throw new IllegalMove(code,
+          `${cardSymbol(moving)} from pile ${source} cannot go onto ` +
+          `${cardSymbol(onto)} on pile ${target} (${why})`);
+      }
+      dst.push(...src.splice(src.length - count, count));
+    }
+    this.moves += 1;
+  }
+
+  /**
+   * Why a redeal is illegal now (the error {@link Game#redeal} would throw, with its `code` and
+   * `message`), or null when it is legal. The one statement of when a redeal is legal.
+   * @returns {IllegalMove|null}
+   */
+  redealProblem() {
+    if (this.isWon()) {
+      return afterEnd();
+    }
+    const rules = this.rules;
+    if (rules.max_redeals !== null && this.redeals >= rules.max_redeals) {
+      return new IllegalMove('redeal-limit', `no redeals left: these rules allow ${rules.max_redeals}`);
+    }
+    if (rules.redeal_only_when_stuck && this.hasCardMove()) {
+      return new IllegalMove('redeal-not-stuck',
+        `${rules.preset} allows a redeal only when no card can move`);
+    }
+    if (isPacked(this.piles)) {
+      return new IllegalMove('redeal-unchanged', 'a redeal now would leave every pile as it is');
+    }
+    return null;
+  }
+
+  /**
+   * The piles a redeal would make now (whether or not it is legal: see {@link
+   * Game#redealProblem}); the game is not changed.
+   * @returns {number[][]}
+   */
+  redealPreview() {
+    return redealPiles(this.piles, this.rules.redeal_order);
+  }
+
+  /** Gather the piles and deal them out again in packets of 4. @throws {IllegalMove} */
+  redeal() {
+    const problem = this.redealProblem();
+    if (problem !== null) {
+      throw problem;
+    }
+    this.piles = this.redealPreview();
+    this.redeals += 1;
+  }
+
+  /**
+   * Play a step: a card move or the redeal.
+   * @param {Step} step @throws {IllegalMove} leaving the game unchanged
+   */
+  push(step) {
+    if (step.type === 'redeal') {
+      this.redeal();
+    } else {
+      this.move(step.source, step.target, step.count ?? 1, step.card ?? null);
+    }
+  }
+
+  /**
+   * Every legal card move (runs included where the rules allow them), in the order of the
+   * Python engine: by source pile; for each, to the foundation first, then onto a pile (under
+   * run moves, by growing count).
+   * @returns {Move[]}
+   */
+  cardMoves() {
+    return cardMovesOf(this, false);
+  }
+
+  /** @returns {boolean} whether any card can move */
+  hasCardMove() {
+    return cardMovesOf(this, true).length > 0;
+  }
+
+  /**
+   * Every legal step: the card moves ({@link Game#cardMoves}), then the redeal when it is legal.
+   * @returns {Step[]}
+   */
+  legalSteps() {
+    const steps = this.cardMoves();
+    if (this.redealProblem() === null) {
+      steps.push(REDEAL);
+    }
+    return steps;
+  }
+}
+
+function checkRun(game, source, target, count) {
+  if (!game.rules.run_moves) {
+    throw new IllegalMove('runs-not-allowed',
+      `only one card moves at a time under ${game.rules.preset}`);
+  }
+  if (target === null) {
+    throw new IllegalMove('run-to-foundation',
+      'runs move only onto piles; cards go to the foundation one by one');
+  }
+  const length = game.runLength(source);
+  if (!(Number.isInteger(count) && count >= 1 && count <= length)) {
+    throw new IllegalMove('not-a-run',
+      `the top ${count} cards of pile ${source} are not a run ` +
+      `(its run is ${length} card${length !== 1 ? 's' : ''})`);
+  }
+}
+
+// Game#cardMoves; with firstOnly, stops after the first pile that has a move (hasCardMove).
+function cardMovesOf(game, firstOnly) {
+  const piles = game.piles;
+  const found = game.foundations;
+  const pileOfTop = new Array(52).fill(0);
+  piles.forEach((p, i) => {
+    if (p.length) {
+      pileOfTop[p[p.length - 1]] = i + 1;
+    }
+  });
+  const out = [];
+  for (let i = 1; i <= NUM_PILES; i++) {
+    const p = piles[i - 1];
+    if (!p.length) {
+      continue;
+    }
+    const c = p[p.length - 1];
+    if (isNextOnFoundation(found, c)) {
+      out.push(move(i, null));
+    }
+    const most = game.rules.run_moves ? game.runLength(i) : 1;
+    for (let k = 1; k <= most; k++) {
+      const deepest = p[p.length - k];
+      const onto = successor(deepest);
+      const j = onto === null ? 0 : pileOfTop[onto];
+      if (j) {
+        out.push(move(i, j, k));
+      }
+    }
+    if (firstOnly && out.length) {
+      return out;
+    }
+  }
+  return out;
+}
+
+// The two rules of where a card may go, stated once for checking and generating moves alike.
+
+/** Whether `card` is the next card of its suit's foundation. */
+function isNextOnFoundation(foundations, card) {
+  return foundations[cardSuit(card)] === cardRank(card) - 1;
+}
+
+/** The card `card` may be built onto (same suit, one rank higher), or null for a king. */
+function successor(card) {
+  return cardRank(card) === KING ? null : card + 1;
+}
+
+function isPile(n) {
+  return Number.isInteger(n) && n >= 1 && n <= NUM_PILES;
+}
+
+function afterEnd() {
+  return new IllegalMove('move-after-end', 'the game is already won');
+}
+
+function foundationNeeds(suit, topRank) {
+  if (topRank === KING) {
+    return `nothing: the ${SUIT_SYMBOLS[suit]} foundation is complete`;
+  }
+  return cardSymbol(makeCard(suit, topRank + 1));
+}
+
+// --- recording a game as a cruel-log/1 ------------------------------------------------------
+
+/** The log format a {@link Recorder} writes (docs/log-format.md). */
+export const LOG_FORMAT = 'cruel-log/1';
+
+/**
+ * Plays a game and records it as a `cruel-log/1` log that `cruel verify` accepts.
+ *
+ * ```js
+ * const rec = new Recorder({ number: 17, rules: 'cruel' });
+ * rec.push(move(2, null));          // 2C to its foundation; the log names the card
+ * rec.push(REDEAL);
+ * JSON.stringify(rec.log());        // {"format":"cruel-log/1","rules":"cruel","deal":{"number":17},...}
+ * ```
+ */
+export class Recorder {
+  /**
+   * @param {object} options
+   * @param {number} [options.number] the deal number, or
+   * @param {Array<Array<number|string>>} [options.piles] the 12 starting piles (for a deal
+   *   without a number; with both, they must be that deal's)
+   * @param {string|Partial<Rules>} [options.rules] default `'cruel'`
+   * @param {object|null} [options.meta] free-form data for the log's `meta`
+   */
+  constructor({ number = null, piles = null, rules = 'cruel', meta = null } = {}) {
+    const start = number !== null ? dealPiles(number) : piles;
+    if (start === null) {
+      throw new CruelError('bad-deal', 'a deal needs "number" or "piles"');
+    }
+    /** @type {Game} the game being played (read it; change it only through push) */
+    this.game = new Game(start, rules);
+    if (number !== null && piles !== null &&
+        JSON.stringify(this.game.piles) !== JSON.stringify(new Game(piles, rules).piles)) {
+      throw new CruelError('bad-deal', `these piles are not those of deal ${number}`);
+    }
+    this.number = number;
+    this.start = this.game.piles.map((p) => p.slice());
+    this.meta = meta;
+    /** @type {Array<object>} the log's move entries so far */
+    this.entries = [];
+  }
+
+  /**
+   * Play a step and record it (a card move with the card it moves).
+   * @param {Step} step @throws {IllegalMove} nothing is played or recorded then
+   */
+  push(step) {
+    const game = this.game;
+    if (step.type === 'redeal') {
+      game.redeal();
+      this.entries.push({ type: 'redeal' });
+      return;
+    }
+    const count = step.count ?? 1;
+    const src = isPile(step.source) ? game.piles[step.source - 1] : [];
+    const moving = src[src.length - count]; // the (deepest) card, if the move is legal
+    game.move(step.source, step.target, count, step.card ?? null);
+    const entry = { type: 'move', from: step.source, to: step.target ?? 'foundation', card: cardName(moving) };
+    if (count !== 1) {
+      entry.count = count;
+    }
+    this.entries.push(entry);
+  }
+
+  /**
+   * The log so far, as a JSON-ready object.
+   * @param {{claim?: boolean}} [options] claim: include the claim of the current position
+   *   (outcome, foundation cards, moves, redeals), default true
+   * @returns {object}
+   */
+  log({ claim = true } = {}) {
+    const rules = this.game.rules;
+    const preset = PRESETS[rules.preset];
+    const same = Object.keys(preset).every((k) => preset[k] === rules[k]);
+    const out = {
+      format: LOG_FORMAT,
+      rules: same ? rules.preset : { ...rules },
+      deal: this.number !== null
+        ? { number: this.number }
+        : { piles: this.start.map((p) => p.map(cardName)) },
+      moves: this.entries.map((e) => ({ ...e })),
+    };
+    if (claim) {
+      const g = this.game;
+      out.claim = {
+        outcome: g.outcome(), foundation_cards: g.foundationCards, moves: g.moves, redeals: g.redeals,
+      };
+    }
+    if (this.meta !== null) {
+      out.meta = this.meta;
+    }
+    return out;
+  }
+}
+
+// --- command line (Node only) ---------------------------------------------------------------
+
+/**
+ * `node cruel.js N...` (or `node docs/deals.js N...`, a link to this file) prints one JSON line
+ * per deal number N: `{"number":N,"piles":[["KH","10H","4D","3C"], ...12 piles, bottom to top]}`.
+ * Anything but a decimal deal number is an error (exit status 2). Importing the module runs
+ * nothing: the command line answers only when this file is the program Node was started with.
+ * @param {string[]} args
+ */
+function commandLine(args) {
+  const lines = [];
+  for (const arg of args) {
+    const n = /^[0-9]+$/.test(arg) ? Number(arg) : NaN;
+    if (!(n <= MAX_DEAL_NUMBER)) {
+      process.stderr.write(`deals.js: not a deal number 0..${MAX_DEAL_NUMBER}: ${JSON.stringify(arg)}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    lines.push(JSON.stringify({ number: n, piles: dealPiles(n).map((p) => p.map(cardName)) }));
+  }
+  if (lines.length) {
+    process.stdout.write(lines.join('\n') + '\n');
+  }
+}
+
+if (typeof process !== 'undefined' && process.versions?.node && process.argv?.length > 1) {
+  const builtins = ['node:fs', 'node:url']; // named at run time: bundlers for browsers skip them
+  Promise.all(builtins.map((name) => import(name))).then(([fs, url]) => {
+    let main = false;
+    try {
+      main = fs.realpathSync(process.argv[1]) === fs.realpathSync(url.fileURLToPath(import.meta.url));
+    } catch {
+      // not started from a file (node -e, a REPL): not the command line
+    }
+    if (main) {
+      commandLine(process.argv.slice(2));
+    }
+  });
+}

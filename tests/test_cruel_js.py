@@ -1,0 +1,346 @@
+"""cruel.js (cruel_tools/web/cruel.js) against the Python engine, under Node.
+
+The differential test: ``tests/js/drive.mjs`` plays GAMES_PER_PRESET seeded random games of every
+preset with cruel.js (random legal steps, a redeal now and then, at most MAX_STEPS steps), tries
+random illegal steps on the way, and records each game with cruel.js's Recorder. This file replays
+every game with :class:`cruel_tools.game.Game` and requires, after every step, the same legal
+steps in the same order, the same position (piles, foundations, moves, redeals, outcome), the same
+error code and message for every illegal step tried, and a recorded log that
+:func:`cruel_tools.verify.verify_bytes` finds valid with the same outcome and counts.
+
+Figures of one run (seed 20261201, 2,000 games per preset, 6 presets: 12,000 games):
+
+    preset            games   steps  won
+    cruel              2000  149485   34
+    cruel-when-stuck   2000  150011   87
+    cruel-limited-3    2000   46338    1
+    cruel-limited-5    2000   60928    5
+    perseverance       2000   59534   52
+    pysolfc            2000   97626  192
+    total             12000  563922  371
+
+153,514 illegal steps tried (every code of ``MOVE_ERRORS``), 12,000 logs valid (1,220 naming the
+deal by piles); about 27 s for the games and 29 s for the whole file on a busy 2-core machine.
+The fixture prints these figures (``pytest -s``); the assertions quote them when they fail.
+
+Skipped when ``node`` is not on PATH.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from cruel_tools import cards
+from cruel_tools.deals import deal_piles, mulberry32
+from cruel_tools.game import MOVE_ERRORS, REDEAL, Game, IllegalMove, Move, Step, redeal_piles
+from cruel_tools.log import compact
+from cruel_tools.rules import PRESETS, Rules
+from cruel_tools.verify import verify_bytes
+
+ROOT = Path(__file__).resolve().parents[1]
+CRUEL_JS = ROOT / "cruel_tools" / "web" / "cruel.js"
+DRIVER = Path(__file__).resolve().parent / "js" / "drive.mjs"
+DEALS_MD = ROOT / "docs" / "deals.md"
+
+# CRUEL_JS_GAMES=100 for a quick run while changing cruel.js; the figures above are for 2,000.
+GAMES_PER_PRESET = int(os.environ.get("CRUEL_JS_GAMES", "2000"))
+SEED = 20261201
+MAX_STEPS = 200
+
+NODE = shutil.which("node")
+pytestmark = pytest.mark.skipif(NODE is None, reason="node is not on PATH: cruel.js is not run")
+
+
+def node(*args: str, stdin: str | None = None) -> str:
+    assert NODE is not None
+    result = subprocess.run(
+        [NODE, str(DRIVER), *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+# --- the encodings of tests/js/drive.mjs ---------------------------------------------------------
+
+# A card as the character of code 48 + card, piles joined by "|" (drive.mjs's position()).
+_PILE_CHARS = bytearray(range(256))
+_PILE_CHARS[0:52] = bytes(range(48, 100))
+_PILE_CHARS[255] = ord("|")
+PILE_CHARS = bytes(_PILE_CHARS)
+
+# Every step's compact text ("3F", "1-7x2", "R"), looked up rather than formatted step by step.
+COMPACT: dict[Step, str] = {REDEAL: "R"}
+for _s in range(1, 13):
+    for _t in [None, *range(1, 13)]:
+        for _c in range(1, 13):
+            COMPACT[Move(_s, _t, _c)] = compact(Move(_s, _t, _c))
+
+
+def position(game: Game) -> str:
+    piles = b"\xff".join(map(bytes, game.piles)).translate(PILE_CHARS).decode()
+    f = game.foundations
+    return f"{piles} {f[0]}.{f[1]}.{f[2]}.{f[3]} {game.moves} {game.redeals} {game.outcome()}"
+
+
+def to_step(tried: list[Any]) -> Step:
+    return Move(*tried) if tried else REDEAL
+
+
+def try_step(game: Game, step: Step) -> tuple[str | None, str | None]:
+    """Push ``step``: (None, None) when legal, else the error's (code, message)."""
+    try:
+        game.push(step)
+    except IllegalMove as exc:
+        return exc.code, str(exc)
+    return None, None
+
+
+# --- the random games ---------------------------------------------------------------------------
+
+
+@dataclass
+class Figures:
+    games: Counter[str] = field(default_factory=Counter)
+    steps: Counter[str] = field(default_factory=Counter)
+    won: Counter[str] = field(default_factory=Counter)
+    tried: Counter[str] = field(default_factory=Counter)  # illegal steps tried, by code
+    logs_valid: int = 0
+    logs_by_piles: int = 0
+    mismatches: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def summary(self) -> str:
+        lines = [
+            f"{p}: {self.games[p]} games, {self.steps[p]} steps, {self.won[p]} won"
+            for p in self.games
+        ]
+        lines.append(
+            f"total: {self.games.total()} games, {self.steps.total()} steps, "
+            f"{self.tried.total()} illegal steps tried, {self.logs_valid} logs valid "
+            f"({self.logs_by_piles} by piles), {self.seconds:.1f} s"
+        )
+        return "\n".join(lines)
+
+
+def replay(record: dict[str, Any], figures: Figures) -> None:
+    """Replay one game of drive.mjs with the Python engine; note the first disagreement."""
+    preset, number = record["preset"], record["number"]
+    where = f"{preset} deal {number}"
+    game = Game.trusted(deal_piles(number), PRESETS[preset])
+    for k, (legal_text, index, pos, tried) in enumerate(record["steps"], 1):
+        for attempt in tried:
+            figures.tried[attempt[1]] += 1
+            got = try_step(game, to_step(attempt[0]))
+            if got != (attempt[1], attempt[2]):
+                figures.mismatches.append(f"{where} before step {k}: {attempt} gives {got}")
+                return
+        legal = list(game.legal_steps())
+        text = " ".join(map(COMPACT.__getitem__, legal))
+        if text != legal_text:
+            figures.mismatches.append(f"{where} step {k}: legal {legal_text!r}, Python {text!r}")
+            return
+        game.push(legal[index])
+        if position(game) != pos:
+            figures.mismatches.append(f"{where} step {k}: {pos!r}, Python {position(game)!r}")
+            return
+    for attempt in record["after"]:
+        figures.tried[attempt[1]] += 1
+        got = try_step(game, to_step(attempt[0]))
+        if got != (attempt[1], attempt[2]):
+            figures.mismatches.append(f"{where} after the end: {attempt} gives {got}")
+            return
+    figures.games[preset] += 1
+    figures.steps[preset] += len(record["steps"])
+    figures.won[preset] += game.is_won()
+    report = verify_bytes(orjson.dumps(record["log"]))
+    expected = (True, game.outcome(), game.foundation_cards, game.moves, game.redeals)
+    verified = (report.valid, report.outcome, report.foundation_cards, report.moves, report.redeals)
+    if verified != expected:
+        figures.mismatches.append(
+            f"{where}: log verifies as {verified}, not {expected}: {report.error}"
+        )
+        return
+    deal = record["log"]["deal"]
+    assert ("piles" in deal) == record["byPiles"] and record["log"]["rules"] == preset
+    figures.logs_valid += 1
+    figures.logs_by_piles += record["byPiles"]
+
+
+def lines_of_node_games() -> Iterator[bytes]:
+    assert NODE is not None
+    args = ["games", str(GAMES_PER_PRESET), str(SEED), str(MAX_STEPS)]
+    with subprocess.Popen([NODE, str(DRIVER), *args], stdout=subprocess.PIPE) as proc:
+        assert proc.stdout is not None
+        yield from proc.stdout  # replayed while Node plays on
+    assert proc.returncode == 0
+
+
+@pytest.fixture(scope="module")
+def figures() -> Figures:
+    figures = Figures()
+    start = time.perf_counter()
+    for line in lines_of_node_games():
+        replay(orjson.loads(line), figures)
+    figures.seconds = time.perf_counter() - start
+    print("\n" + figures.summary())
+    return figures
+
+
+def test_random_games_agree_step_by_step(figures: Figures) -> None:
+    assert figures.mismatches == [], figures.mismatches[:5]
+    assert set(figures.games) == set(PRESETS), figures.summary()
+    for preset in PRESETS:
+        assert figures.games[preset] == GAMES_PER_PRESET, figures.summary()
+        assert figures.steps[preset] >= 10 * GAMES_PER_PRESET, figures.summary()
+    assert figures.won.total() > 0, figures.summary()
+
+
+def test_recorded_logs_verify(figures: Figures) -> None:
+    assert figures.logs_valid == len(PRESETS) * GAMES_PER_PRESET, figures.summary()
+    assert figures.logs_by_piles > 0, figures.summary()
+
+
+def test_every_error_code_is_tried(figures: Figures) -> None:
+    # Each code of the Python engine came up, with the same code and message in both.
+    assert set(figures.tried) == set(MOVE_ERRORS), figures.tried
+
+
+# --- the tables and the deal numbers ------------------------------------------------------------
+
+
+def test_presets_are_those_of_python() -> None:
+    js = json.loads(node("presets"))
+    python = {name: rules.model_dump(mode="json") for name, rules in PRESETS.items()}
+    assert js == python
+
+
+def deal_vectors() -> dict[int, list[list[str]]]:
+    rows: dict[int, list[list[str]]] = {}
+    for line in DEALS_MD.read_text(encoding="utf-8").splitlines():
+        match = re.match(r"^\|\s*(\d+)\s*\|(.*)\|\s*$", line)
+        if match:
+            rows[int(match.group(1))] = [cell.split() for cell in match.group(2).split("|")]
+    return rows
+
+
+def test_deal_numbers_agree_with_the_vectors_and_python() -> None:
+    vectors = deal_vectors()
+    assert len(vectors) >= 8 and 0 in vectors and 2**32 - 1 in vectors
+    numbers = sorted({*vectors, *range(100), 2**31, 2**32 - 2})
+    lines = node("deals", *map(str, numbers)).splitlines()
+    assert len(lines) == len(numbers)
+    for number, line in zip(numbers, lines, strict=True):
+        piles = json.loads(line)["piles"]
+        assert piles == [[cards.name(c) for c in p] for p in deal_piles(number)], number
+        if number in vectors:
+            assert piles == vectors[number], number
+
+
+def test_mulberry32_outputs_are_those_of_the_spec() -> None:
+    text = DEALS_MD.read_text(encoding="utf-8")
+    seed_1 = [int(x) for x in re.findall(r"\d+", text.split("For seed 1 the first five")[1])[:5]]
+    assert seed_1[0] == 2693262067
+    assert json.loads(node("mulberry", "1", "5")) == seed_1
+    python = [u for u, _ in zip(mulberry32(4242), range(1000), strict=False)]
+    assert json.loads(node("mulberry", "4242", "1000")) == python
+
+
+# --- chosen positions: Python picks the steps, cruel.js follows ----------------------------------
+
+
+def python_game(
+    number: int, preset: str, steps: int, rand: Iterator[int]
+) -> tuple[Game, list[list[Any]]]:
+    """A random game played by Python: its final position and the steps, as drive.mjs reads them."""
+    game = Game.trusted(deal_piles(number), PRESETS[preset])
+    played: list[list[Any]] = []
+    for _ in range(steps):
+        legal = list(game.legal_steps())
+        if not legal:
+            break
+        step = legal[next(rand) % len(legal)]
+        game.push(step)
+        played.append([] if step == REDEAL else list(step))
+    return game, played
+
+
+def test_python_chosen_games_and_redeal_previews() -> None:
+    rand = mulberry32(7)
+    cases: list[dict[str, Any]] = []
+    games: list[tuple[Game, list[list[Any]]]] = []
+    for k in range(120):
+        preset = list(PRESETS)[k % len(PRESETS)]
+        number = next(rand)
+        game, played = python_game(number, preset, 1 + next(rand) % 80, rand)
+        # The same steps from the start, then a step after them that may well be illegal.
+        extra = [[1 + next(rand) % 12, None, 1, None], [], [1 + next(rand) % 12, 3, 2, None]]
+        start = [[cards.name(c) for c in p] for p in deal_piles(number)]
+        cases.append({"piles": start, "rules": preset, "steps": played + extra})
+        games.append((game, extra))
+    # A won game: every step is too late, and a pile outside 1-12 is still a bad pile.
+    won = Game([[]] * 12, (13, 13, 13, 13))
+    after = [[1, None, 1, None], [], [5, 6, 1, None], [0, None, 1, None], [13, 2, 1, None]]
+    cases.append({"piles": [[]] * 12, "foundations": [13] * 4, "rules": "cruel", "steps": after})
+    games.append((won, after))
+    # A position given with counters, under a rules object that overrides its preset: past
+    # Perseverance's 2 redeals, but without its limit.
+    rules = Rules(preset="perseverance", run_moves=True, max_redeals=None)
+    start_3 = deal_piles(3)
+    game = Game(start_3, rules=rules, moves=7, redeals=5)
+    first = next(game.card_moves())
+    steps = [[], list(first), [], [], [1 + next(rand) % 12, None, 1, None]]
+    piles_3 = [[cards.name(c) for c in p] for p in start_3]
+    rules_js = {"preset": "perseverance", "max_redeals": None}
+    cases.append({"piles": piles_3, "rules": rules_js, "moves": 7, "redeals": 5, "steps": steps})
+    games.append((game, steps))
+    results = [json.loads(line) for line in node("cases", stdin=json.dumps(cases)).splitlines()]
+    assert len(results) == len(cases)
+    for (game, extra), case, result in zip(games, cases, results, strict=True):
+        expected_tail = []
+        for step in extra:
+            code, message = try_step(game, to_step(step))
+            expected_tail.append([code, message, position(game)])
+        tail = result["results"][len(case["steps"]) - len(extra) :]
+        assert tail == expected_tail, case
+        assert all(r[0] is None for r in result["results"][: len(case["steps"]) - len(extra)])
+        assert result["preview"] == redeal_piles(game.piles, game.rules.redeal_order)
+        problem = game.redeal_problem()
+        assert result["problem"] == (problem.code if problem else None)
+
+
+def test_the_example_of_docs_web_md_prints_what_it_says() -> None:
+    assert NODE is not None
+    page = (ROOT / "docs" / "web.md").read_text(encoding="utf-8")
+    block = next(b for b in re.findall(r"```js\n(.*?)```", page, re.S) if "'./cruel.js'" in b)
+    expected = [
+        line.removeprefix("// → ") for line in block.splitlines() if line.startswith("// → ")
+    ]
+    assert len(expected) >= 5
+    code = block.replace("'./cruel.js'", json.dumps(CRUEL_JS.as_uri()))
+    result = subprocess.run(
+        [NODE, "--input-type=module", "-e", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == expected
