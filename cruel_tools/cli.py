@@ -9,12 +9,14 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import orjson
 import typer
+from typer.core import TyperGroup
 
 from . import (
+    __version__,
     cards,
     deals,
     grading,
@@ -58,12 +60,59 @@ from .verify import (
     unreadable,
 )
 
+#: The exit status of a command whose standard output was closed early (``cruel replay LOG |
+#: head -2``): 128 + SIGPIPE, as a shell reports a command killed by that signal (docs/cli.md).
+EXIT_CLOSED_PIPE = 141
+
+
+class _Group(TyperGroup):
+    """The ``cruel`` group: the one place that turns a closed standard output into a quiet
+    exit with :data:`EXIT_CLOSED_PIPE`, for every command (Click itself would exit 1, the code
+    of an illegal move)."""
+
+    def invoke(self, ctx: Any) -> Any:  # a Context of the click that typer vendors
+        try:
+            try:
+                return super().invoke(ctx)
+            finally:  # results still buffered would meet the closed pipe only at exit
+                sys.stdout.flush()
+        except BrokenPipeError:
+            # Point stdout at /dev/null: Python flushes it once more on the way out.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+            raise typer.Exit(EXIT_CLOSED_PIPE) from None
+
+
 app = typer.Typer(
-    add_completion=False,
+    cls=_Group,
+    add_completion=True,
     pretty_exceptions_enable=False,
     no_args_is_help=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
     help="Tools for the patience game Cruel: verify game logs, deals, schemas.",
 )
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        typer.echo(f"cruel {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            callback=_show_version,
+            is_eager=True,
+            help="Print the version of cruel-tools and exit.",
+        ),
+    ] = False,
+) -> None:
+    """Tools for the patience game Cruel: verify game logs, deals, schemas."""
 
 
 T = TypeVar("T")
@@ -248,8 +297,25 @@ def rules_command() -> None:
 # --- replays and positions -------------------------------------------------------------------
 
 
-def _style(layout: str, ascii_: bool, no_color: bool) -> render.Style:
-    color = not no_color and "NO_COLOR" not in os.environ and is_terminal(sys.stdout)
+COLOR_CHOICES = ("auto", "always", "never")
+
+
+def _use_color(choice: str, no_color: bool) -> bool:
+    """Whether to colour: ``--color always`` / ``never`` decide; ``auto`` (the default) colours
+    a terminal unless ``NO_COLOR`` is set to a non-empty value (no-color.org: an empty one does
+    not count) or ``TERM`` is ``dumb``. ``--no-color`` is ``--color never``."""
+    if choice not in COLOR_CHOICES:
+        raise _fail(f"--color must be one of {', '.join(COLOR_CHOICES)}, not {choice!r}", 2)
+    if no_color and choice != "auto":
+        raise _fail(f"--no-color and --color {choice} conflict: give one of them", 2)
+    if no_color or choice == "never":
+        return False
+    if choice == "always":
+        return True
+    return not os.environ.get("NO_COLOR") and is_terminal(sys.stdout)
+
+
+def _style(layout: str, ascii_: bool, color: bool) -> render.Style:
     return render.Style(layout=layout, ascii=ascii_, color=color)  # type: ignore[arg-type]
 
 
@@ -264,7 +330,16 @@ LayoutOption = Annotated[
     str, typer.Option("--layout", help="rows (one line per pile), grid (3x4) or wide (2x6).")
 ]
 AsciiOption = Annotated[bool, typer.Option("--ascii", help="Write suits as S H D C.")]
-NoColorOption = Annotated[bool, typer.Option("--no-color", help="No colour even on a terminal.")]
+NoColorOption = Annotated[bool, typer.Option("--no-color", help="Same as --color never.")]
+ColorOption = Annotated[
+    str,
+    typer.Option(
+        "--color",
+        metavar="WHEN",
+        help="Red suits in colour: auto (on a terminal, unless NO_COLOR is set and not empty), "
+        "always or never.",
+    ),
+]
 
 
 def _check_layout(layout: str) -> None:
@@ -272,15 +347,66 @@ def _check_layout(layout: str) -> None:
         raise _fail(f"--layout must be one of {', '.join(render.LAYOUTS)}", 2)
 
 
+def _check_replay_options(
+    first: int | None, last: int | None, final: bool, moves_only: bool
+) -> None:
+    """Refuse options that contradict each other, naming both, before any log is read."""
+    if final and moves_only:
+        raise _fail(
+            "--final and --moves-only conflict: --final shows only the final position, "
+            "--moves-only every move without positions; give one of them",
+            2,
+        )
+    for name, value in (("--from", first), ("--to", last)):
+        if final and value is not None:
+            raise _fail(
+                f"--final and {name} conflict: --final shows only the final position, "
+                f"{name} chooses steps to show; give one of them",
+                2,
+            )
+    if first is not None and last is not None and last < first:
+        raise _fail(
+            f"--from {first} --to {last}: the range is backwards (empty); "
+            "--from must not come after --to",
+            2,
+        )
+
+
+def _replay_one(game_log: log.GameLog, options: render.ReplayOptions, source: Source | None) -> int:
+    """Print the replay of one log; its exit code (a window past its end: one line, 2)."""
+    try:
+        render.check_window(options, len(game_log.moves))
+    except render.EmptyWindow as exc:
+        where = "" if source is None else f"{source}: "
+        typer.echo(f"error: {where}{exc}", err=True)
+        return 2
+    result = render.replay(game_log, options)
+    for line in result.lines:
+        _out(line)
+    return EXIT_CODES["invalid"] if result.error else 0
+
+
+def _holds_several(spec: str) -> bool:
+    """A folder or a JSON Lines file: an input of any number of logs, each replay headed."""
+    return spec != "-" and (spec.endswith(".jsonl") or Path(spec).is_dir())
+
+
 @app.command("replay")
 def replay_command(
     log_file: Annotated[
-        str, typer.Argument(metavar="log", help="A game log (file, or - for stdin).")
+        str,
+        typer.Argument(
+            metavar="log",
+            help="A game log (file, or - for stdin), or a folder or .jsonl file of logs.",
+        ),
     ],
     layout: LayoutOption = "rows",
     ascii_: AsciiOption = False,
     no_color: NoColorOption = False,
-    first: Annotated[int, typer.Option("--from", min=1, help="First step to show.")] = 1,
+    color: ColorOption = "auto",
+    first: Annotated[
+        int | None, typer.Option("--from", min=1, help="First step to show (default 1).")
+    ] = None,
     last: Annotated[int | None, typer.Option("--to", min=1, help="Last step to show.")] = None,
     final: Annotated[bool, typer.Option("--final", help="Only the final position.")] = False,
     moves_only: Annotated[
@@ -289,25 +415,45 @@ def replay_command(
 ) -> None:
     """Render a logged game step by step: each move in words and the position after it.
 
-    Exit status as for verify: 0 legal, 1 illegal move / bad deal / false claim, 2 unreadable.
+    A folder or a .jsonl file is replayed log after log, each headed by "==> SOURCE <==".
+    --final goes with neither --moves-only nor --from/--to.
+
+    Exit status as for verify (the worst over all logs): 0 legal, 1 illegal move / bad deal /
+    false claim, 2 unreadable input or bad options.
     """
     _check_layout(layout)
-    game_log = _read_log_or_exit(log_file, Limits())
+    _check_replay_options(first, last, final, moves_only)
     options = render.ReplayOptions(
-        style=_style(layout, ascii_, no_color),
-        first=first,
+        style=_style(layout, ascii_, _use_color(color, no_color)),
+        first=first or 1,
         last=last,
         final_only=final,
         moves_only=moves_only,
     )
-    try:
-        render.check_window(options, len(game_log.moves))
-    except render.EmptyWindow as exc:
-        raise _fail(str(exc), 2) from None
-    result = render.replay(game_log, options)
-    for line in result.lines:
-        _out(line)
-    raise typer.Exit(EXIT_CODES["invalid"] if result.error else 0)
+    limits = Limits()
+    if not _holds_several(log_file):
+        raise typer.Exit(_replay_one(_read_log_or_exit(log_file, limits), options, None))
+    code, count = 0, 0
+    for source, data in iter_units([log_file], limits):
+        if count:
+            _out("")
+        count += 1
+        _out(f"==> {source} <==")
+        try:
+            if isinstance(data, log.LogFormatError):
+                raise data
+            game_log = log.load(data, limits)
+        except log.LogFormatError as exc:
+            report = unreadable(exc, source)
+            typer.echo(report_line(report), err=True)
+            code = max(code, report.exit_code)
+            continue
+        code = max(code, _replay_one(game_log, options, source))
+    if not count:
+        shown = display_name(log_file)
+        error = log.LogFormatError("unreadable", "", f"no log in {shown}")
+        raise _report_exit(unreadable(error, Source(file=shown)))
+    raise typer.Exit(code)
 
 
 @app.command("show")
@@ -321,10 +467,11 @@ def show_command(
     layout: LayoutOption = "rows",
     ascii_: AsciiOption = False,
     no_color: NoColorOption = False,
+    color: ColorOption = "auto",
 ) -> None:
     """Render a starting position: a deal number, a deal file or a log's deal."""
     _check_layout(layout)
-    style = _style(layout, ascii_, no_color)
+    style = _style(layout, ascii_, _use_color(color, no_color))
     try:
         number, piles = load_deal(deal_spec)
     except (ValueError, OSError) as exc:

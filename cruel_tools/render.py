@@ -228,7 +228,9 @@ class EmptyWindow(CruelError):
 def check_window(options: ReplayOptions, steps: int) -> None:
     """:raises EmptyWindow: ``options`` show no step of a log of ``steps`` steps."""
     first, last = options.first, options.last
-    if first > max(steps, 1) or (last is not None and last < first):
+    if last is not None and last < first:  # no log could fill it: the options are at fault
+        raise EmptyWindow(f"--from {first} --to {last}: the range is backwards (empty)")
+    if first > max(steps, 1):
         window = f"--from {first}" + (f" --to {last}" if last is not None else "")
         raise EmptyWindow(f"{window} shows no step: the log has {steps} steps")
 

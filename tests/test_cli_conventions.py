@@ -1,0 +1,202 @@
+"""Conventions every command keeps (issue #15): --version, -h, completion, a closed pipe, colour,
+conflicting options refused, replay over every log of a folder or JSON Lines file.
+
+Most tests run the Typer app in-process with ``CliRunner``; the closed pipe needs a real process.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+from typer.testing import CliRunner
+
+import cruel_tools
+from cruel_tools.cli import EXIT_CLOSED_PIPE, app
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT / "samples"
+runner = CliRunner()
+
+
+# --- 5: --version, -h, completion ------------------------------------------------------------
+
+
+def test_version_prints_the_package_version() -> None:
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0
+    assert result.stdout == f"cruel {cruel_tools.__version__}\n"
+
+
+@pytest.mark.parametrize(
+    "command", [[], ["verify"], ["replay"], ["solve"], ["stats"], ["keys"], ["keys", "add"]]
+)
+def test_h_is_help_on_every_command(command: list[str]) -> None:
+    short = runner.invoke(app, [*command, "-h"])
+    long = runner.invoke(app, [*command, "--help"])
+    assert short.exit_code == 0 == long.exit_code
+    assert short.stdout == long.stdout and "Usage:" in short.stdout
+
+
+def test_shell_completion_is_on() -> None:
+    result = runner.invoke(app, ["--help"])
+    assert "--install-completion" in result.stdout and "--show-completion" in result.stdout
+
+
+# --- 3: replay over every log ------------------------------------------------------------------
+
+
+def _jsonl(tmp_path: Path, *names: str) -> Path:
+    path = tmp_path / "games.jsonl"
+    lines = [orjson.dumps(orjson.loads((SAMPLES / n).read_bytes())) for n in names]
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    return path
+
+
+def test_replay_of_a_folder_replays_every_log_each_headed_by_its_source(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(ROOT)
+    result = runner.invoke(app, ["replay", "samples", "--moves-only"])
+    headings = [line for line in result.stdout.splitlines() if line.startswith("==> ")]
+    assert headings == [
+        "==> samples/blocked.json <==",
+        "==> samples/illegal.json <==",
+        "==> samples/won.json <==",
+    ]
+    assert result.stdout.count("Game result: ") == 3
+    assert result.exit_code == 1  # the worst of the three: illegal.json has an illegal move
+
+
+def test_replay_of_a_jsonl_file_replays_every_line(tmp_path: Path) -> None:
+    path = _jsonl(tmp_path, "won.json", "blocked.json")
+    result = runner.invoke(app, ["replay", str(path), "--final"])
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert f"==> {path}:1 <==" in out and f"==> {path}:2 <==" in out
+    assert "Game result: won" in out and "Game result: blocked" in out
+    assert out.index("Game result: won") < out.index(f"==> {path}:2 <==")
+
+
+def test_replay_of_a_jsonl_file_reports_a_bad_line_and_goes_on(tmp_path: Path) -> None:
+    path = _jsonl(tmp_path, "won.json")
+    path.write_bytes(b"not json\n" + path.read_bytes())
+    result = runner.invoke(app, ["replay", str(path), "--final"])
+    assert result.exit_code == 2
+    assert f"{path}:1: unreadable: not JSON" in result.stderr
+    assert "Game result: won" in result.stdout
+
+
+@pytest.mark.parametrize("kind", ["folder", "blank jsonl"])
+def test_replay_of_an_empty_input_is_one_line_and_exit_2(tmp_path: Path, kind: str) -> None:
+    spec = tmp_path / "empty"
+    if kind == "folder":
+        spec.mkdir()
+    else:
+        spec = tmp_path / "blank.jsonl"
+        spec.write_bytes(b"\n \n")
+    result = runner.invoke(app, ["replay", str(spec)])
+    assert result.exit_code == 2
+    assert result.stderr == f"{spec}: unreadable: no log in {spec} [unreadable]\n"
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+# --- 8: conflicting options --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("options", "named"),
+    [
+        (["--moves-only", "--final"], ("--final", "--moves-only")),
+        (["--final", "--from", "10"], ("--final", "--from")),
+        (["--final", "--to", "20"], ("--final", "--to")),
+        (
+            ["--layout", "grid", "--moves-only", "--final", "--from", "10", "--to", "20"],
+            ("--final", "--moves-only"),
+        ),
+        (["--color", "always", "--no-color"], ("--color", "--no-color")),
+    ],
+)
+def test_conflicting_options_are_one_usage_error_naming_both(
+    options: list[str], named: tuple[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(ROOT)
+    result = runner.invoke(app, ["replay", "samples/won.json", *options])
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ")
+    assert all(name in lines[0] for name in named), lines[0]
+
+
+def test_a_backwards_range_blames_the_range_not_the_log(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    result = runner.invoke(app, ["replay", "samples/won.json", "--from", "20", "--to", "10"])
+    assert result.exit_code == 2
+    assert "backwards" in result.stderr and "the log has" not in result.stderr
+
+
+def test_the_readme_replay_example_is_a_valid_combination(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    lines = [
+        line.split("#")[0].split()
+        for line in (ROOT / "README.md").read_text().splitlines()
+        if line.startswith("cruel replay LOG")
+    ]
+    assert lines
+    for words in lines:
+        args = ["samples/won.json" if w == "LOG" else w for w in words[1:]]
+        result = runner.invoke(app, args)
+        assert result.exit_code == 0, (words, result.output)
+
+
+# --- 10: a closed pipe, colour -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "command", [["replay", "samples/won.json"], ["verify", "samples"], ["rules"]]
+)
+def test_a_closed_pipe_exits_141_quietly(command: list[str]) -> None:
+    """``cruel ... | head -2``: the reader is gone before the command writes (deterministic)."""
+    read, write = os.pipe()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cruel_tools.cli", *command],
+        stdout=write,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+    )
+    os.close(read)
+    os.close(write)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == EXIT_CLOSED_PIPE == 141
+    assert b"Traceback" not in err and b"BrokenPipe" not in err and b"Exception" not in err
+
+
+def _colored(args: list[str], env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> bool:
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setattr("cruel_tools.cli.is_terminal", lambda stream: True)
+    result = runner.invoke(app, ["show", "1", *args], env=env)
+    assert result.exit_code == 0, result.output
+    return "\x1b[31m" in result.stdout
+
+
+def test_no_color_counts_only_when_not_empty(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _colored([], {}, monkeypatch)
+    assert _colored([], {"NO_COLOR": ""}, monkeypatch)  # set but empty: no-color.org says colour
+    assert not _colored([], {"NO_COLOR": "1"}, monkeypatch)
+    assert not _colored(["--no-color"], {}, monkeypatch)
+    assert not _colored(["--color", "never"], {}, monkeypatch)
+
+
+def test_color_always_forces_colour_off_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    for command in (["show", "1"], ["replay", "samples/won.json", "--final"]):
+        plain = runner.invoke(app, command)
+        forced = runner.invoke(app, [*command, "--color", "always"], env={"NO_COLOR": "1"})
+        assert "\x1b[" not in plain.stdout and "\x1b[31m" in forced.stdout
+    bad = runner.invoke(app, ["show", "1", "--color", "sometimes"])
+    assert bad.exit_code == 2 and "--color must be one of auto, always, never" in bad.stderr
