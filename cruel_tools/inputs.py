@@ -21,7 +21,7 @@ from . import deals
 from .cards import Card
 from .errors import CruelError
 from .game import Game, Step
-from .log import Deal, GameLog, Limits, LogFormatError, load
+from .log import Deal, GameLog, Limits, LogFormatError, load, strip_bom
 from .rules import PRESETS, Rules
 from .traversal import play
 from .verify import Source, Unit, VerifyReport, report_line, report_of
@@ -178,7 +178,7 @@ def deal_or_log(data: bytes, spec: str, limits: Limits = Limits()) -> Deal | Gam
     with a ``format``). Raises :class:`LogFormatError` for a bad log, ``ValueError`` otherwise."""
     shown = display_name(spec)
     try:
-        obj = orjson.loads(data)
+        obj = orjson.loads(strip_bom(data))
     except orjson.JSONDecodeError as exc:
         raise ValueError(f"{shown}: neither a deal number nor JSON ({exc.msg})") from None
     if isinstance(obj, dict) and "format" in obj:

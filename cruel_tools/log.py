@@ -7,6 +7,7 @@ model is built, and every problem becomes one :class:`LogFormatError` with a JSO
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Annotated, Any, Final, Literal, NotRequired
 
@@ -35,6 +36,9 @@ from .game import NUM_PILES, REDEAL, Move, Step
 from .rules import PRESETS, PresetName, Rules
 
 FORMAT: Final = "cruel-log/1"
+#: The UTF-8 byte order mark some editors put at the start of a file; a log may begin with it
+#: (RFC 8259 lets a parser ignore it), and :func:`load` does.
+BOM: Final = b"\xef\xbb\xbf"
 CARD_PATTERN = r"^(10|[2-9AaTtJjQqKk])([SsHhDdCc]|[♠♥♦♣]\ufe0f?)$"
 COMPACT_PATTERN = r"^(?:[Rr]|([1-9]|1[0-2])(?:[Ff]|-([1-9]|1[0-2])(?:[xX]([1-9]|1[0-2]))?))$"
 
@@ -379,6 +383,32 @@ def _short_repr(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+# A compact move's shape with any numbers: "4-13" is refused for its pile, not its shape.
+_COMPACT_SHAPE: Final = re.compile(r"(\d+)(?:[Ff]|-(\d+)(?:[xX](\d+))?)")
+_PILES_RULE: Final = f"piles are numbered 1 to {NUM_PILES}"
+_RUN_RULE: Final = f"a run is 1 to {NUM_PILES} cards"
+
+
+def _compact_message(value: Any, shown: str) -> str:
+    shape = _COMPACT_SHAPE.fullmatch(value) if isinstance(value, str) else None
+    if shape is not None:
+        source, target, count = shape.groups()
+        if not all(1 <= int(p) <= NUM_PILES for p in (source, target) if p is not None):
+            return f"not a move: {shown}: {_PILES_RULE} (compact moves are like 3F, 3-7, 3-7x2)"
+        if count is not None:
+            return f"not a move: {shown}: {_RUN_RULE} (like 3-7x2)"
+    return f"not a move: {shown} (compact moves are like 3F, 3-7, 3-7x2 or R)"
+
+
+def _deal_message(value: Any, shown: str) -> str:
+    """A deal that is not an object; a number (or digits) is most likely a deal number."""
+    if isinstance(value, str) and value.isascii() and value.isdigit():
+        value = int(value)
+    if type(value) is int and 0 <= value <= MAX_DEAL_NUMBER:
+        return f'a deal is an object, not {shown}: write {{"number": {value}}} for deal {value}'
+    return f'a deal is an object, not {shown}: {{"number": N}} or {{"piles": [...]}}'
+
+
 def _message(err: Any) -> str:
     keys = _keys(err) or [""]
     kind, value = err["type"], err.get("input")
@@ -386,7 +416,14 @@ def _message(err: Any) -> str:
     if kind == "string_pattern_mismatch" and (keys[-1] == "card" or "piles" in keys):
         return f"not a card: {shown} (write rank then suit, like 10H, TH or 4♦)"
     if kind == "string_pattern_mismatch" and keys[0] == "moves":
-        return f"not a move: {shown} (compact moves are like 3F, 3-7, 3-7x2 or R)"
+        return _compact_message(value, shown)
+    if keys == ["deal"] and kind in _TYPE_ERRORS:
+        return _deal_message(value, shown)
+    bound = kind in ("less_than_equal", "greater_than_equal")
+    if bound and keys[0] == "moves" and keys[-1] in ("from", "to"):
+        return f"no pile {shown}: {_PILES_RULE}"
+    if bound and keys[0] == "moves" and keys[-1] == "count":
+        return f"count {shown}: {_RUN_RULE}"
     if kind == "extra_forbidden":
         return f"unknown key {err['loc'][-1]!r} (only meta may hold free-form keys)"
     if kind == "missing":
@@ -427,6 +464,7 @@ def load(data: bytes | str, limits: Limits = _DEFAULT_LIMITS) -> GameLog:
         raise LogFormatError(
             "too-large", "", f"log is {len(data)} bytes, over the limit of {limits.max_bytes}"
         )
+    data = strip_bom(data)
     fast = _read_fast(data, limits)
     if fast is not None:
         return fast
@@ -434,6 +472,13 @@ def load(data: bytes | str, limits: Limits = _DEFAULT_LIMITS) -> GameLog:
         return GameLog.model_validate_json(data, context={"limits": limits})
     except ValidationError as exc:
         raise _first_error(exc) from None
+
+
+def strip_bom(data: bytes | str) -> bytes | str:
+    """``data`` without a leading byte order mark (:data:`BOM`), if it has one."""
+    if isinstance(data, bytes):
+        return data[3:] if data[:3] == BOM else data
+    return data[1:] if data[:1] == "\ufeff" else data
 
 
 _TOP_KEYS: Final = frozenset(GameLog.model_fields)

@@ -200,3 +200,22 @@ def test_color_always_forces_colour_off_a_terminal(monkeypatch: pytest.MonkeyPat
         assert "\x1b[" not in plain.stdout and "\x1b[31m" in forced.stdout
     bad = runner.invoke(app, ["show", "1", "--color", "sometimes"])
     assert bad.exit_code == 2 and "--color must be one of auto, always, never" in bad.stderr
+
+
+# --- 11: a leading BOM ------------------------------------------------------------------------
+
+
+def test_files_with_a_leading_bom_are_read(tmp_path: Path) -> None:
+    log_file = tmp_path / "won.json"
+    log_file.write_bytes(b"\xef\xbb\xbf" + (SAMPLES / "won.json").read_bytes())
+    verified = runner.invoke(app, ["verify", str(log_file)])
+    assert verified.exit_code == 0 and ": valid: won" in verified.stdout
+    assert runner.invoke(app, ["replay", str(log_file), "--final"]).exit_code == 0
+    deal_file = tmp_path / "deal.json"
+    deal_file.write_bytes(b'\xef\xbb\xbf{"number": 1}')
+    shown = runner.invoke(app, ["show", str(deal_file)])
+    assert (
+        shown.exit_code == 0
+        and shown.stdout.splitlines()[1:]
+        == (runner.invoke(app, ["show", "1"]).stdout.splitlines()[1:])
+    )

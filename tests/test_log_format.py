@@ -149,3 +149,59 @@ def test_unreadable_bytes(data: bytes, code: str) -> None:
         load(data)
     assert info.value.code == code
     assert "\n" not in str(info.value)
+
+
+# --- issue #15, point 11: errors that say what to write ----------------------------------------
+
+
+def test_a_leading_utf8_bom_is_accepted() -> None:
+    doc = orjson.dumps({**BASE, "moves": ["R", "3F"]})
+    plain = load(doc)
+    for data in (b"\xef\xbb\xbf" + doc, "\ufeff" + doc.decode()):
+        assert load(data) == plain
+        assert load(data).steps() == plain.steps()  # the fast path took it, not only the model
+    # the model path too: a log the fast path leaves to pydantic (rules with overrides)
+    custom = orjson.dumps({**BASE, "rules": {"preset": "cruel"}})
+    assert load(b"\xef\xbb\xbf" + custom) == load(custom)
+
+
+def test_a_bom_elsewhere_is_still_not_json() -> None:
+    doc = orjson.dumps(BASE)
+    for data in (b"\xef\xbb\xbf" * 2 + doc, b" \xef\xbb\xbf" + doc):
+        with pytest.raises(LogFormatError) as info:
+            load(data)
+        assert info.value.code == "not-json"
+
+
+@pytest.mark.parametrize(
+    ("deal", "words"),
+    [
+        (17, 'a deal is an object, not 17: write {"number": 17} for deal 17'),
+        ("17", """a deal is an object, not '17': write {"number": 17} for deal 17"""),
+        ([1], 'a deal is an object, not an array: {"number": N} or {"piles": [...]}'),
+    ],
+)
+def test_a_deal_that_is_not_an_object_is_shown_how_to_write_it(deal: object, words: str) -> None:
+    with pytest.raises(LogFormatError) as info:
+        load(orjson.dumps({**BASE, "deal": deal}))
+    assert (info.value.code, info.value.path, info.value.message) == ("schema", "/deal", words)
+
+
+@pytest.mark.parametrize(
+    ("move", "path", "words"),
+    [
+        ("4-13", "/moves/0", "not a move: '4-13': piles are numbered 1 to 12"),
+        ("13F", "/moves/0", "not a move: '13F': piles are numbered 1 to 12"),
+        ("0-3", "/moves/0", "not a move: '0-3': piles are numbered 1 to 12"),
+        ("3-7x13", "/moves/0", "not a move: '3-7x13': a run is 1 to 12 cards"),
+        ("3-7y", "/moves/0", "not a move: '3-7y' (compact moves are like 3F, 3-7, 3-7x2 or R)"),
+        ({"type": "move", "from": 13, "to": 2}, "/moves/0/from", "no pile 13: piles are numbered"),
+        ({"type": "move", "from": 1, "to": 0}, "/moves/0/to", "no pile 0: piles are numbered"),
+        ({"type": "move", "from": 1, "to": 2, "count": 0}, "/moves/0/count", "count 0: a run is"),
+    ],
+)
+def test_a_pile_out_of_range_says_piles_are_1_to_12(move: object, path: str, words: str) -> None:
+    with pytest.raises(LogFormatError) as info:
+        load(orjson.dumps({**BASE, "moves": [move]}))
+    assert info.value.path == path
+    assert info.value.message.startswith(words), info.value.message
