@@ -6,6 +6,7 @@ import datetime as dt
 import os
 import sys
 import time
+import traceback
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -84,7 +85,26 @@ class _Group(TyperGroup):
             raise typer.Exit(EXIT_CLOSED_PIPE) from None
 
 
-app = typer.Typer(
+#: The exit status of a bug: an exception no command expected (docs/cli.md).
+EXIT_INTERNAL_ERROR = 3
+
+
+class _Cruel(typer.Typer):
+    """The ``cruel`` entry point: an exception that no command expected is a bug. Its traceback
+    goes to stderr (for the report), then one line, and exit :data:`EXIT_INTERNAL_ERROR`, not
+    the 1 of an illegal move."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().__call__(*args, **kwargs)
+        except Exception as exc:
+            traceback.print_exc()
+            words = f"{type(exc).__name__}: {exc}".splitlines()[0][:200]
+            sys.stderr.write(f"error: internal error ({words}); please report it\n")
+            sys.exit(EXIT_INTERNAL_ERROR)
+
+
+app = _Cruel(
     cls=_Group,
     add_completion=True,
     pretty_exceptions_enable=False,

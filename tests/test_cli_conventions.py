@@ -219,3 +219,31 @@ def test_files_with_a_leading_bom_are_read(tmp_path: Path) -> None:
         and shown.stdout.splitlines()[1:]
         == (runner.invoke(app, ["show", "1"]).stdout.splitlines()[1:])
     )
+
+
+# --- exit codes: a bug is 3, not the 1 of an illegal move -------------------------------------
+
+
+def test_an_unexpected_exception_exits_3_with_one_line_after_the_traceback(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import cruel_tools.cli as cli
+
+    monkeypatch.setattr(cli.rules, "PRESETS", None)  # rules_command now fails: a stand-in bug
+    with pytest.raises(SystemExit) as info:
+        app(["rules"], prog_name="cruel")
+    assert info.value.code == 3
+    err = capsys.readouterr().err
+    assert "Traceback" in err  # kept for the bug report
+    last = err.splitlines()[-1]
+    assert last.startswith("error: internal error (") and last.endswith("); please report it")
+
+
+def test_usage_errors_and_success_keep_their_codes_through_the_entry_point(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    for args, code in ((["rules"], 0), (["deal", "x"], 2), (["nosuch"], 2)):
+        with pytest.raises(SystemExit) as info:
+            app(args, prog_name="cruel")
+        assert info.value.code == code, args
+    assert "Traceback" not in capsys.readouterr().err
