@@ -23,14 +23,18 @@ from collections import Counter
 from pathlib import Path
 
 from cruel_tools.deals import deal_piles
-from cruel_tools.grading import TIERS, grade
+from cruel_tools.grading import TIERS, Metrics, grade
+from cruel_tools.puzzles import load_puzzle, puzzle_files
 
 
 def _grade_row(number: int) -> dict[str, object]:
     g = grade(deal_piles(number), number)
-    row: dict[str, object] = {"number": number, "verdict": g.verdict, "tier": g.tier or ""}
-    if g.metrics is not None:
-        m = g.metrics
+    return _row(number, g.verdict, g.tier, g.metrics)
+
+
+def _row(number: int, verdict: str, tier: str | None, m: Metrics | None) -> dict[str, object]:
+    row: dict[str, object] = {"number": number, "verdict": verdict, "tier": tier or ""}
+    if m is not None:
         row |= {
             "par_actions": m.par.actions,
             "par_optimal": int(m.par.optimal),
@@ -53,12 +57,23 @@ def main() -> None:
     ap.add_argument("--to", dest="last", type=int, default=1000)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--step", type=int, default=1, help="Every N-th deal of the range.")
+    ap.add_argument(
+        "--puzzles",
+        type=Path,
+        help="Tabulate the graded puzzles of this set (their recorded metrics) instead of "
+        "grading a range: every tier is then well represented, experts included.",
+    )
     ap.add_argument("--csv", type=Path)
     args = ap.parse_args()
     numbers = range(args.first, args.last + 1, args.step)
     began = time.perf_counter()
-    with multiprocessing.Pool(args.jobs) as pool:
-        rows = list(pool.imap(_grade_row, numbers, chunksize=4))
+    if args.puzzles:
+        chosen = [load_puzzle(p) for p in puzzle_files(args.puzzles)]
+        rows = [_row(p.deal.number or 0, "won", p.tier, p.metrics) for p in chosen]
+        args.first, args.last = 0, 0
+    else:
+        with multiprocessing.Pool(args.jobs) as pool:
+            rows = list(pool.imap(_grade_row, numbers, chunksize=4))
     wall = time.perf_counter() - began
     if args.csv:
         keys = sorted(

@@ -2,6 +2,7 @@
 
     python benchmarks/optimal_bench.py --from 1 --to 500 --step 25 --max-states 450000
     python benchmarks/optimal_bench.py --puzzles puzzles --tier expert --max-states 450000
+    python benchmarks/optimal_bench.py --puzzles puzzles --ids '2027-01-0[1-4]-*'
 
 Each deal (every ``--step``-th number of the range, or each puzzle of the given tier in a puzzle
 set) is graded for its tier (``grading.classify``, default budget), then, if won, searched by
@@ -47,6 +48,7 @@ def main() -> None:
     ap.add_argument("--step", type=int, default=1)
     ap.add_argument("--puzzles", type=Path, help="Take the deals of this puzzle set instead.")
     ap.add_argument("--tier", choices=TIERS, help="With --puzzles: only this tier.")
+    ap.add_argument("--ids", default="*", help="With --puzzles: only ids matching this pattern.")
     ap.add_argument("--max-seconds", type=float, default=None)
     ap.add_argument("--max-states", type=int, default=450_000)
     ap.add_argument("--csv", type=Path)
