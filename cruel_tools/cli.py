@@ -14,6 +14,7 @@ from typing import Annotated, Any, TypeVar
 
 import orjson
 import typer
+from typer._click.exceptions import NoArgsIsHelpError, UsageError
 from typer.core import TyperGroup
 
 from . import (
@@ -38,8 +39,10 @@ from .inputs import (
     InvalidLog,
     Start,
     UnreadableLog,
+    cannot_read,
     count_units,
     display_name,
+    input_problem,
     is_terminal,
     iter_units,
     load_deal,
@@ -66,10 +69,27 @@ from .verify import (
 EXIT_CLOSED_PIPE = 141
 
 
+def _usage_exit(exc: UsageError) -> typer.Exit:
+    """A usage error as one line on stderr, ``error: ...``, and exit 2 (Typer would draw a Rich
+    box, Click print three lines)."""
+    words = " ".join(exc.format_message().split()).rstrip(".")
+    where = exc.ctx.command_path if exc.ctx is not None else "cruel"
+    typer.echo(f"error: {words} (see '{where} -h')", err=True)
+    return typer.Exit(exc.exit_code)
+
+
 class _Group(TyperGroup):
     """The ``cruel`` group: the one place that turns a closed standard output into a quiet
     exit with :data:`EXIT_CLOSED_PIPE`, for every command (Click itself would exit 1, the code
-    of an illegal move)."""
+    of an illegal move), and every usage error into one line (:func:`_usage_exit`)."""
+
+    def make_context(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().make_context(*args, **kwargs)
+        except NoArgsIsHelpError:
+            raise
+        except UsageError as exc:
+            raise _usage_exit(exc) from None
 
     def invoke(self, ctx: Any) -> Any:  # a Context of the click that typer vendors
         try:
@@ -77,6 +97,10 @@ class _Group(TyperGroup):
                 return super().invoke(ctx)
             finally:  # results still buffered would meet the closed pipe only at exit
                 sys.stdout.flush()
+        except NoArgsIsHelpError:
+            raise
+        except UsageError as exc:
+            raise _usage_exit(exc) from None
         except BrokenPipeError:
             # Point stdout at /dev/null: Python flushes it once more on the way out.
             devnull = os.open(os.devnull, os.O_WRONLY)
@@ -158,6 +182,15 @@ def _option(name: str, parse: Callable[[str], T], text: str) -> T:
         # str() of an error that is also a KeyError (rules.UnknownPreset) would quote the words
         words = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         raise _fail(f"{name}: {words}", 2) from None
+
+
+def _check_inputs(names: list[str]) -> None:
+    """Refuse, before reading anything, an input that is missing or cannot be opened without
+    blocking: ``error: cannot read NAME: WHY`` (:func:`~cruel_tools.inputs.cannot_read`), exit 2."""
+    for name in names:
+        problem = input_problem(name)
+        if problem is not None:
+            raise _fail(problem, EXIT_CODES["unreadable"])
 
 
 def _report_exit(report: VerifyReport) -> typer.Exit:
@@ -443,6 +476,7 @@ def replay_command(
     """
     _check_layout(layout)
     _check_replay_options(first, last, final, moves_only)
+    _check_inputs([log_file])
     options = render.ReplayOptions(
         style=_style(layout, ascii_, _use_color(color, no_color)),
         first=first or 1,
@@ -535,8 +569,8 @@ def _load_start(spec: str, rules_name: str | None, limits: Limits) -> Start:
     shown = display_name(spec)
     try:
         start = load_start(spec, rules_name, limits)
-    except OSError as exc:
-        raise _fail(f"cannot read {shown}: {exc.strerror or type(exc).__name__}", 2) from None
+    except OSError as exc:  # UnreadableInput already says it all
+        raise _fail(str(exc) if exc.strerror is None else cannot_read(spec, exc), 2) from None
     except log.LogFormatError as exc:
         raise _report_exit(unreadable(exc, Source(file=shown))) from None
     except InvalidLog as exc:

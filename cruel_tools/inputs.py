@@ -7,7 +7,10 @@ Memory stays bounded: a file or line over the limit is never read whole.
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import os
+import stat
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -41,21 +44,89 @@ def _too_large(size: int, limits: Limits) -> LogFormatError:
     )
 
 
-def _read_file(path: Path, limits: Limits) -> bytes | LogFormatError:
+def os_reason(exc: OSError) -> str:
+    """Why a file cannot be read, in the system's words, except a symbolic link loop (the
+    system's "Too many levels of symbolic links") and a missing file, said plainly."""
+    if exc.errno == errno.ELOOP:
+        return "Symbolic link loop"
+    if exc.errno == errno.ENOENT:
+        return "No such file or directory"
+    return exc.strerror or type(exc).__name__
+
+
+def cannot_read(name: Path | str, why: OSError | str) -> str:
+    """The one wording, in every command, of an input that cannot be read:
+    ``cannot read NAME: No such file or directory`` (``error: `` before it on stderr)."""
+    return f"cannot read {display_name(name)}: {why if isinstance(why, str) else os_reason(why)}"
+
+
+_KINDS = {
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+}
+
+
+def input_problem(name: str) -> str | None:
+    """None if ``name`` can be opened without blocking (``-``, a directory, a regular file, a
+    pipe or FIFO), else the one line (:func:`cannot_read`) saying why not: missing, a symbolic
+    link loop, a device or a socket (a device such as /dev/zero could be read for ever)."""
+    if name == "-":
+        return None
     try:
-        with path.open("rb") as f:
+        mode = os.stat(name).st_mode
+    except OSError as exc:
+        return cannot_read(name, exc)
+    except ValueError:  # a NUL byte in the name
+        return cannot_read(name, "No such file or directory")
+    kind = _KINDS.get(stat.S_IFMT(mode))
+    return None if kind is None else cannot_read(name, f"not a regular file ({kind})")
+
+
+def _open(path: Path) -> BinaryIO:
+    """``path`` opened for reading without ever blocking at open: a FIFO is opened
+    non-blocking (with no writer it then reads as empty, at once), then read as a file."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _is_fifo(path: Path) -> bool:
+    try:
+        return stat.S_ISFIFO(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _read_file(path: Path, limits: Limits) -> bytes | LogFormatError:
+    problem = input_problem(str(path))
+    if problem is not None:
+        return LogFormatError("unreadable", "", problem)
+    try:
+        with _open(path) as f:
             data = f.read(limits.max_bytes + 1)
     except OSError as exc:
-        return LogFormatError(
-            "unreadable", "", f"cannot read {display_name(path)}: {exc.strerror or 'error'}"
-        )
+        return LogFormatError("unreadable", "", cannot_read(path, exc))
+    if not data and _is_fifo(path):
+        return LogFormatError("unreadable", "", cannot_read(path, "a FIFO with no writer"))
     if len(data) > limits.max_bytes:
         return _too_large(len(data), limits)
     return data
 
 
+#: How far past the limit an over-long line is skipped, in multiples of the limit, looking for
+#: its end: beyond that the input is given up (``/dev/zero`` has no end of line, ever).
+SKIP_FACTOR = 16
+
+
 def _lines(stream: BinaryIO, name: str, limits: Limits) -> Iterator[Unit]:
-    """One unit per non-blank line; a line over the limit is skipped in chunks, not read whole."""
+    """One unit per non-blank line; a line over the limit is skipped in chunks, not read whole,
+    and at most :data:`SKIP_FACTOR` times the limit of it: past that, the rest of the input
+    is not read (one last unit says so)."""
     number, shown = 0, display_name(name)
     while True:
         line = stream.readline(limits.max_bytes + 2)
@@ -65,8 +136,15 @@ def _lines(stream: BinaryIO, name: str, limits: Limits) -> Iterator[Unit]:
         # model_construct: the fields are ours, and a batch of small logs makes millions of these
         source = Source.model_construct(file=shown, line=number)
         if len(line) - line.endswith(b"\n") > limits.max_bytes:
-            size = len(line)
+            size, budget = len(line), SKIP_FACTOR * limits.max_bytes
             while not line.endswith(b"\n"):
+                if size > budget:
+                    message = (
+                        f"line has no end within {budget} bytes (the limit is "
+                        f"{limits.max_bytes}): the rest of {shown} is not read"
+                    )
+                    yield source, LogFormatError("too-large", "", message)
+                    return
                 line = stream.readline(_CHUNK)
                 if not line:
                     break
@@ -102,22 +180,18 @@ def iter_units(
                 )
             continue
         root = Path(name)
-        if not root.exists():
-            shown = display_name(name)
-            yield (
-                Source(file=shown),
-                LogFormatError("unreadable", "", f"no such file or directory: {shown}"),
-            )
+        problem = input_problem(name)
+        if problem is not None:
+            yield Source(file=display_name(name)), LogFormatError("unreadable", "", problem)
             continue
         for path in _expand(root):
             if path.suffix == ".jsonl":
                 try:
-                    with path.open("rb") as f:
+                    with _open(path) as f:
                         yield from _lines(f, str(path), limits)
                 except OSError as exc:
-                    shown = display_name(path)
-                    message = f"cannot read {shown}: {exc.strerror or 'error'}"
-                    yield Source(file=shown), LogFormatError("unreadable", "", message)
+                    message = cannot_read(path, exc)
+                    yield Source(file=display_name(path)), LogFormatError("unreadable", "", message)
             else:
                 yield Source(file=display_name(path)), _read_file(path, limits)
 
@@ -129,7 +203,7 @@ def count_units(paths: Sequence[str]) -> int | None:
         if name == "-":
             return None
         root = Path(name)
-        if not root.exists():
+        if input_problem(name) is not None or _is_fifo(root):
             total += 1
             continue
         for path in _expand(root):
@@ -166,8 +240,18 @@ def read_spec(spec: str, limits: Limits = Limits()) -> bytes:
     if spec == "-":
         data = sys.stdin.buffer.read(limits.max_bytes + 1)
     else:
-        with open(spec, "rb") as f:
-            data = f.read(limits.max_bytes + 1)
+        problem = input_problem(spec)
+        if problem is not None:
+            raise UnreadableInput(problem)
+        if os.path.isdir(spec):
+            raise UnreadableInput(cannot_read(spec, "Is a directory"))
+        try:
+            with _open(Path(spec)) as f:
+                data = f.read(limits.max_bytes + 1)
+        except OSError as exc:
+            raise UnreadableInput(cannot_read(spec, exc)) from None
+        if not data and _is_fifo(Path(spec)):
+            raise UnreadableInput(cannot_read(spec, "a FIFO with no writer"))
     if len(data) > limits.max_bytes:
         raise ValueError(f"{shown}: over the size limit of {limits.max_bytes} bytes")
     return data
@@ -219,6 +303,13 @@ def read_log(spec: str, limits: Limits = Limits()) -> tuple[Source, GameLog]:
         return source, load(data, limits)
     except LogFormatError as exc:
         raise UnreadableLog(source, exc) from None
+
+
+class UnreadableInput(OSError):
+    """A file that cannot be read; ``str()`` is the whole line (:func:`cannot_read`)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
 
 
 class UnreadableLog(CruelError):

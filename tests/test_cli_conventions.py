@@ -247,3 +247,69 @@ def test_usage_errors_and_success_keep_their_codes_through_the_entry_point(
             app(args, prog_name="cruel")
         assert info.value.code == code, args
     assert "Traceback" not in capsys.readouterr().err
+
+
+# --- 10: bounded reading; FIFOs, devices, symbolic link loops ---------------------------------
+
+
+def _cli(*args: str, stdin: object = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "cruel_tools.cli", *args],
+        stdin=stdin,  # type: ignore[arg-type]
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+    )
+
+
+@pytest.mark.parametrize("jsonl", [True, False])
+def test_endless_stdin_without_a_newline_is_refused_not_read_for_ever(jsonl: bool) -> None:
+    """``cruel verify - --jsonl < /dev/zero`` ends: a line over the limit is skipped only so far."""
+    with open("/dev/zero", "rb") as zero:
+        result = _cli("verify", "-", *(["--jsonl"] if jsonl else []), stdin=zero, timeout=60)
+    assert result.returncode == 2
+    [line] = result.stdout.splitlines()
+    assert line.startswith("-") and "[too-large]" in line
+    if jsonl:
+        assert "the rest of - is not read" in line
+
+
+def test_a_fifo_without_a_writer_does_not_block(tmp_path: Path) -> None:
+    fifo = tmp_path / "game.json"
+    os.mkfifo(fifo)
+    for command in ("verify", "replay", "show", "solve"):
+        result = _cli(command, str(fifo), timeout=30)
+        assert result.returncode == 2, (command, result.stderr)
+        assert f"cannot read {fifo}: a FIFO with no writer" in result.stdout + result.stderr
+
+
+def test_a_fifo_with_a_writer_is_read(tmp_path: Path) -> None:
+    """Process substitution (``cruel verify <(cat log)``) hands over a pipe that has a writer."""
+    proc = subprocess.run(
+        ["bash", "-c", f"{sys.executable} -m cruel_tools.cli verify <(cat samples/won.json)"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert ": valid: won" in proc.stdout
+
+
+def test_a_device_is_refused_in_one_line() -> None:
+    for command in (["verify"], ["show"]):
+        result = runner.invoke(app, [*command, "/dev/zero"])
+        assert result.exit_code == 2, command
+        assert "cannot read /dev/zero: not a regular file (a character device)" in result.output
+
+
+def test_a_symbolic_link_loop_is_named_as_such(tmp_path: Path) -> None:
+    (tmp_path / "a.json").symlink_to(tmp_path / "b.json")
+    (tmp_path / "b.json").symlink_to(tmp_path / "a.json")
+    loop = str(tmp_path / "a.json")
+    for command in ("verify", "replay", "show", "grade", "solve"):
+        result = runner.invoke(app, [command, loop])
+        assert result.exit_code == 2, command
+        assert f"cannot read {loop}: Symbolic link loop" in result.output, command
+        assert "No such file" not in result.output

@@ -411,7 +411,7 @@ def test_missing_file_exits_2(tmp_path: Path) -> None:
     [rep] = json_reports(result)
     assert rep["source"]["file"] == str(missing)
     assert (rep["error"]["code"], rep["error"]["path"]) == ("unreadable", "/")
-    assert "no such file" in rep["error"]["message"]
+    assert rep["error"]["message"] == f"cannot read {missing}: No such file or directory"
 
 
 def test_directory_without_logs_exits_2(tmp_path: Path) -> None:
