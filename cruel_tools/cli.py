@@ -545,20 +545,66 @@ def stats_command(
         str | None, typer.Option(help="Day to count the current streak to (YYYY-MM-DD).")
     ] = None,
     jsonl: Annotated[bool, typer.Option("--jsonl", help="Read stdin as JSON Lines.")] = False,
+    player: Annotated[
+        str | None,
+        typer.Option(
+            "--player", metavar="NAME", help="Count only the logs whose meta.player is NAME."
+        ),
+    ] = None,
 ) -> None:
     """A player's record: games, wins, win rate, fastest win, fewest moves, best score, streaks.
 
-    Only logs that verify count; the others are listed with their error and left out.
+    Only logs that verify count; the others are listed with their error and left out. Logs of
+    several players are merged into one record (stderr says so) unless --player picks one.
     """
     day = _option("--today", parse_date, today) if today is not None else None
-    rec = stats.record(iter_units(logs, Limits(), jsonl), today=day)
+    _check_inputs(logs)
+    notes = stats.Notes()
+    rec = stats.record(iter_units(logs, Limits(), jsonl), today=day, player=player, notes=notes)
     if json:
         _out(rec.model_dump_json())
     else:
-        for line in stats.table(rec):
+        for line in stats.table(rec, notes.excluded):
             _out(line)
-    if rec.played == 0 and not rec.excluded:
+    _stats_notes(rec, notes, player, json)
+    if rec.played == 0 and not notes.excluded:
+        if player is not None and notes.other_players:
+            others = plural(notes.other_players, "log")
+            raise _fail(f"no logs of player {player!r} ({others} of other players)", 2)
         raise _fail("no logs found", EXIT_CODES["unreadable"])
+    if notes.unreadable:
+        words = plural(notes.unreadable, "input")
+        raise _fail(f"{words} could not be read (listed as left out)", EXIT_CODES["unreadable"])
+
+
+def _stats_notes(rec: stats.Record, notes: stats.Notes, player: str | None, json: bool) -> None:
+    """What a record does not show by itself, on stderr."""
+    if player is None and len(notes.players) > 1:
+        names = ", ".join(sorted(notes.players)[:5]) + (", ..." if len(notes.players) > 5 else "")
+        typer.echo(
+            f"note: one record merging {len(notes.players)} players ({names}); "
+            "give --player NAME for one player's",
+            err=True,
+        )
+    if player is not None and notes.other_players:
+        typer.echo(
+            f"note: {plural(notes.other_players, 'log')} of other players left aside", err=True
+        )
+    if notes.bad_timestamps:
+        many = notes.bad_timestamps != 1
+        typer.echo(
+            f"warning: {plural(notes.bad_timestamps, 'counted log')} "
+            f"{'have' if many else 'has'} an unusable meta.started_at or meta.finished_at "
+            "(not an ISO 8601 time, or a finish before the start): "
+            f"{'they count' if many else 'it counts'} for no day or time",
+            err=True,
+        )
+    if json and notes.excluded > len(rec.excluded):
+        typer.echo(
+            f"note: {plural(notes.excluded, 'log')} left out; excluded lists the first "
+            f"{len(rec.excluded)}",
+            err=True,
+        )
 
 
 # --- solving ---------------------------------------------------------------------------------

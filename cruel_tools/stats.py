@@ -12,19 +12,37 @@ in the log, i.e. in the player's own offset. The service feeds it from the leade
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from .documents import document_config
 from .log import Limits, LogFormatError, load
-from .verify import Source, Unit, verify
+from .verify import Source, Unit, plural, verify
 
-__all__ = ["STATS_FORMAT", "Excluded", "Record", "Game", "aggregate", "record", "table"]
+__all__ = [
+    "STATS_FORMAT",
+    "META_KEYS",
+    "MAX_LISTED",
+    "Excluded",
+    "Record",
+    "Game",
+    "Notes",
+    "aggregate",
+    "record",
+    "table",
+]
 
 STATS_FORMAT: Final = "cruel-stats/1"
+
+#: The keys of a log's ``meta`` that :func:`record` reads (docs/log-format.md); it reads no other.
+META_KEYS: Final = ("player", "started_at", "finished_at")
+
+#: The most left-out logs a record lists (memory stays bounded on millions of bad lines); the
+#: rest are only counted (:attr:`Notes.excluded`).
+MAX_LISTED: Final = 100
 
 
 class Excluded(BaseModel):
@@ -173,44 +191,89 @@ def aggregate(
     )
 
 
+@dataclass
+class Notes:
+    """What :func:`record` saw beside the record itself (``cruel stats`` says it on stderr)."""
+
+    #: Logs left out, all of them (the record lists the first :data:`MAX_LISTED`).
+    excluded: int = 0
+    #: Of those, inputs that could not be read at all (code ``unreadable``).
+    unreadable: int = 0
+    #: Logs of other players, left aside because one player was asked for.
+    other_players: int = 0
+    #: Counted logs with a ``started_at`` or ``finished_at`` that cannot be used (not an ISO 8601
+    #: time, a finish before the start, one with an offset and one without): such a game counts
+    #: for no day (without a usable time) and no fastest time.
+    bad_timestamps: int = 0
+    #: Every distinct player seen in counted logs (also those past what the record lists).
+    players: set[str] = field(default_factory=set)
+
+
+def _bad_timestamps(
+    meta: dict[str, Any], start: dt.datetime | None, end: dt.datetime | None
+) -> bool:
+    if ("started_at" in meta and start is None) or ("finished_at" in meta and end is None):
+        return True
+    return start is not None and end is not None and _duration(start, end) is None
+
+
 def record(
-    units: Iterable[Unit], today: dt.date | None = None, limits: Limits = Limits()
+    units: Iterable[Unit],
+    today: dt.date | None = None,
+    limits: Limits = Limits(),
+    player: str | None = None,
+    notes: Notes | None = None,
 ) -> Record:
-    """Compute a player's record from log units (see :func:`cruel_tools.inputs.iter_units`)."""
-    games: list[Game] = []
-    players: set[str] = set()
+    """Compute a player's record from log units (see :func:`cruel_tools.inputs.iter_units`).
+
+    ``player``: only the logs whose ``meta.player`` is that name count (the others are left
+    aside, and counted in ``notes``). The units are read as a stream: memory does not grow with
+    their number (at most :data:`MAX_LISTED` left-out logs are kept; ``notes`` counts them all).
+    """
+    notes = Notes() if notes is None else notes
     excluded: list[Excluded] = []
-    for source, data in units:
-        try:
-            if isinstance(data, LogFormatError):
-                raise data
-            log = load(data, limits)
-        except LogFormatError as exc:
-            excluded.append(Excluded(source=source, code=exc.code, message=str(exc)))
-            continue
-        report = verify(log, source)
-        if not report.valid or report.error is not None:
-            assert report.error is not None
-            excluded.append(
-                Excluded(source=source, code=report.error.code, message=report.error.message)
-            )
-            continue
-        meta = log.meta or {}
-        if isinstance(meta.get("player"), str):
-            players.add(meta["player"][:100])
-        start, end = _moment(meta, "started_at"), _moment(meta, "finished_at")
-        moment = end or start
-        won = report.outcome == "won"
-        games.append(
-            Game(
+
+    def leave_out(source: Source, code: str, message: str) -> None:
+        notes.excluded += 1
+        notes.unreadable += code == "unreadable"
+        if len(excluded) < MAX_LISTED:
+            excluded.append(Excluded(source=source, code=code, message=message))
+
+    def games() -> Iterator[Game]:
+        for source, data in units:
+            try:
+                if isinstance(data, LogFormatError):
+                    raise data
+                log = load(data, limits)
+            except LogFormatError as exc:
+                leave_out(source, exc.code, str(exc))
+                continue
+            meta = log.meta or {}
+            name = meta.get("player")
+            if player is not None and name != player:
+                notes.other_players += 1
+                continue
+            report = verify(log, source)
+            if not report.valid or report.error is not None:
+                assert report.error is not None
+                leave_out(source, report.error.code, report.error.message)
+                continue
+            if isinstance(name, str):
+                notes.players.add(name[:100])
+            start, end = _moment(meta, "started_at"), _moment(meta, "finished_at")
+            notes.bad_timestamps += _bad_timestamps(meta, start, end)
+            moment = end or start
+            won = report.outcome == "won"
+            yield Game(
                 day=moment.date() if moment else None,
                 won=won,
                 moves=report.moves,
                 foundation_cards=report.foundation_cards,
                 seconds=_duration(start, end) if won else None,
             )
-        )
-    return aggregate(games, today, players, excluded)
+
+    # aggregate reads players and excluded after the last game: they are complete by then
+    return aggregate(games(), today, notes.players, excluded)
 
 
 def _clock(seconds: float) -> str:
@@ -224,8 +287,9 @@ def _days(n: int) -> str:
     return f"{n} day" if n == 1 else f"{n} days"
 
 
-def table(rec: Record) -> list[str]:
-    """The record as a small table for people."""
+def table(rec: Record, left_out: int | None = None) -> list[str]:
+    """The record as a small table for people. ``left_out``: how many logs were left out in
+    all (:attr:`Notes.excluded`), when more than the record lists."""
 
     def opt(value: object, fmt: str = "{}") -> str:
         return "-" if value is None else fmt.format(value)
@@ -250,9 +314,12 @@ def table(rec: Record) -> list[str]:
     who = (
         f" of {', '.join(rec.players)}" if rec.players and len(", ".join(rec.players)) <= 40 else ""
     )
-    lines = [f"Record{who}: {rec.played} logs counted, {len(rec.excluded)} left out"]
+    total = max(left_out or 0, len(rec.excluded))
+    lines = [f"Record{who}: {plural(rec.played, 'log')} counted, {total} left out"]
     lines += [f"  {name:<15} {value}" for name, value in rows]
     if rec.excluded:
         lines.append("Left out:")
         lines += [f"  {e.source}: {e.message} [{e.code}]" for e in rec.excluded]
+        if total > len(rec.excluded):
+            lines.append(f"  ... and {total - len(rec.excluded)} more, not listed")
     return lines

@@ -278,7 +278,7 @@ def test_endless_stdin_without_a_newline_is_refused_not_read_for_ever(jsonl: boo
 def test_a_fifo_without_a_writer_does_not_block(tmp_path: Path) -> None:
     fifo = tmp_path / "game.json"
     os.mkfifo(fifo)
-    for command in ("verify", "replay", "show", "solve"):
+    for command in ("verify", "replay", "show", "solve", "stats"):
         result = _cli(command, str(fifo), timeout=30)
         assert result.returncode == 2, (command, result.stderr)
         assert f"cannot read {fifo}: a FIFO with no writer" in result.stdout + result.stderr
@@ -298,7 +298,7 @@ def test_a_fifo_with_a_writer_is_read(tmp_path: Path) -> None:
 
 
 def test_a_device_is_refused_in_one_line() -> None:
-    for command in (["verify"], ["show"]):
+    for command in (["verify"], ["show"], ["stats"]):
         result = runner.invoke(app, [*command, "/dev/zero"])
         assert result.exit_code == 2, command
         assert "cannot read /dev/zero: not a regular file (a character device)" in result.output
@@ -308,8 +308,110 @@ def test_a_symbolic_link_loop_is_named_as_such(tmp_path: Path) -> None:
     (tmp_path / "a.json").symlink_to(tmp_path / "b.json")
     (tmp_path / "b.json").symlink_to(tmp_path / "a.json")
     loop = str(tmp_path / "a.json")
-    for command in ("verify", "replay", "show", "grade", "solve"):
+    for command in ("verify", "replay", "show", "grade", "solve", "stats"):
         result = runner.invoke(app, [command, loop])
         assert result.exit_code == 2, command
         assert f"cannot read {loop}: Symbolic link loop" in result.output, command
         assert "No such file" not in result.output
+
+
+# --- 4: stats -----------------------------------------------------------------------------------
+
+
+def _log(player: str | None, **meta: object) -> bytes:
+    doc = orjson.loads((SAMPLES / "won.json").read_bytes())
+    doc["meta"] = {**({} if player is None else {"player": player}), **meta}
+    return orjson.dumps(doc)
+
+
+def _folder(tmp_path: Path, *logs: bytes) -> Path:
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    for i, data in enumerate(logs):
+        (folder / f"{i}.json").write_bytes(data)
+    return folder
+
+
+@pytest.mark.parametrize("name", ["nosuch.json", "logs/"])
+def test_stats_of_a_missing_input_is_one_line_and_exit_2(tmp_path: Path, name: str) -> None:
+    missing = str(tmp_path / name)
+    result = runner.invoke(app, ["stats", missing])
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr == f"error: cannot read {missing}: No such file or directory\n"
+
+
+def test_stats_says_when_it_merges_players_and_player_picks_one(tmp_path: Path) -> None:
+    folder = _folder(tmp_path, _log("ada"), _log("bob"), _log("ada"))
+    merged = runner.invoke(app, ["stats", str(folder), "--json"])
+    assert merged.exit_code == 0
+    assert orjson.loads(merged.stdout)["played"] == 3
+    assert "merging 2 players (ada, bob); give --player NAME" in merged.stderr
+    ada = runner.invoke(app, ["stats", str(folder), "--json", "--player", "ada"])
+    assert ada.exit_code == 0, ada.output
+    rec = orjson.loads(ada.stdout)
+    assert (rec["played"], rec["players"]) == (2, ["ada"])
+    assert "merging" not in ada.stderr and "1 log of other players left aside" in ada.stderr
+    nobody = runner.invoke(app, ["stats", str(folder), "--player", "cy"])
+    assert nobody.exit_code == 2
+    assert (
+        nobody.stderr.splitlines()[-1] == "error: no logs of player 'cy' (3 logs of other players)"
+    )
+
+
+def test_stats_counts_unusable_timestamps_on_stderr(tmp_path: Path) -> None:
+    folder = _folder(
+        tmp_path,
+        _log("ada", finished_at="yesterday"),
+        _log("ada", started_at="2027-01-02T10:00:00Z", finished_at="2027-01-01T10:00:00Z"),
+        _log("ada", finished_at="2027-01-01T10:00:00Z"),
+    )
+    result = runner.invoke(app, ["stats", str(folder)])
+    assert result.exit_code == 0
+    assert "warning: 2 counted logs have an unusable meta.started_at or meta.finished_at" in (
+        result.stderr
+    )
+
+
+def test_stats_says_1_log_counted(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["stats", str(_folder(tmp_path, _log("ada")))])
+    assert result.stdout.splitlines()[0] == "Record of ada: 1 log counted, 0 left out"
+
+
+def test_stats_memory_stays_bounded_on_many_invalid_lines(tmp_path: Path) -> None:
+    import tracemalloc
+
+    from cruel_tools.inputs import iter_units
+    from cruel_tools.stats import MAX_LISTED, Notes, record, table
+
+    path = tmp_path / "junk.jsonl"
+    count = 30_000
+    path.write_bytes(b"not json\n" * count)
+    notes = Notes()
+    tracemalloc.start()
+    try:
+        rec = record(iter_units([str(path)]), notes=notes)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert notes.excluded == count and len(rec.excluded) == MAX_LISTED
+    assert peak < 5_000_000, peak  # every error kept: ~30 MB
+    lines = table(rec, notes.excluded)
+    assert lines[0] == f"Record: 0 logs counted, {count} left out"
+    assert lines[-1] == f"  ... and {count - MAX_LISTED} more, not listed"
+
+
+# --- 11: the meta keys stats reads are documented -------------------------------------------
+
+
+def test_log_format_names_every_meta_key_stats_reads() -> None:
+    import re
+
+    from cruel_tools import stats
+
+    source = (ROOT / "cruel_tools" / "stats.py").read_text()
+    read = set(re.findall(r"""meta(?:\.get\(|, )["'](\w+)["']""", source))
+    assert read == set(stats.META_KEYS)
+    doc = (ROOT / "docs" / "log-format.md").read_text()
+    for key in stats.META_KEYS:
+        assert f"| `{key}` |" in doc, key
