@@ -415,3 +415,42 @@ def test_log_format_names_every_meta_key_stats_reads() -> None:
     doc = (ROOT / "docs" / "log-format.md").read_text()
     for key in stats.META_KEYS:
         assert f"| `{key}` |" in doc, key
+
+
+# --- 6: one wording for a missing file, usage errors on one line -----------------------------
+
+COMMANDS = ["verify", "replay", "show", "grade", "solve", "stats"]
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_missing_file_has_one_wording_everywhere(tmp_path: Path, command: str) -> None:
+    missing = str(tmp_path / "nosuch.json")
+    result = runner.invoke(app, [command, missing])
+    assert result.exit_code == 2
+    words = f"cannot read {missing}: No such file or directory"
+    if command == "verify":  # a batch: one report line per input, the summary on stderr
+        assert result.stdout == f"{missing}: unreadable: {words} [unreadable]\n"
+    else:
+        assert result.stderr == f"error: {words}\n" and result.stdout == ""
+    assert "Errno" not in result.output
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        *([command, "--bogus", "x"] for command in COMMANDS),
+        ["stats", "x", "--today"],
+        ["deal", "seventeen"],
+        ["nosuch"],
+        ["--bogus"],
+        ["verify"],
+        ["keys", "add", "--bogus"],
+    ],
+)
+def test_usage_errors_are_one_line(args: list[str]) -> None:
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    [line] = result.stderr.splitlines()
+    assert line.startswith("error: ") and line.endswith(" -h')"), line
+    assert "╭" not in result.stderr and "Usage:" not in result.stderr
