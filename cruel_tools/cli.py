@@ -78,10 +78,94 @@ def _usage_exit(exc: UsageError) -> typer.Exit:
     return typer.Exit(exc.exit_code)
 
 
+#: One or two examples for each command's --help (an "Examples:" paragraph, kept as written).
+EXAMPLES: dict[str, tuple[str, ...]] = {
+    "verify": (
+        "cruel verify samples/won.json",
+        "cruel verify --jobs 2 --quiet logs/ games.jsonl",
+        "cat games.jsonl | cruel verify - --jsonl --json",
+    ),
+    "deal": ("cruel deal 17",),
+    "schema": ("cruel schema --out schemas",),
+    "rules": ("cruel rules",),
+    "replay": (
+        "cruel replay samples/won.json --moves-only",
+        "cruel replay samples/won.json --from 10 --to 20 --layout grid",
+    ),
+    "show": ("cruel show 17 --layout grid", "cruel show samples/won.json --ascii"),
+    "stats": (
+        "cruel stats logs/ --player ada",
+        "cruel stats games.jsonl --json --today 2027-01-06",
+    ),
+    "solve": ("cruel solve 17", "cruel solve samples/blocked.json --out solved.json"),
+    "grade": ("cruel grade 17", "cruel grade deal.json --json"),
+    "generate": ("cruel generate --tier hard --seed demo --count 3 --out puzzles/hard",),
+    "daily": ("cruel daily --start 2027-01-01 --days 7 --out puzzles",),
+    "serve": ("cruel serve --puzzles puzzles --db cruel.sqlite --port 8000",),
+    "keys": ("cruel keys add --role site --name example.org", "cruel keys list"),
+    "keys add": ("cruel keys add --role site --name example.org",),
+    "keys list": ("cruel keys list --db cruel.sqlite",),
+    "keys revoke": ("cruel keys revoke 3",),
+}
+
+#: Metavars by parameter name where the type alone says too little (``<str>``, ``<path>``).
+_METAVARS = {
+    "puzzle_id": "ID",
+    "today": "DATE",
+    "start": "DATE",
+    "tz": "ZONE",
+    "rate_key": "RATE",
+    "rate_player": "RATE",
+}
+
+
+def _metavar(command: str, param: Any) -> str | None:
+    """A readable metavar for ``param`` (``N``, ``SECONDS``, ``FILE``, ``DIR``, ``LOG...``), in
+    place of Typer's ``<int range>``, ``<path>``, ``<list[str]>``; None for a flag."""
+    kind = param.type_descriptor.annotation
+    if getattr(param, "is_flag", False) or kind is bool:
+        return None
+    if param.param_type_name == "argument":
+        name = str(param.name).upper()
+        return f"{name.removesuffix('S')}..." if param.nargs != 1 else name
+    if kind is int:
+        return "N"
+    if kind is float:
+        return "SECONDS"
+    if kind is Path:
+        folder = str(param.name).endswith("_dir") or (param.name == "out" and command != "solve")
+        return "DIR" if folder else "FILE"
+    return _METAVARS.get(str(param.name), str(param.name).upper())
+
+
+def _polish_help(group: Any, prefix: str = "") -> None:
+    """Readable metavars and an "Examples:" paragraph (``\\b``: not re-wrapped) in every
+    command's --help, the subcommands of ``keys`` included."""
+    for name, command in group.commands.items():
+        path = f"{prefix}{name}"
+        for param in command.params:
+            if param.metavar is None or param.metavar.islower():
+                param.metavar = _metavar(path, param) or param.metavar
+            if param.param_type_name == "argument":  # LOG... rather than {logs}... <list[str]>
+                usage = param.metavar if param.required else f"[{param.metavar}]"
+                param.display_type_rich = lambda ctx: None
+                param.get_usage_pieces = lambda ctx, usage=usage: [usage]
+        examples = EXAMPLES.get(path)
+        if examples and "Examples:" not in (command.help or ""):
+            lines = "\n".join(f"  $ {e}" for e in examples)
+            command.help = f"{command.help or ''}\n\nExamples:\n\n\b\n{lines}"
+        if hasattr(command, "commands"):
+            _polish_help(command, f"{path} ")
+
+
 class _Group(TyperGroup):
     """The ``cruel`` group: the one place that turns a closed standard output into a quiet
     exit with :data:`EXIT_CLOSED_PIPE`, for every command (Click itself would exit 1, the code
     of an illegal move), and every usage error into one line (:func:`_usage_exit`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        _polish_help(self)
 
     def make_context(self, *args: Any, **kwargs: Any) -> Any:
         try:
@@ -113,6 +197,19 @@ class _Group(TyperGroup):
 EXIT_INTERNAL_ERROR = 3
 
 
+TOP_HELP = """Tools for the patience game Cruel: game logs, deals, puzzles and a service.
+
+\b
+Game logs:  verify (check them against the rules), replay (step by step),
+            stats (a player's record)
+Deals:      deal (its piles), show (draw it), solve (search for a win),
+            grade (tier and par), rules (the presets), schema (JSON Schemas)
+Puzzles:    generate (of one tier), daily (a dated puzzle set)
+Service:    serve (HTTP: puzzles, verification, leaderboards), keys (its API keys)
+
+Run cruel COMMAND -h for a command's options and examples; docs/cli.md for exit codes."""
+
+
 class _Cruel(typer.Typer):
     """The ``cruel`` entry point: an exception that no command expected is a bug. Its traceback
     goes to stderr (for the report), then one line, and exit :data:`EXIT_INTERNAL_ERROR`, not
@@ -132,9 +229,11 @@ app = _Cruel(
     cls=_Group,
     add_completion=True,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
     no_args_is_help=True,
-    context_settings={"help_option_names": ["-h", "--help"]},
-    help="Tools for the patience game Cruel: verify game logs, deals, schemas.",
+    # help wrapped by the terminal's width (Click's default stops at 80 columns)
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 200},
+    help=TOP_HELP,
 )
 
 
@@ -156,7 +255,7 @@ def _main(
         ),
     ] = False,
 ) -> None:
-    """Tools for the patience game Cruel: verify game logs, deals, schemas."""
+    """Tools for the patience game Cruel: game logs, deals, puzzles and a service."""
 
 
 T = TypeVar("T")
@@ -449,7 +548,7 @@ def replay_command(
     log_file: Annotated[
         str,
         typer.Argument(
-            metavar="log",
+            metavar="LOG",
             help="A game log (file, or - for stdin), or a folder or .jsonl file of logs.",
         ),
     ],
@@ -1026,6 +1125,7 @@ def serve_command(
 
 keys_app = typer.Typer(
     no_args_is_help=True,
+    rich_markup_mode=None,
     help="API keys of cruel serve: a site's key submits for its players (docs/service.md).",
 )
 app.add_typer(keys_app, name="keys")

@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -454,3 +455,54 @@ def test_usage_errors_are_one_line(args: list[str]) -> None:
     [line] = result.stderr.splitlines()
     assert line.startswith("error: ") and line.endswith(" -h')"), line
     assert "╭" not in result.stderr and "Usage:" not in result.stderr
+
+
+# --- 7: help ------------------------------------------------------------------------------------
+
+
+def _commands() -> list[list[str]]:
+    from typer.main import get_command
+
+    group: Any = get_command(app)
+    found = []
+    for name, command in group.commands.items():
+        found.append([name])
+        found += [[name, sub] for sub in getattr(command, "commands", {})]
+    return found
+
+
+def test_top_level_help_names_every_command() -> None:
+    result = runner.invoke(app, ["--help"])
+    description = result.stdout.split("Options:")[0]
+    for command in _commands():
+        if len(command) == 1:
+            assert f"{command[0]} (" in description, command
+
+
+@pytest.mark.parametrize("command", _commands(), ids=" ".join)
+def test_every_help_has_examples_and_readable_metavars(command: list[str]) -> None:
+    result = runner.invoke(app, [*command, "--help"])
+    assert result.exit_code == 0
+    assert "Examples:\n\n    $ cruel " + " ".join(command) in result.stdout
+    for typer_metavar in ("<bool>", "<list", "<int", "<str>", "<path>", "<float"):
+        assert typer_metavar not in result.stdout, typer_metavar
+    assert "╭" not in result.stdout  # plain text, not Rich boxes
+
+
+def _help_at(columns: int) -> str:
+    """``cruel verify --help`` in a terminal that wide (CliRunner forces 80 columns)."""
+    env = dict(os.environ, COLUMNS=str(columns))
+    command = [sys.executable, "-m", "cruel_tools.cli", "verify", "--help"]
+    return subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT).stdout
+
+
+def test_help_is_wrapped_by_the_terminal_not_at_80_columns() -> None:
+    wide, narrow = _help_at(160), _help_at(60)
+    assert max(map(len, wide.splitlines())) > 80
+    assert max(map(len, narrow.splitlines())) <= 60
+    # a paragraph of the docstring is one line when the terminal is wide enough
+    assert (
+        "  With --puzzle (or --puzzles and --puzzle-id) a log must play the puzzle's deal under"
+        in wide
+    )
+    assert "[default: 1; 1<=x<=64]" in wide  # defaults shown
