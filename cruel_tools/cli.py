@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import sys
+import threading
 import time
 import traceback
 from collections import Counter
@@ -263,7 +264,11 @@ T = TypeVar("T")
 
 def _out(line: str | bytes) -> None:
     data = line if isinstance(line, bytes) else line.encode()
+    for progress in _showing:  # a progress line on this terminal: out of the way first
+        progress.clear()
     sys.stdout.buffer.write(data + b"\n")
+    if _showing:
+        sys.stdout.flush()
 
 
 def _fail(message: str, code: int) -> typer.Exit:
@@ -299,34 +304,116 @@ def _report_exit(report: VerifyReport) -> typer.Exit:
     return typer.Exit(report.exit_code)
 
 
-class _Progress:
-    """A progress bar on stderr, only for long batches on a terminal."""
+def _clock(seconds: float) -> str:
+    s = max(0, round(seconds))
+    return (
+        f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
+    )
 
-    def __init__(self, total: int | None, label: str = "verifying", at_least: int = 200) -> None:
+
+class _Progress:
+    """Progress on stderr, only when stderr is a terminal (and only for long work): a count,
+    the rate and the time left (``verifying [####......] 3201/5000 410/s 0:04 left``), or, with
+    no total, a spinner and the time spent. ``ticking`` redraws it from a thread, for work that
+    reports rarely (``daily``: once a day; ``solve``: never). Results on stdout are left alone:
+    when stdout is the same terminal, :meth:`clear` takes the line away before each result
+    (:func:`_out`), so they never mix; the next draw puts it back under them."""
+
+    SPIN = "|/-\\"
+
+    def __init__(
+        self,
+        total: int | None,
+        label: str = "verifying",
+        at_least: int = 200,
+        ticking: bool = False,
+        unit: str = "",
+    ) -> None:
         self.total = total
         self.label = label
-        self.on = total is not None and total >= at_least and is_terminal(sys.stderr)
+        self.unit = unit
+        self.on = (total is None or total >= at_least) and is_terminal(sys.stderr)
         self.done = 0
-        self.last = 0.0
+        self.started = self.last = time.monotonic()
+        self.shown = False
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._ticker: threading.Thread | None = None
+        if self.on and ticking:
+            self._ticker = threading.Thread(target=self._tick, daemon=True)
+            self._ticker.start()
+
+    def _tick(self) -> None:
+        while not self._stop.wait(0.25):
+            self._draw(force=True)
+
+    def line(self, now: float) -> str:
+        elapsed = now - self.started
+        if self.total is None:
+            spin = self.SPIN[int(elapsed * 4) % len(self.SPIN)]
+            return f"{self.label} {spin} {_clock(elapsed)}"
+        width = 24
+        filled = width * min(self.done, self.total) // max(self.total, 1)
+        rate = self.done / elapsed if elapsed > 0 else 0.0
+        left = (self.total - self.done) / rate if rate > 0 else None
+        speed = f"{rate:.1f}" if rate < 10 else f"{rate:.0f}"
+        return (
+            f"{self.label} [{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total}"
+            f"{self.unit} {speed}/s {_clock(elapsed)} spent, "
+            f"{'?' if left is None else _clock(left)} left"
+        )
+
+    def _draw(self, force: bool = False) -> None:
+        if not self.on:
+            return
+        now = time.monotonic()
+        finished = self.total is not None and self.done >= self.total
+        if not force and now - self.last < 0.1 and not finished:
+            return
+        with self._lock:
+            self.last = now
+            sys.stderr.write("\r\x1b[K" + self.line(now))
+            sys.stderr.flush()
+            self.shown = True
 
     def step(self) -> None:
         self.done += 1
-        if not self.on or self.total is None:
-            return
-        now = time.monotonic()
-        if now - self.last < 0.1 and self.done < self.total:
-            return
-        self.last = now
-        width = 30
-        filled = width * self.done // max(self.total, 1)
-        sys.stderr.write(
-            f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total}"
-        )
-        sys.stderr.flush()
+        self._draw()
+
+    def clear(self) -> None:
+        """Take the line away (before a result is written to the same terminal)."""
+        if self.shown:
+            with self._lock:
+                sys.stderr.write("\r\x1b[K")
+                sys.stderr.flush()
+                self.shown = False
 
     def close(self) -> None:
-        if self.on:
-            sys.stderr.write("\r" + " " * 60 + "\r")
+        self._stop.set()
+        if self._ticker is not None:
+            self._ticker.join()
+        self.clear()
+
+
+#: The progress display on now, if any: :func:`_out` clears it before a result.
+_showing: list[_Progress] = []
+
+
+class _Showing:
+    """``with _Showing(progress):`` the display is cleared before each result, closed at the end."""
+
+    def __init__(self, progress: _Progress) -> None:
+        self.progress = progress
+
+    def __enter__(self) -> _Progress:
+        if self.progress.on and is_terminal(sys.stdout):
+            _showing.append(self.progress)
+        return self.progress
+
+    def __exit__(self, *exc: object) -> None:
+        if self.progress in _showing:
+            _showing.remove(self.progress)
+        self.progress.close()
 
 
 @app.command("verify")
@@ -370,19 +457,17 @@ def verify_command(
     """
     limits = Limits(max_bytes=max_bytes, max_moves=max_moves)
     puzzle = _puzzle_option(puzzle_file, puzzles_dir, puzzle_id)
-    progress = _Progress(count_units(logs))
     checker = PLAIN if puzzle is None else puzzles.PuzzleCheck(puzzle)
     tally: Counter[Status] = Counter()
-    try:
+    total = count_units(logs) if is_terminal(sys.stderr) else None  # only for the display
+    with _Showing(_Progress(total, unit=" logs")) as progress:
         for status, line in render_many(
             iter_units(logs, limits, jsonl), limits, jobs, json, checker
         ):
             tally[status] += 1
-            progress.step()
             if json or not (quiet and status == "valid"):
                 _out(line)
-    finally:
-        progress.close()
+            progress.step()
     if not tally:
         raise _fail(
             "no logs found (give .json or .jsonl files, directories holding them, or -)",
@@ -793,12 +878,14 @@ def solve_command(
     if not max_seconds > 0:
         raise _fail(f"--max-seconds must be more than 0, not {max_seconds}", 2)
     start = _load_start(deal_spec, rules_name, Limits())
-    if optimal_search:
-        best = optimal.optimize(start.game, max_states=max_states, max_seconds=max_seconds)
-        result = optimal.as_solve_result(best)
-    else:
-        best = None
-        result = solver.solve(start.game, max_states=max_states, max_seconds=max_seconds)
+    label = f"solving (at most {plural(max_states, 'state')}, {max_seconds:g} s)"
+    with _Showing(_Progress(None, label=label, ticking=True)):
+        if optimal_search:
+            best = optimal.optimize(start.game, max_states=max_states, max_seconds=max_seconds)
+            result = optimal.as_solve_result(best)
+        else:
+            best = None
+            result = solver.solve(start.game, max_states=max_states, max_seconds=max_seconds)
     won = result.verdict == "won"
     st = result.stats
     if json:
@@ -972,15 +1059,14 @@ def daily_command(
     """
     first = _option("--start", parse_date, start)
     secret = _read_secret(secret_file)
-    progress = _Progress(days, label="grading", at_least=1)
+    progress = _Progress(days, label="making puzzles", at_least=1, ticking=True, unit=" days")
     try:
-        written = puzzles.daily(
-            first, days, out, jobs, progress=lambda _day: progress.step(), secret=secret
-        )
+        with _Showing(progress):
+            written = puzzles.daily(
+                first, days, out, jobs, progress=lambda _day: progress.step(), secret=secret
+            )
     except puzzles.PuzzleSetError as exc:
         raise _fail(str(exc), 2) from None
-    finally:
-        progress.close()
     typer.echo(f"wrote {plural(len(written) - 1, 'puzzle')} and {written[-1]}", err=True)
 
 

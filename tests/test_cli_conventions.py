@@ -535,3 +535,65 @@ def test_replay_md_stats_example_is_what_stats_prints(monkeypatch: pytest.Monkey
     assert result.exit_code == 0
     assert orjson.loads(result.stdout) == documented
     assert documented["current_streak"] == 0
+
+
+# --- 1, 2: progress on stderr, results on stdout untouched --------------------------------------
+
+
+def test_verify_progress_has_count_rate_and_time_left_and_never_mixes_with_results(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _jsonl(tmp_path, *["won.json"] * 250)
+    plain = runner.invoke(app, ["verify", str(path)])
+    monkeypatch.setattr("cruel_tools.cli.is_terminal", lambda stream: True)
+    shown = runner.invoke(app, ["verify", "--jobs", "2", str(path)])
+    assert shown.exit_code == plain.exit_code == 0
+    assert shown.stdout == plain.stdout  # results untouched: no bar, no escape codes
+    assert "\r" not in shown.stdout and "\x1b" not in shown.stdout
+    err = shown.stderr
+    assert "verifying [" in err and "250/250 logs " in err and "/s " in err and " left" in err
+    assert err.endswith("\r\x1b[Kverified 250 logs: 250 valid, 0 invalid, 0 unreadable\n")
+
+
+def test_a_result_line_first_takes_the_progress_line_away(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import cruel_tools.cli as cli
+
+    monkeypatch.setattr(cli, "is_terminal", lambda stream: True)
+    with cli._Showing(cli._Progress(500, unit=" logs")) as progress:
+        progress.step()
+        progress._draw(force=True)
+        drawn = capsys.readouterr().err
+        cli._out("a.json: valid: won")
+        captured = capsys.readouterr()
+        assert drawn.startswith("\r\x1b[Kverifying [") and " 1/500 logs " in drawn
+        assert captured.err == "\r\x1b[K" and captured.out == "a.json: valid: won\n"
+
+
+def test_progress_is_silent_off_a_terminal(tmp_path: Path) -> None:
+    path = _jsonl(tmp_path, *["won.json"] * 250)
+    result = runner.invoke(app, ["verify", str(path)])
+    assert result.stderr == "verified 250 logs: 250 valid, 0 invalid, 0 unreadable\n"
+
+
+def test_a_ticking_progress_spins_with_the_time_spent(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """solve (no total) and daily (one step a day) redraw from a thread: never silent."""
+    import time
+
+    import cruel_tools.cli as cli
+
+    monkeypatch.setattr(cli, "is_terminal", lambda stream: True)
+    progress = cli._Progress(None, label="solving", ticking=True)
+    time.sleep(0.6)
+    progress.close()
+    err = capsys.readouterr().err
+    assert err.count("\r\x1b[Ksolving ") >= 2 and "0:00" in err
+    assert err.endswith("\r\x1b[K")  # gone at the end
+    daily = cli._Progress(3, label="making puzzles", at_least=1, ticking=True, unit=" days")
+    daily.step()
+    time.sleep(0.3)
+    daily.close()
+    assert "making puzzles [########................] 1/3 days " in capsys.readouterr().err
