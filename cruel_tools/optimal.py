@@ -31,7 +31,7 @@ from itertools import count
 from typing import Final, Literal
 
 from .game import REDEAL, Game, Move, Redeal, Step
-from .solver import FewestActions, SolveResult, SolveStats, pile1_lock, solve
+from .solver import FewestActions, SolveResult, SolveStats, check_win, pile1_lock, solve
 
 __all__ = [
     "OptimalVerdict",
@@ -59,11 +59,9 @@ BEAM_WIDTH: Final = 1_000
 State = tuple[tuple[tuple[int, ...], ...], frozenset[int], int]
 
 
-@dataclass
-class OptimalStats:
-    expanded: int = 0  # positions whose children were generated (beam and A*)
-    unique: int = 0  # distinct positions met by A*
-    seconds: float = 0.0
+#: The search's effort: positions expanded (beam and A* together), distinct positions met by A*,
+#: positions cut by rule L, seconds. The plain solver's record, so both report alike.
+OptimalStats = SolveStats
 
 
 @dataclass
@@ -335,7 +333,7 @@ def optimize(
             stats,
             began,
         )
-    _check(start, best)
+    check_win(start, best, who="optimizer")
     if bound is None or bound >= len(best):
         return _done(OptimalResult("optimal", best, len(best)), stats, began)
     return _done(
@@ -400,6 +398,7 @@ def shortest(
             if old is not None and old[0] <= cost:
                 continue
             if step is not None and _touches_pile1(step) and pile1_lock(child) is not None:
+                stats.pruned += 1
                 continue  # proven lost (solver rule L)
             child_f = cost + actions_bound(child, key[0])
             if child_f >= limit:
@@ -427,15 +426,6 @@ def _path(info: dict[State, tuple[int, State | None, Step | None]], state: State
     return steps[::-1]
 
 
-def _check(start: Game, steps: list[Step]) -> None:
-    """Replay a win through the engine: one that does not win is a bug here."""
-    game = start.copy()
-    for step in steps:
-        game.push(step)
-    if not game.is_won():
-        raise AssertionError("the optimizer's win does not win")
-
-
 def _done(result: OptimalResult, stats: OptimalStats, began: float) -> OptimalResult:
     stats.seconds = time.perf_counter() - began
     result.stats = stats
@@ -447,9 +437,7 @@ def _done(result: OptimalResult, stats: OptimalStats, began: float) -> OptimalRe
 
 def as_solve_result(result: OptimalResult) -> SolveResult:
     """The answer as the plain solver's (a win is ``won``), for the reports both share."""
-    stats = SolveStats(
-        expanded=result.stats.expanded, unique=result.stats.unique, seconds=result.stats.seconds
-    )
+    stats = result.stats
     if result.steps:
         return SolveResult("won", list(result.steps), stats)
     verdict: Literal["unwinnable", "unknown"] = (

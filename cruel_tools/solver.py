@@ -181,7 +181,7 @@ def search(
         _, _, game, node, early = heapq.heappop(frontier)
         if game.is_won():
             steps = _path(parents, node)
-            _check_solution(start, steps)
+            check_win(start, steps)
             return _finish(SolveResult("won", steps), stats, began)
         if stats.expanded >= max_states:
             reason = f"state budget of {max_states} spent"
@@ -241,13 +241,14 @@ def search(
     return _finish(SolveResult("unwinnable", reason=reason), stats, began)
 
 
-def _check_solution(start: Game, steps: list[Step]) -> None:
-    """Replay a solution through the engine: a solution that does not win is a bug here."""
+def check_win(start: Game, steps: list[Step], who: str = "solver") -> None:
+    """Replay a search's win through the engine: one that does not win is a bug in the search
+    (``who`` names it in the :class:`AssertionError`)."""
     game = start.copy()
     for step in steps:
         game.push(step)
     if not game.is_won():
-        raise AssertionError("the solver's solution does not win")
+        raise AssertionError(f"the {who}'s solution does not win")
 
 
 def _finish(result: SolveResult, stats: SolveStats, began: float) -> SolveResult:
