@@ -18,6 +18,7 @@ from collections.abc import AsyncIterator, Callable, Hashable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from importlib.metadata import version
+from importlib.resources import files
 from pathlib import Path
 from typing import Annotated, Any, Final
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -380,6 +381,21 @@ def _openapi(app: FastAPI) -> Callable[[], dict[str, Any]]:
     return openapi
 
 
+#: The files ``GET /static/{name}`` serves, by name: their bytes (read from the installed package
+#: when the service module loads) and media type. A name not listed is a 404, so no request can
+#: name a path.
+STATIC: Final[dict[str, tuple[bytes, str]]] = {
+    name: ((files("cruel_tools") / "web" / name).read_bytes(), media_type)
+    for name, media_type in (("cruel.js", "text/javascript; charset=utf-8"),)
+}
+# Cached for an hour by browsers, and checked by sites that embed the engine: the file changes only
+# with the package.
+_STATIC_HEADERS: Final = {
+    "Cache-Control": "public, max-age=3600",
+    "X-Content-Type-Options": "nosniff",
+}
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     """The service: puzzles read once from ``settings.puzzles``, leaderboards in ``settings.db``.
 
@@ -464,6 +480,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 submissions=boards.count(),
             )
         )
+
+    @app.get("/static/{name}", include_in_schema=False)
+    async def static_file(name: str) -> Response:
+        """A file of the package's web folder (``cruel.js``, the rules engine as an ES module,
+        docs/web.md): only the names listed in :data:`STATIC`, read once, never a path."""
+        found = STATIC.get(name)
+        if found is None:
+            raise ApiError(404, "not-found", f"no static file {name!r}")
+        body, media_type = found
+        return Response(body, media_type=media_type, headers=_STATIC_HEADERS)
 
     @app.post("/v1/verify", response_model=VerifyReport, openapi_extra=_body_doc("GameLog"))
     async def verify_log(request: Request) -> Response:

@@ -738,3 +738,27 @@ def test_an_unknown_time_zone_is_refused(settings: service.Settings) -> None:
     result = CliRunner().invoke(app, ["serve", "--tz", "Mars/Olympus_Mons"])
     assert result.exit_code == 2
     assert "--tz: unknown time zone 'Mars/Olympus_Mons'" in result.stderr
+
+
+# --- static files: the rules engine for sites ----------------------------------------------------
+
+
+def test_cruel_js_is_served_as_a_module_with_its_package_bytes(client: TestClient) -> None:
+    from importlib.resources import files
+
+    r = client.get("/static/cruel.js")
+    assert r.status_code == 200
+    assert r.headers["content-type"].startswith("text/javascript")
+    assert r.headers["x-content-type-options"] == "nosniff"
+    assert r.content == (files("cruel_tools") / "web" / "cruel.js").read_bytes()
+    assert b"export class Game" in r.content or b"export { Game" in r.content
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["package.json", "nosuch.js", "..%2Fservice.py", "..%2F..%2Fpyproject.toml", "%2Fetc%2Fpasswd"],
+)
+def test_only_the_listed_static_files_are_served(client: TestClient, name: str) -> None:
+    r = client.get(f"/static/{name}")
+    assert r.status_code == 404
+    assert r.json()["code"] == "not-found"
