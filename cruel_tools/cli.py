@@ -767,7 +767,7 @@ def _stats_notes(rec: stats.Record, notes: stats.Notes, player: str | None, json
         names = ", ".join(sorted(notes.players)[:5]) + (", ..." if len(notes.players) > 5 else "")
         typer.echo(
             f"note: one record merging {len(notes.players)} players ({names}); "
-            "give --player NAME for one player's",
+            "give --player NAME for one player's record",
             err=True,
         )
     if player is not None and notes.other_players:

@@ -511,30 +511,8 @@ def test_help_is_wrapped_by_the_terminal_not_at_80_columns() -> None:
 # --- 9: documented outputs are what the tool prints -----------------------------------------
 
 
-def test_rules_md_seed_example_is_what_verify_prints(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    page = (ROOT / "docs" / "rules.md").read_text()
-    before, after = page.split("$ cruel verify seed001.json\n", 1)
-    log_line = [line for line in before.splitlines() if line.startswith('{"format": ')][-1]
-    expected = after.splitlines()[0]
-    (tmp_path / "seed001.json").write_text(log_line)
-    monkeypatch.chdir(tmp_path)
-    result = runner.invoke(app, ["verify", "seed001.json"])
-    assert result.stdout == expected + "\n"
-    assert expected.endswith(", 1 redeal")
-
-
-def test_replay_md_stats_example_is_what_stats_prints(monkeypatch: pytest.MonkeyPatch) -> None:
-    page = (ROOT / "docs" / "replay.md").read_text()
-    command = "cruel stats samples/ --json --today 2027-01-06\n"
-    block = page.split(command, 1)[1].split("```", 1)[0]
-    documented = orjson.loads(block.replace("\n ", " "))  # wrapped on the page
-    monkeypatch.chdir(ROOT)
-    result = runner.invoke(app, command.split()[1:])
-    assert result.exit_code == 0
-    assert orjson.loads(result.stdout) == documented
-    assert documented["current_streak"] == 0
+# docs/rules.md's seed examples and docs/replay.md's stats example are run and compared by
+# tests/test_doc_shell_examples.py, with every other ```console block of the docs.
 
 
 # --- 1, 2: progress on stderr, results on stdout untouched --------------------------------------
