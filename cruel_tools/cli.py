@@ -304,6 +304,26 @@ def _report_exit(report: VerifyReport) -> typer.Exit:
     return typer.Exit(report.exit_code)
 
 
+def _json_option(what: str) -> Any:
+    """``--json``, the same on every command that reports: results as JSON on stdout."""
+    return typer.Option("--json", help=f"Print {what} as JSON.")
+
+
+def _quiet_option(extra: str = "") -> Any:
+    """``--quiet``/``-q``, the same on every command that reports: stdout keeps its results,
+    stderr only errors (no progress, notes, warnings or summaries)."""
+    return typer.Option("--quiet", "-q", help=f"No progress, notes or summary on stderr{extra}.")
+
+
+QuietOption = Annotated[bool, _quiet_option()]
+
+
+def _note(message: str, quiet: bool) -> None:
+    """A summary, note or warning on stderr, unless ``--quiet``."""
+    if not quiet:
+        typer.echo(message, err=True)
+
+
 def _clock(seconds: float) -> str:
     s = max(0, round(seconds))
     return (
@@ -328,11 +348,12 @@ class _Progress:
         at_least: int = 200,
         ticking: bool = False,
         unit: str = "",
+        quiet: bool = False,
     ) -> None:
         self.total = total
         self.label = label
         self.unit = unit
-        self.on = (total is None or total >= at_least) and is_terminal(sys.stderr)
+        self.on = (total is None or total >= at_least) and is_terminal(sys.stderr) and not quiet
         self.done = 0
         self.started = self.last = time.monotonic()
         self.shown = False
@@ -421,9 +442,7 @@ def verify_command(
     logs: Annotated[
         list[str], typer.Argument(help="Log files, directories, .jsonl files, or - for stdin.")
     ],
-    json: Annotated[
-        bool, typer.Option("--json", help="One JSON report per log (JSON Lines).")
-    ] = False,
+    json: Annotated[bool, _json_option("one report per log (JSON Lines)")] = False,
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, max=64, help="Worker processes.")] = 1,
     max_bytes: Annotated[
         int, typer.Option(min=1, help="Largest log accepted, in bytes.")
@@ -432,9 +451,7 @@ def verify_command(
         int, typer.Option(min=0, help="Most moves accepted in one log.")
     ] = Limits.max_moves,
     jsonl: Annotated[bool, typer.Option("--jsonl", help="Read stdin as JSON Lines.")] = False,
-    quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="Print only problems and the summary.")
-    ] = False,
+    quiet: Annotated[bool, _quiet_option("; only logs that are not valid on stdout")] = False,
     puzzle_file: Annotated[
         Path | None,
         typer.Option("--puzzle", help="Accept only games of this puzzle; compare them to par."),
@@ -460,7 +477,7 @@ def verify_command(
     checker = PLAIN if puzzle is None else puzzles.PuzzleCheck(puzzle)
     tally: Counter[Status] = Counter()
     total = count_units(logs) if is_terminal(sys.stderr) else None  # only for the display
-    with _Showing(_Progress(total, unit=" logs")) as progress:
+    with _Showing(_Progress(total, unit=" logs", quiet=quiet)) as progress:
         for status, line in render_many(
             iter_units(logs, limits, jsonl), limits, jobs, json, checker
         ):
@@ -473,7 +490,7 @@ def verify_command(
             "no logs found (give .json or .jsonl files, directories holding them, or -)",
             EXIT_CODES["unreadable"],
         )
-    typer.echo(summary(tally), err=True)
+    _note(summary(tally), quiet)
     raise typer.Exit(batch_exit_code(tally))
 
 
@@ -609,7 +626,9 @@ def _check_replay_options(
         )
 
 
-def _replay_one(game_log: log.GameLog, options: render.ReplayOptions, source: Source | None) -> int:
+def _replay_one(
+    game_log: log.GameLog, options: render.ReplayOptions, source: Source | None, json: bool
+) -> int:
     """Print the replay of one log; its exit code (a window past its end: one line, 2)."""
     try:
         render.check_window(options, len(game_log.moves))
@@ -617,6 +636,10 @@ def _replay_one(game_log: log.GameLog, options: render.ReplayOptions, source: So
         where = "" if source is None else f"{source}: "
         typer.echo(f"error: {where}{exc}", err=True)
         return 2
+    if json:
+        doc = render.replay_json(game_log, options, source)
+        _out(orjson.dumps(doc))
+        return EXIT_CODES["invalid"] if doc["error"] else 0
     result = render.replay(game_log, options)
     for line in result.lines:
         _out(line)
@@ -649,11 +672,16 @@ def replay_command(
     moves_only: Annotated[
         bool, typer.Option("--moves-only", help="One line per move, like a score sheet.")
     ] = False,
+    json: Annotated[bool, _json_option("each log's steps and positions (JSON Lines)")] = False,
 ) -> None:
     """Render a logged game step by step: each move in words and the position after it.
 
     A folder or a .jsonl file is replayed log after log, each headed by "==> SOURCE <==".
     --final goes with neither --moves-only nor --from/--to.
+
+    --json writes one object per log (JSON Lines, "format": "cruel-replay/1"): its steps in
+    words, each with the position after it (not with --moves-only; only the final one with
+    --final), the outcome and the verifier's error, if any.
 
     Exit status as for verify (the worst over all logs): 0 legal, 1 illegal move / bad deal /
     false claim, 2 unreadable input or bad options.
@@ -670,13 +698,14 @@ def replay_command(
     )
     limits = Limits()
     if not _holds_several(log_file):
-        raise typer.Exit(_replay_one(_read_log_or_exit(log_file, limits), options, None))
+        raise typer.Exit(_replay_one(_read_log_or_exit(log_file, limits), options, None, json))
     code, count = 0, 0
     for source, data in iter_units([log_file], limits):
-        if count:
+        if count and not json:
             _out("")
         count += 1
-        _out(f"==> {source} <==")
+        if not json:  # each JSON object names its source
+            _out(f"==> {source} <==")
         try:
             if isinstance(data, log.LogFormatError):
                 raise data
@@ -686,7 +715,7 @@ def replay_command(
             typer.echo(report_line(report), err=True)
             code = max(code, report.exit_code)
             continue
-        code = max(code, _replay_one(game_log, options, source))
+        code = max(code, _replay_one(game_log, options, source, json))
     if not count:
         shown = display_name(log_file)
         error = log.LogFormatError("unreadable", "", f"no log in {shown}")
@@ -706,6 +735,7 @@ def show_command(
     ascii_: AsciiOption = False,
     no_color: NoColorOption = False,
     color: ColorOption = "auto",
+    json: Annotated[bool, _json_option("the deal's number and piles (as cruel deal)")] = False,
 ) -> None:
     """Render a starting position: a deal number, a deal file or a log's deal."""
     _check_layout(layout)
@@ -714,6 +744,9 @@ def show_command(
         number, piles = load_deal(deal_spec)
     except (ValueError, OSError) as exc:
         raise _fail(str(exc), 1 if isinstance(exc, deals.BadDeal) else 2) from None
+    if json:
+        _out(orjson.dumps({"number": number, "piles": [[cards.name(c) for c in p] for p in piles]}))
+        return
     title = f"Deal {number}" if number is not None else f"Deal from {deal_spec}"
     for line in render.show(Game.trusted(piles), title, style):
         _out(line)
@@ -724,7 +757,8 @@ def stats_command(
     logs: Annotated[
         list[str], typer.Argument(help="A player's logs: files, directories, .jsonl, or -.")
     ],
-    json: Annotated[bool, typer.Option("--json", help="The record as one JSON object.")] = False,
+    json: Annotated[bool, _json_option("the record")] = False,
+    quiet: QuietOption = False,
     today: Annotated[
         str | None, typer.Option(help="Day to count the current streak to (YYYY-MM-DD).")
     ] = None,
@@ -750,7 +784,8 @@ def stats_command(
     else:
         for line in stats.table(rec, notes.excluded):
             _out(line)
-    _stats_notes(rec, notes, player, json)
+    if not quiet:
+        _stats_notes(rec, notes, player, json)
     if rec.played == 0 and not notes.excluded:
         if player is not None and notes.other_players:
             others = plural(notes.other_players, "log")
@@ -794,7 +829,7 @@ def _stats_notes(rec: stats.Record, notes: stats.Notes, player: str | None, json
 # --- solving ---------------------------------------------------------------------------------
 
 
-def _load_start(spec: str, rules_name: str | None, limits: Limits) -> Start:
+def _load_start(spec: str, rules_name: str | None, limits: Limits, quiet: bool = False) -> Start:
     """:func:`~cruel_tools.inputs.load_start`, its errors as one line and an exit code."""
     shown = display_name(spec)
     try:
@@ -810,7 +845,7 @@ def _load_start(spec: str, rules_name: str | None, limits: Limits) -> Start:
     except ValueError as exc:  # a deal number out of range, a rules conflict, not a deal
         raise _fail(str(exc), 2) from None
     if start.warning is not None:
-        typer.echo(f"warning: {start.warning}", err=True)
+        _note(f"warning: {start.warning}", quiet)
     return start
 
 
@@ -850,7 +885,8 @@ def solve_command(
             help="Find the fewest actions (card moves + redeals) and prove a lower bound.",
         ),
     ] = False,
-    json: Annotated[bool, typer.Option("--json", help="The report as one JSON object.")] = False,
+    json: Annotated[bool, _json_option("the report")] = False,
+    quiet: QuietOption = False,
     out: Annotated[
         Path | None,
         typer.Option("--out", help="On a win, write the whole game as a cruel-log/1 file here."),
@@ -877,9 +913,9 @@ def solve_command(
         raise _fail(f"--max-states must be at least 1, not {max_states}", 2)
     if not max_seconds > 0:
         raise _fail(f"--max-seconds must be more than 0, not {max_seconds}", 2)
-    start = _load_start(deal_spec, rules_name, Limits())
+    start = _load_start(deal_spec, rules_name, Limits(), quiet)
     label = f"solving (at most {plural(max_states, 'state')}, {max_seconds:g} s)"
-    with _Showing(_Progress(None, label=label, ticking=True)):
+    with _Showing(_Progress(None, label=label, ticking=True, quiet=quiet)):
         if optimal_search:
             best = optimal.optimize(start.game, max_states=max_states, max_seconds=max_seconds)
             result = optimal.as_solve_result(best)
@@ -917,7 +953,7 @@ def solve_command(
                 _out(line)
     if out is not None:
         if not won:
-            typer.echo(f"no solution found ({result.verdict}): {out} not written", err=True)
+            _note(f"no solution found ({result.verdict}): {out} not written", quiet)
             return
         try:
             doc = solver.solution_log(
@@ -934,7 +970,7 @@ def solve_command(
             out.write_bytes(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
         except OSError as exc:
             raise _fail(f"cannot write {out}: {exc.strerror or type(exc).__name__}", 2) from None
-        typer.echo(f"wrote {out}", err=True)
+        _note(f"wrote {out}", quiet)
 
 
 # --- grading and puzzles ---------------------------------------------------------------------
@@ -954,7 +990,7 @@ def grade_command(
             metavar="DEAL", help="A deal number, or a JSON file holding a deal or a log."
         ),
     ],
-    json: Annotated[bool, typer.Option("--json", help="The grade as one JSON object.")] = False,
+    json: Annotated[bool, _json_option("the grade")] = False,
     rules_name: RulesOption = "cruel",
 ) -> None:
     """Grade a deal: its tier (easy, medium, hard, expert), par and metrics (docs/grading.md).
@@ -1026,6 +1062,7 @@ def generate_command(
     ] = None,
     rules_name: RulesOption = "cruel",
     secret_file: SecretFileOption = None,
+    quiet: QuietOption = False,
 ) -> None:
     """Puzzles of one tier: the first COUNT deals of that tier in the stream of SEED (keyed by
     the secret in --secret-file, if given)."""
@@ -1041,7 +1078,7 @@ def generate_command(
             out.mkdir(parents=True, exist_ok=True)
             path = out / f"{puzzle.id}.json"
             path.write_bytes(puzzles.puzzle_bytes(puzzle))
-            typer.echo(str(path), err=True)
+            _note(str(path), quiet)
 
 
 @app.command("daily")
@@ -1051,6 +1088,7 @@ def daily_command(
     out: Annotated[Path, typer.Option("--out", help="The puzzle set folder.")] = Path("puzzles"),
     jobs: JobsOption = 1,
     secret_file: SecretFileOption = None,
+    quiet: QuietOption = False,
 ) -> None:
     """Write the daily puzzles (one per tier per day) and index.json (puzzles/README.md).
 
@@ -1059,7 +1097,9 @@ def daily_command(
     """
     first = _option("--start", parse_date, start)
     secret = _read_secret(secret_file)
-    progress = _Progress(days, label="making puzzles", at_least=1, ticking=True, unit=" days")
+    progress = _Progress(
+        days, label="making puzzles", at_least=1, ticking=True, unit=" days", quiet=quiet
+    )
     try:
         with _Showing(progress):
             written = puzzles.daily(
@@ -1067,7 +1107,7 @@ def daily_command(
             )
     except puzzles.PuzzleSetError as exc:
         raise _fail(str(exc), 2) from None
-    typer.echo(f"wrote {plural(len(written) - 1, 'puzzle')} and {written[-1]}", err=True)
+    _note(f"wrote {plural(len(written) - 1, 'puzzle')} and {written[-1]}", quiet)
 
 
 # --- the HTTP service ------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from .game import Game, Redeal, Step
 from .log import GameLog
 from .rules import PRESETS
 from .traversal import ErrorInfo, Played, Visitor, play, play_steps
-from .verify import score_words
+from .verify import Source, final_position, score_words
 
 Layout = Literal["rows", "grid", "wide"]
 LAYOUTS: tuple[Layout, ...] = ("rows", "grid", "wide")
@@ -303,6 +303,51 @@ class _ReplayVisitor(Visitor):
         self.out += ["", _summary(game)]
         if error is not None and error.code == "claim-mismatch":
             self.out += _error_lines(error, style)
+
+
+class _JsonVisitor(Visitor):
+    """Collects the steps of ``cruel replay --json`` as :func:`play` walks the log."""
+
+    def __init__(self, options: ReplayOptions) -> None:
+        self.options = options
+        self.style = Style(ascii=options.style.ascii)  # never colour in JSON
+        self.steps: list[dict[str, object]] = []
+        self.text = ""
+
+    def before_step(self, index: int, step: Step, game: Game) -> None:
+        self.text = describe(step, game, self.style)
+
+    def after_step(self, index: int, step: Step, game: Game) -> None:
+        number, opts = index + 1, self.options
+        if opts.final_only or number < opts.first or (opts.last is not None and number > opts.last):
+            return
+        entry: dict[str, object] = {"step": number, "text": self.text}
+        if not opts.moves_only:
+            entry["position"] = final_position(game).model_dump(mode="json")
+        self.steps.append(entry)
+
+
+def replay_json(
+    log: GameLog, options: ReplayOptions = ReplayOptions(), source: Source | None = None
+) -> dict[str, object]:
+    """``cruel replay --json``: one log's shown steps (words, and the position after each unless
+    ``moves_only``), its outcome and final position, and the first thing wrong, if any."""
+    visitor = _JsonVisitor(options)
+    played = play(log, visitor)
+    game = played.game
+    return {
+        "format": "cruel-replay/1",
+        "source": None if source is None else source.model_dump(mode="json"),
+        "deal_number": log.deal.number,
+        "rules": log.resolved_rules().preset,
+        "steps": visitor.steps,
+        "outcome": None if game is None else game.outcome(),
+        "foundation_cards": None if game is None else game.foundation_cards,
+        "moves": None if game is None else game.moves,
+        "redeals": None if game is None else game.redeals,
+        "final": None if game is None else final_position(game).model_dump(mode="json"),
+        "error": None if played.error is None else played.error.model_dump(mode="json"),
+    }
 
 
 def _error_lines(error: ErrorInfo, style: Style) -> list[str]:

@@ -7,6 +7,7 @@ Most tests run the Typer app in-process with ``CliRunner``; the closed pipe need
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -575,3 +576,86 @@ def test_a_ticking_progress_spins_with_the_time_spent(
     time.sleep(0.3)
     daily.close()
     assert "making puzzles [########................] 1/3 days " in capsys.readouterr().err
+
+
+# --- one output convention: --json on every command that reports, --quiet ----------------------
+
+
+@pytest.mark.parametrize(
+    ("command", "json", "quiet"),
+    [
+        (["verify"], True, True),
+        (["replay"], True, False),
+        (["show"], True, False),
+        (["stats"], True, True),
+        (["solve"], True, True),
+        (["grade"], True, False),
+        (["generate"], False, True),
+        (["daily"], False, True),
+    ],
+)
+def test_json_and_quiet_are_the_same_option_everywhere(
+    command: list[str], json: bool, quiet: bool
+) -> None:
+    """docs/cli.md's table: which command has which, with one wording each."""
+    text = runner.invoke(app, [*command, "-h"], env={"COLUMNS": "200"}).stdout
+    assert bool(re.search(r"^  --json +Print .* as JSON\.$", text, re.M)) == json, text
+    quiet_help = r"^  -q, --quiet +No progress, notes or summary on stderr"
+    assert bool(re.search(quiet_help, text, re.M)) == quiet, text
+
+
+def test_replay_json_is_one_object_per_log_with_steps_and_positions(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(ROOT)
+    one = runner.invoke(app, ["replay", "samples/won.json", "--json", "--from", "55", "--to", "56"])
+    assert one.exit_code == 0 and one.stderr == ""
+    doc = orjson.loads(one.stdout)
+    assert doc["format"] == "cruel-replay/1" and doc["outcome"] == "won"
+    assert [s["step"] for s in doc["steps"]] == [55, 56]
+    assert doc["steps"][1]["text"] == "Q♦ pile 1 → foundation"
+    assert doc["steps"][1]["position"]["foundations"] == {"S": 5, "H": 10, "D": 12, "C": 13}
+    many = runner.invoke(app, ["replay", "samples", "--json", "--moves-only"])
+    docs = [orjson.loads(line) for line in many.stdout.splitlines()]
+    assert [d["source"]["file"] for d in docs] == [
+        "samples/blocked.json",
+        "samples/illegal.json",
+        "samples/won.json",
+    ]
+    assert all("position" not in s for d in docs for s in d["steps"])
+    assert docs[1]["error"]["code"] == "wrong-rank" and many.exit_code == 1
+    final = runner.invoke(app, ["replay", "samples/won.json", "--json", "--final"])
+    assert orjson.loads(final.stdout)["steps"] == []
+
+
+def test_show_json_is_the_deal_as_cruel_deal_prints_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    shown = runner.invoke(app, ["show", "17", "--json"])
+    dealt = runner.invoke(app, ["deal", "17"])
+    assert shown.exit_code == 0 and shown.stdout == dealt.stdout
+    from_log = orjson.loads(runner.invoke(app, ["show", "samples/won.json", "--json"]).stdout)
+    assert from_log["number"] == 1 and len(from_log["piles"]) == 12
+
+
+def test_quiet_leaves_stderr_to_errors_and_stdout_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    loud = runner.invoke(app, ["stats", "samples", "--today", "2027-01-06"])
+    quiet = runner.invoke(app, ["stats", "samples", "--today", "2027-01-06", "-q"])
+    assert "note: one record merging 2 players" in loud.stderr
+    assert quiet.stderr == "" and quiet.stdout == loud.stdout
+    verify = runner.invoke(app, ["verify", "-q", "--json", "samples"])
+    assert verify.stderr == "" and len(verify.stdout.splitlines()) == 3  # --json: every report
+    assert verify.exit_code == 1  # the exit status still says it
+    missing = runner.invoke(app, ["verify", "-q", "nosuch.json"])
+    assert "cannot read nosuch.json" in missing.stdout and missing.exit_code == 2
+    solved = runner.invoke(app, ["solve", "samples/won.json", "-q", "--json"])
+    assert solved.stderr == "" and orjson.loads(solved.stdout)["verdict"] == "won"
+
+
+def test_quiet_turns_progress_off_on_a_terminal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _jsonl(tmp_path, *["won.json"] * 250)
+    monkeypatch.setattr("cruel_tools.cli.is_terminal", lambda stream: True)
+    shown = runner.invoke(app, ["verify", "-q", str(path)])
+    assert shown.exit_code == 0 and shown.stderr == "" and shown.stdout == ""
