@@ -264,11 +264,14 @@ T = TypeVar("T")
 
 def _out(line: str | bytes) -> None:
     data = line if isinstance(line, bytes) else line.encode()
-    for progress in _showing:  # a progress line on this terminal: out of the way first
+    shown = [p for p in _showing if p.shown]
+    for progress in shown:  # a progress line on this terminal: out of the way first
         progress.clear()
     sys.stdout.buffer.write(data + b"\n")
     if _showing:
         sys.stdout.flush()
+    for progress in shown:  # and back under the result, so it stays in sight
+        progress._draw(force=True)
 
 
 def _fail(message: str, code: int) -> typer.Exit:
