@@ -11,6 +11,7 @@ from typing import Any
 import orjson
 from pydantic import BaseModel
 
+from .analysis import Analysis
 from .api import ErrorResponse, Health
 from .attempts import AttemptRequest, AttemptStarted
 from .grading import Grade
@@ -32,6 +33,7 @@ MODELS: dict[str, type[BaseModel]] = {
     "solve-report.schema.json": SolveReport,
     "puzzle.schema.json": Puzzle,
     "grade.schema.json": Grade,
+    "analysis.schema.json": Analysis,
     # the HTTP service (docs/service.md)
     "puzzle-public.schema.json": PublicPuzzle,
     "daily.schema.json": DailyPuzzles,
