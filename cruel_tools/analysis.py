@@ -40,6 +40,7 @@ __all__ = [
     "MAX_STATES",
     "DEEP_STATES",
     "MAX_SOLVES",
+    "MAX_UNDECIDED",
     "AnalysisRefused",
     "StepInfo",
     "Alternative",
@@ -60,6 +61,8 @@ MAX_STATES: Final = 50_000
 DEEP_STATES: Final = 5_000
 #: Most solves of the binary search (undecided positions make it probe more than log2(n)).
 MAX_SOLVES: Final = 40
+#: Most undecided solves (each spends the whole budget) before the search settles for an interval.
+MAX_UNDECIDED: Final = 4
 
 _WORDS = Style(ascii=True)
 
@@ -239,6 +242,7 @@ def _loss(
     steps: list[Step],
     max_states: int,
     max_solves: int,
+    max_undecided: int,
 ) -> Loss:
     n = len(steps)
     results: dict[int, SolveResult] = {}
@@ -249,12 +253,10 @@ def _loss(
     if games[n].outcome() == "blocked":
         hi = n  # no legal step and not won: lost, no solve needed
     solves = 0
-    while hi - lo > 1 and solves < max_solves:
-        candidates = [i for i in range(lo + 1, hi) if i not in results]
-        if not candidates:
+    while hi - lo > 1 and solves < max_solves and len(undecided) < max_undecided:
+        mid = _probe(lo, hi, [i for i in undecided if lo < i < hi])
+        if mid is None:
             break
-        centre = (lo + hi) / 2
-        mid = min(candidates, key=lambda i: (abs(i - centre), i))
         result = solve(games[mid].copy(), max_states=max_states)
         results[mid] = result
         solves += 1
@@ -332,6 +334,23 @@ def _loss(
         alternatives=alternatives,
         **common,
     )
+
+
+def _probe(lo: int, hi: int, undecided: list[int]) -> int | None:
+    """The next position to solve between ``lo`` and ``hi`` (both excluded), or None.
+
+    The middle, as long as nothing in between is undecided. After an undecided position the
+    search goes on after it (later positions hold fewer cards: easier to decide), then before
+    the first undecided one; the positions around an undecided one are rarely easier.
+    """
+    if not undecided:
+        return (lo + hi) // 2 if hi - lo > 1 else None
+    top, bottom = max(undecided), min(undecided)
+    if hi - top > 1:
+        return (top + hi) // 2
+    if bottom - lo > 1:
+        return (lo + bottom) // 2
+    return None
 
 
 def _moving(game: Game, step: Step) -> int | None:
@@ -432,12 +451,15 @@ def analyze(
     deep: bool = False,
     deep_states: int = DEEP_STATES,
     max_solves: int = MAX_SOLVES,
+    max_undecided: int = MAX_UNDECIDED,
 ) -> Analysis:
     """Analyse a legal log: where it was lost (not won) or how far from the best (won).
 
     ``max_states`` bounds each solve (and the one fewest-actions search of a win); ``deep``
     runs a fewest-actions search of at most ``deep_states`` positions from every position of
-    a won game. With ``puzzle``, the log must be a game of that puzzle.
+    a won game. The binary search makes at most ``max_solves`` solves, and settles for an
+    interval after ``max_undecided`` undecided ones. With ``puzzle``, the log must be a game of
+    that puzzle.
 
     :raises AnalysisRefused: the log is not a legal game (an illegal step, a bad deal, a false
         claim) or not one of ``puzzle``.
@@ -454,7 +476,7 @@ def analyze(
     if end.is_won():
         win = _win(games, steps, puzzle, max_states, deep, deep_states)
     else:
-        loss = _loss(game_log, games, steps, max_states, max_solves)
+        loss = _loss(game_log, games, steps, max_states, max_solves, max_undecided)
     return Analysis(
         deal_number=game_log.deal.number,
         rules=end.rules,
@@ -472,26 +494,25 @@ def text_lines(analysis: Analysis) -> list[str]:
     head = f"{deal}, {_plural(analysis.steps, 'step')}, {analysis.outcome}"
     lines = [head]
     if analysis.loss is not None:
-        lines += _loss_lines(analysis.loss)
+        lines += _loss_lines(analysis.loss, analysis.steps)
     if analysis.win is not None:
         lines += _win_lines(analysis.win)
     return lines
 
 
-def _loss_lines(loss: Loss) -> list[str]:
+def _loss_lines(loss: Loss, n_steps: int) -> list[str]:
     lines = []
     if loss.status == "lost-from-start":
         lines.append(f"lost from the start: no win from the deal ({loss.reason})")
     elif loss.status == "still-winnable":
         lines.append("not lost: the last position can still be won")
     elif loss.status == "undecided":
-        first = "the deal" if loss.first_step is None else f"step {loss.first_step + 1}"
-        last = f"step {loss.last_step + 1}" if loss.last_step is not None else "the end"
-        lines.append(
-            f"undecided: the win was lost between {first} and {last} (positions after steps "
-            f"{', '.join(map(str, loss.undecided_positions)) or 'in between'} undecided "
-            "within the budget)"
-        )
+        first = 1 if loss.first_step is None else loss.first_step + 1
+        last = n_steps if loss.last_step is None else loss.last_step + 1
+        deal = "the deal itself or " if loss.first_step is None else ""
+        shown = ", ".join(str(i) for i in loss.undecided_positions)
+        lines.append(f"undecided: the win was lost by {deal}one of steps {first} to {last}")
+        lines.append(f"  undecided within the budget: the positions after steps {shown}")
     elif loss.losing_step is not None:
         step = loss.losing_step
         lines.append(f"the win was lost at step {step.number}: {step.words}")

@@ -20,6 +20,7 @@ from typer.core import TyperGroup
 
 from . import (
     __version__,
+    analysis,
     cards,
     deals,
     grading,
@@ -100,6 +101,10 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     ),
     "solve": ("cruel solve 17", "cruel solve samples/blocked.json --out solved.json"),
     "grade": ("cruel grade 17", "cruel grade deal.json --json"),
+    "analyze": (
+        "cruel analyze samples/blocked.json",
+        "cruel analyze mygame.json --puzzle puzzles/2027/2027-01-01-easy.json --deep --json",
+    ),
     "generate": ("cruel generate --tier hard --seed demo --count 3 --out puzzles/hard",),
     "daily": ("cruel daily --start 2027-01-01 --days 7 --out puzzles",),
     "serve": ("cruel serve --puzzles puzzles --db cruel.sqlite --port 8000",),
@@ -203,6 +208,7 @@ TOP_HELP = """Tools for the patience game Cruel: game logs, deals, puzzles and a
 \b
 Game logs:  verify (check them against the rules), replay (step by step),
             stats (a player's record)
+            analyze (where a game was lost, how far a win was from the best)
 Deals:      deal (its piles), show (draw it), solve (search for a win),
             grade (tier and par), rules (the presets), schema (JSON Schemas)
 Puzzles:    generate (of one tier), daily (a dated puzzle set)
@@ -974,6 +980,79 @@ def solve_command(
         except OSError as exc:
             raise _fail(f"cannot write {out}: {exc.strerror or type(exc).__name__}", 2) from None
         _note(f"wrote {out}", quiet)
+
+
+@app.command("analyze")
+def analyze_command(
+    log_file: Annotated[str, typer.Argument(metavar="LOG", help="A game log; - for stdin.")],
+    deep: Annotated[
+        bool,
+        typer.Option(
+            "--deep",
+            help="For a win: also find the steps that cost actions (a fewest-actions search "
+            "from every position; slower).",
+        ),
+    ] = False,
+    max_states: Annotated[
+        int,
+        typer.Option(
+            "--max-states",
+            help="Most positions each solve or search may expand (at least 1; default "
+            f"{analysis.MAX_STATES}; with --deep, each position's search at most "
+            f"{analysis.DEEP_STATES}).",
+        ),
+    ] = analysis.MAX_STATES,
+    puzzle_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--puzzle", metavar="FILE", help="The puzzle the game is of: a win is compared to par."
+        ),
+    ] = None,
+    json: Annotated[bool, _json_option("the analysis (cruel-analysis/1)")] = False,
+    quiet: QuietOption = False,
+) -> None:
+    """Analyse a game: where a lost game was lost, or how far a win was from the best.
+
+    For a game not won: the last position from which a win was still possible, the step that
+    threw it away (the losing step), the other steps there that still win, and a win from there
+    (in --json, loss.continuation: a complete log that `cruel verify` accepts). A position the
+    solver cannot decide within the budget leaves an interval of steps, never a guess.
+
+    For a win: its actions (card moves + redeals), moves and redeals against par (--puzzle) and
+    against the fewest actions possible, or the proven bound on them. Budgets count positions,
+    so the answer is the same on every machine (docs/analysis.md).
+
+    Exit status: 0 analysed (an undecided answer is an answer too), 1 a log with an illegal
+    move, a bad deal, a false claim or another puzzle's game, 2 unreadable input or bad
+    options, 3 an internal error (a bug: please report it).
+    """
+    if max_states < 1:
+        raise _fail(f"--max-states must be at least 1, not {max_states}", 2)
+    chosen = _puzzle_option(puzzle_file, None, None)
+    _check_inputs([log_file])
+    try:
+        source, game_log = read_log(log_file, Limits())
+    except UnreadableLog as exc:
+        raise _report_exit(unreadable(exc.error, exc.source)) from None
+    label = f"analysing (at most {plural(max_states, 'state')} a solve)"
+    with _Showing(_Progress(None, label=label, ticking=True, quiet=quiet)):
+        try:
+            result = analysis.analyze(
+                game_log,
+                puzzle=chosen,
+                max_states=max_states,
+                deep=deep,
+                deep_states=min(max_states, analysis.DEEP_STATES),
+            )
+        except analysis.AnalysisRefused as exc:
+            raise _report_exit(exc.report.model_copy(update={"source": source})) from None
+        except AssertionError as exc:  # a continuation the verifier refuses: a bug of ours
+            raise _fail(f"internal error: {exc}; please report it", 3) from None
+    if json:
+        _out(result.model_dump_json())
+        return
+    for line in analysis.text_lines(result):
+        _out(line)
 
 
 # --- grading and puzzles ---------------------------------------------------------------------

@@ -22,6 +22,7 @@ from cruel_tools.analysis import (
     positions,
     text_lines,
 )
+from cruel_tools.cli import app
 from cruel_tools.game import Game, Move
 from cruel_tools.log import to_step
 from cruel_tools.optimal import optimize
@@ -241,3 +242,69 @@ def test_the_json_matches_the_checked_in_schema() -> None:
     assert doc["format"] == "cruel-analysis/1"
     Draft202012Validator(SCHEMA).validate(doc)
     assert Analysis.model_validate(doc) == analysis
+
+
+# --- cruel analyze ----------------------------------------------------------------------------
+
+
+def _write_lost(tmp_path: Path, seed: int = 1) -> tuple[Path, Analysis]:
+    game_log, doc = _lost_game(seed)
+    path = tmp_path / "lost.json"
+    path.write_bytes(orjson.dumps(doc))
+    return path, analyze(game_log, max_states=20_000)
+
+
+def test_cli_text_names_the_losing_step(tmp_path: Path) -> None:
+    path, expected = _write_lost(tmp_path)
+    result = runner.invoke(app, ["analyze", str(path), "--max-states", "20000", "-q"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines() == text_lines(expected)
+    loss = expected.loss
+    assert loss is not None and loss.losing_step is not None
+    assert f"the win was lost at step {loss.losing_step.number}: " in result.stdout
+
+
+def test_cli_json_is_the_analysis_and_matches_its_schema(tmp_path: Path) -> None:
+    path, expected = _write_lost(tmp_path)
+    result = runner.invoke(app, ["analyze", str(path), "--max-states", "20000", "--json"])
+    assert result.exit_code == 0, result.output
+    doc = orjson.loads(result.stdout)
+    Draft202012Validator(SCHEMA).validate(doc)
+    assert Analysis.model_validate(doc) == expected
+
+
+def test_cli_a_win_against_its_puzzle(tmp_path: Path) -> None:
+    puzzle = _easiest()[0]
+    path = tmp_path / "win.json"
+    path.write_bytes(orjson.dumps(puzzle_log(puzzle)))
+    puzzle_path = next((ROOT / "puzzles").rglob(f"{puzzle.id}.json"))
+    args = ["analyze", str(path), "--puzzle", str(puzzle_path), "--max-states", "5000", "--json"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    doc = orjson.loads(result.stdout)
+    Draft202012Validator(SCHEMA).validate(doc)
+    assert doc["loss"] is None and doc["win"]["over_par"] == 0
+    assert doc["win"]["actions"] == puzzle.par.actions
+
+
+def test_cli_exit_codes(tmp_path: Path) -> None:
+    illegal = runner.invoke(app, ["analyze", str(ROOT / "samples" / "illegal.json")])
+    assert illegal.exit_code == 1
+    assert illegal.stderr.strip().endswith("(at /moves/10) [wrong-rank]")
+    missing = runner.invoke(app, ["analyze", str(tmp_path / "nosuch.json")])
+    assert missing.exit_code == 2
+    assert (
+        missing.stderr
+        == f"error: cannot read {tmp_path / 'nosuch.json'}: No such file or directory\n"
+    )
+    not_json = tmp_path / "bad.json"
+    not_json.write_text("{")
+    assert runner.invoke(app, ["analyze", str(not_json)]).exit_code == 2
+    zero = runner.invoke(app, ["analyze", str(not_json), "--max-states", "0"])
+    assert (zero.exit_code, zero.stderr) == (2, "error: --max-states must be at least 1, not 0\n")
+    a, b = _easiest()[:2]
+    other = tmp_path / "other.json"
+    other.write_bytes(orjson.dumps(puzzle_log(a)))
+    b_path = next((ROOT / "puzzles").rglob(f"{b.id}.json"))
+    mismatch = runner.invoke(app, ["analyze", str(other), "--puzzle", str(b_path)])
+    assert mismatch.exit_code == 1 and "[puzzle-mismatch]" in mismatch.stderr
