@@ -511,7 +511,8 @@ def _loss_lines(loss: Loss, n_steps: int) -> list[str]:
         last = n_steps if loss.last_step is None else loss.last_step + 1
         deal = "the deal itself or " if loss.first_step is None else ""
         shown = ", ".join(str(i) for i in loss.undecided_positions)
-        lines.append(f"undecided: the win was lost by {deal}one of steps {first} to {last}")
+        maybe = " (if it was lost at all)" if loss.first_lost_position is None else ""
+        lines.append(f"undecided: the win was lost by {deal}one of steps {first} to {last}{maybe}")
         lines.append(f"  undecided within the budget: the positions after steps {shown}")
     elif loss.losing_step is not None:
         step = loss.losing_step
