@@ -21,6 +21,7 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from . import cards
 from .documents import document_config
 from .errors import CruelError
 from .game import Game, Move, Outcome, Step
@@ -29,11 +30,11 @@ from .log import GameLog, step_entry
 from .optimal import OptimalResult, OptimalVerdict, optimize
 from .puzzles import Puzzle
 from .puzzles.logs import verify_for_puzzle
-from .render import Style, describe
+from .render import Style, describe, position_lines
 from .rules import Rules
 from .solver import SolveResult, Verdict, solution_log, solve
 from .traversal import Visitor, play
-from .verify import VerifyReport, report_of
+from .verify import FinalPosition, VerifyReport, final_position, report_of
 
 __all__ = [
     "ANALYSIS_FORMAT",
@@ -118,6 +119,9 @@ class Loss(_Frozen):
     )
     first_lost_position: int | None = Field(
         description="Steps played before the first position proven lost (null: none)."
+    )
+    position: FinalPosition | None = Field(
+        description="The last position proven winnable: before the losing step (null: none)."
     )
     reason: str = Field(description="Why the first lost position is lost, in the solver's words.")
     continuation: dict[str, Any] | None = Field(
@@ -281,6 +285,7 @@ def _loss(
     common: dict[str, Any] = {
         "last_won_position": lo if lo >= 0 else None,
         "first_lost_position": hi if hi <= n else None,
+        "position": final_position(games[lo]) if lo >= 0 else None,
         "reason": reason,
         "continuation": continuation,
         "undecided_positions": undecided,
@@ -517,6 +522,9 @@ def _loss_lines(loss: Loss, n_steps: int) -> list[str]:
     elif loss.losing_step is not None:
         step = loss.losing_step
         lines.append(f"the win was lost at step {step.number}: {step.words}")
+        if loss.position is not None:
+            lines.append("  the position before it (still winnable):")
+            lines += [f"  {line}" for line in _position_lines(loss.position)]
         lines.append(f"  after it: lost ({loss.reason})")
         winning = [a.words for a in loss.alternatives if a.verdict == "won"]
         unknown = [a.words for a in loss.alternatives if a.verdict == "unknown"]
@@ -534,6 +542,13 @@ def _loss_lines(loss: Loss, n_steps: int) -> list[str]:
         )
     lines.append(f"{_plural(loss.solves, 'solve')}")
     return lines
+
+
+def _position_lines(position: FinalPosition) -> list[str]:
+    f = position.foundations
+    piles = [[cards.parse(c) for c in p] for p in position.piles]
+    game = Game(piles, (f["S"], f["H"], f["D"], f["C"]))
+    return position_lines(game, _WORDS)
 
 
 def _win_lines(win: Win) -> list[str]:
