@@ -57,6 +57,7 @@ from .logs import (
     check_against_puzzle,
     puzzle_solution_log,
     verify_for_puzzle,
+    versus,
     versus_par,
 )
 
@@ -96,5 +97,6 @@ __all__ = [
     "solution_from",
     "solution_is_public",
     "verify_for_puzzle",
+    "versus",
     "versus_par",
 ]
