@@ -365,7 +365,7 @@ def fewest_actions(
     result = optimize(start, max_states=budget.optimal_states, known=list(known))
     if not result.steps:  # cannot happen with a known win; kept so par never loses it
         raise AssertionError("the optimizer lost a known win")
-    moves, redeals = _moves_redeals(result.steps)
+    moves, redeals = result.moves, result.redeals
     par = Par(
         actions=moves + redeals,
         moves=moves,
