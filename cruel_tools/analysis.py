@@ -26,11 +26,11 @@ from .documents import document_config
 from .errors import CruelError
 from .game import Game, Move, Outcome, Step
 from .grading import Par
-from .log import GameLog, step_entry
+from .log import GameLog, step_entry, to_step
 from .optimal import OptimalResult, OptimalVerdict, optimize
 from .puzzles import Puzzle
 from .puzzles.logs import verify_for_puzzle
-from .render import Style, describe, position_lines
+from .render import Mark, Style, describe, position_lines
 from .rules import Rules
 from .solver import SolveResult, Verdict, solution_log, solve
 from .traversal import Visitor, play
@@ -53,6 +53,8 @@ __all__ = [
     "positions",
     "analyze",
     "text_lines",
+    "replay_marks",
+    "replay_notes",
 ]
 
 ANALYSIS_FORMAT: Final = "cruel-analysis/1"
@@ -584,3 +586,117 @@ def _win_lines(win: Win) -> list[str]:
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+# --- marks in a replay (cruel replay --analyze) -----------------------------------------------
+
+
+def replay_marks(analysis: Analysis, game_log: GameLog, style: Style) -> dict[int, Mark]:
+    """The marks ``cruel replay --analyze`` puts on steps, by step number (0: the deal).
+
+    A game not won: the losing step (``!!``, with the other steps there that still win), or
+    every step of an undecided interval (``??``: the text names the interval at its first and
+    last step), or the deal itself when it was lost from the start. A win analysed with
+    ``deep``: each step that cost actions (``++``). Cards are written in ``style``.
+    """
+    marks: dict[int, Mark] = {}
+    loss, win = analysis.loss, analysis.win
+    if loss is not None and loss.status == "lost-from-start":
+        text = f"!! lost from the start: no win from the deal ({loss.reason})"
+        marks[0] = Mark((text,), {"kind": "lost-from-start", "text": text[3:]})
+    elif loss is not None and loss.status == "lost-at-step" and loss.losing_step is not None:
+        step = loss.losing_step
+        games, _, _ = positions(game_log)
+        before = games[step.index]
+        text = f"!! the losing step: a win was possible before it, none after it ({loss.reason})"
+        winning = [
+            describe(to_step(a.entry), before, style)
+            for a in loss.alternatives
+            if a.verdict == "won"
+        ]
+        lines = [text]
+        lines.append(
+            "!! steps here that still win: " + "; ".join(winning)
+            if winning
+            else "!! no other step here is proven to win"
+        )
+        data: dict[str, object] = {
+            "kind": "losing-step",
+            "text": text[3:],
+            "still_winning": [a.entry for a in loss.alternatives if a.verdict == "won"],
+        }
+        marks[step.number] = Mark(tuple(lines), data)
+    elif loss is not None and loss.status == "undecided":
+        first = 1 if loss.first_step is None else loss.first_step + 1
+        last = analysis.steps if loss.last_step is None else loss.last_step + 1
+        deal = "the deal itself or " if loss.first_step is None else ""
+        lost = (
+            "the win was lost"
+            if loss.first_lost_position is not None
+            else "if the win was lost, it was"
+        )
+        budget = "(undecided within the budget)"
+        text = f"{lost} by {deal}one of steps {first} to {last} {budget}"
+        for number in range(first, last + 1):
+            if first == last:
+                line = f"?? {lost} by {deal}this step {budget}"
+            elif number in (first, last):
+                span = (
+                    f"from here to step {last}" if number == first else f"from step {first} to here"
+                )
+                line = f"?? {span}: {lost} by {deal}one of these steps {budget}"
+            marks[number] = Mark(
+                (line,) if number in (first, last) else (),
+                {"kind": "may-be-losing-step", "text": text},
+            )
+        if loss.first_step is None:
+            marks[0] = Mark(
+                (f"?? {text}",),
+                {"kind": "may-be-lost-from-start", "text": text},
+            )
+    elif win is not None and win.costly_steps is not None:
+        for c in win.costly_steps:
+            cost = _plural(c.cost, "action")
+            text = (
+                f"this step cost {cost}: fewest actions needed {c.before} before it, "
+                f"{c.after} after it"
+                if c.exact
+                else f"this step cost at least {cost}"
+            )
+            data = {"kind": "costly", "text": text, "cost": c.cost, "exact": c.exact}
+            marks[c.step.number] = Mark((f"++ {text}",), data)
+    return marks
+
+
+def replay_notes(analysis: Analysis) -> tuple[str, ...]:
+    """The lines ``cruel replay --analyze`` writes after the result: the analysis in short."""
+    loss, win = analysis.loss, analysis.win
+    if loss is not None:
+        if loss.status == "lost-at-step" and loss.losing_step is not None:
+            head = f"the win was lost at step {loss.losing_step.number} (!!)"
+        elif loss.status == "lost-from-start":
+            head = "lost from the start: no win from the deal"
+        elif loss.status == "still-winnable":
+            head = "not lost: the last position can still be won"
+        else:
+            first = "the deal" if loss.first_step is None else f"step {loss.first_step + 1}"
+            last = analysis.steps if loss.last_step is None else loss.last_step + 1
+            head = f"undecided: the win was lost between {first} and step {last} (??)"
+        tail = ""
+        if loss.continuation is not None and loss.last_won_position is not None:
+            rest = len(loss.continuation["moves"]) - loss.last_won_position
+            tail = (
+                f"; a win from before step {loss.last_won_position + 1} takes "
+                f"{_plural(rest, 'step')} (cruel analyze --json: loss.continuation)"
+            )
+        return (f"Analysis: {head}{tail}",)
+    assert win is not None
+    lines = [f"Analysis: {line}" for line in _win_lines(win)[1:] if not line.startswith(" ")]
+    if win.costly_steps is not None:
+        costly = len(win.costly_steps)
+        undecided = len(win.undecided_steps or [])
+        lines.append(
+            f"Analysis: {_plural(costly, 'step')} proven to cost actions (++)"
+            + (f", {undecided} undecided in the budget" if undecided else "")
+        )
+    return tuple(lines)

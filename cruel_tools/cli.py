@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import os
 import sys
@@ -635,24 +636,75 @@ def _check_replay_options(
         )
 
 
+def _check_analyze_options(analyze: bool, final: bool, max_states: int | None) -> None:
+    """Refuse ``replay`` options that make no sense with (or without) --analyze."""
+    if analyze and final:
+        raise _fail(
+            "--analyze and --final conflict: --analyze marks steps, --final shows none; "
+            "give one of them",
+            2,
+        )
+    if max_states is not None and not analyze:
+        raise _fail("--max-states goes with --analyze only: it is the budget of its solves", 2)
+
+
 def _replay_one(
-    game_log: log.GameLog, options: render.ReplayOptions, source: Source | None, json: bool
+    game_log: log.GameLog,
+    options: render.ReplayOptions,
+    source: Source | None,
+    json: bool,
+    budget: int | None = None,
 ) -> int:
-    """Print the replay of one log; its exit code (a window past its end: one line, 2)."""
+    """Print the replay of one log; its exit code (a window past its end: one line, 2).
+
+    With a ``budget`` (--analyze), a legal log is analysed first and its steps marked.
+    """
     try:
         render.check_window(options, len(game_log.moves))
     except render.EmptyWindow as exc:
         where = "" if source is None else f"{source}: "
         typer.echo(f"error: {where}{exc}", err=True)
         return 2
+    found: analysis.Analysis | None = None
+    if budget is not None:
+        found = _analysis_for_replay(game_log, budget)
+        if found is not None:
+            options = dataclasses.replace(
+                options,
+                marks=analysis.replay_marks(found, game_log, options.style),
+                notes=analysis.replay_notes(found),
+            )
+        else:
+            options = dataclasses.replace(options, notes=(_NO_ANALYSIS,))
     if json:
         doc = render.replay_json(game_log, options, source)
+        if budget is not None:  # the whole analysis (null: not a legal game)
+            doc["analysis"] = None if found is None else found.model_dump(mode="json")
         _out(orjson.dumps(doc))
         return EXIT_CODES["invalid"] if doc["error"] else 0
     result = render.replay(game_log, options)
     for line in result.lines:
         _out(line)
     return EXIT_CODES["invalid"] if result.error else 0
+
+
+_NO_ANALYSIS = "Analysis: none, the log is not a legal game (see the error above)"
+
+
+def _analysis_for_replay(game_log: log.GameLog, budget: int) -> analysis.Analysis | None:
+    """``cruel analyze --deep``'s analysis of a log, or None when it is not a legal game (the
+    replay says what is wrong with it)."""
+    try:
+        return analysis.analyze(
+            game_log,
+            max_states=budget,
+            deep=True,
+            deep_states=min(budget, analysis.DEEP_STATES),
+        )
+    except analysis.AnalysisRefused:
+        return None
+    except AssertionError as exc:  # a continuation the verifier refuses: a bug of ours
+        raise _fail(f"internal error: {exc}; please report it", 3) from None
 
 
 def _holds_several(spec: str) -> bool:
@@ -682,6 +734,24 @@ def replay_command(
         bool, typer.Option("--moves-only", help="One line per move, like a score sheet.")
     ] = False,
     json: Annotated[bool, _json_option("each log's steps and positions (JSON Lines)")] = False,
+    analyze: Annotated[
+        bool,
+        typer.Option(
+            "--analyze",
+            help="Mark the losing step (or the undecided interval) of a game not won, or the "
+            "steps that cost actions of a win (as cruel analyze; slower).",
+        ),
+    ] = False,
+    max_states: Annotated[
+        int | None,
+        typer.Option(
+            "--max-states",
+            min=1,
+            help=f"With --analyze: most positions each solve may expand (default "
+            f"{analysis.MAX_STATES}; for a win, each position's search at most "
+            f"{analysis.DEEP_STATES}).",
+        ),
+    ] = None,
 ) -> None:
     """Render a logged game step by step: each move in words and the position after it.
 
@@ -692,11 +762,17 @@ def replay_command(
     words, each with the position after it (not with --moves-only; only the final one with
     --final), the outcome and the verifier's error, if any.
 
+    --analyze analyses each legal log as cruel analyze --deep does and marks the steps: !! the
+    losing step, ?? an interval the budget could not narrow, ++ a step of a win that cost
+    actions; a summary follows the result (with --json: each marked step's "mark" and the
+    whole analysis). It goes with neither --final nor --max-states alone.
+
     Exit status as for verify (the worst over all logs): 0 legal, 1 illegal move / bad deal /
     false claim, 2 unreadable input or bad options.
     """
     _check_layout(layout)
     _check_replay_options(first, last, final, moves_only)
+    _check_analyze_options(analyze, final, max_states)
     _check_inputs([log_file])
     options = render.ReplayOptions(
         style=_style(layout, ascii_, _use_color(color, no_color)),
@@ -705,9 +781,11 @@ def replay_command(
         final_only=final,
         moves_only=moves_only,
     )
+    budget = (max_states or analysis.MAX_STATES) if analyze else None
     limits = Limits()
     if not _holds_several(log_file):
-        raise typer.Exit(_replay_one(_read_log_or_exit(log_file, limits), options, None, json))
+        game_log = _read_log_or_exit(log_file, limits)
+        raise typer.Exit(_replay_one(game_log, options, None, json, budget))
     code, count = 0, 0
     for source, data in iter_units([log_file], limits):
         if count and not json:
@@ -724,7 +802,7 @@ def replay_command(
             typer.echo(report_line(report), err=True)
             code = max(code, report.exit_code)
             continue
-        code = max(code, _replay_one(game_log, options, source, json))
+        code = max(code, _replay_one(game_log, options, source, json, budget))
     if not count:
         shown = display_name(log_file)
         error = log.LogFormatError("unreadable", "", f"no log in {shown}")

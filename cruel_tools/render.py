@@ -8,8 +8,8 @@ always agree.
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Literal
 
 from . import cards
@@ -186,12 +186,25 @@ def _visible(text: str) -> str:
 
 
 @dataclass(frozen=True)
+class Mark:
+    """A note on one step of a replay (``cruel replay --analyze``): ``lines`` are written under
+    the step in the text replay, ``data`` is the step's ``mark`` in the JSON one."""
+
+    lines: tuple[str, ...]
+    data: Mapping[str, object]
+
+
+@dataclass(frozen=True)
 class ReplayOptions:
     style: Style = Style()
     first: int = 1  # first step shown (1-based)
     last: int | None = None  # last step shown
     final_only: bool = False
     moves_only: bool = False
+    #: Marks by step number (0: the deal, written after the start); only shown steps show theirs.
+    marks: Mapping[int, Mark] = field(default_factory=dict)
+    #: Lines written after the result line (the analysis in short).
+    notes: tuple[str, ...] = ()
 
 
 @dataclass
@@ -259,6 +272,17 @@ class _ReplayVisitor(Visitor):
         elif self.show_positions:
             self.out += ["", f"Before step {first}"]
 
+        if not self.options.final_only:
+            self.out += self._mark(0, blank=self.show_positions)
+
+    def _mark(self, number: int, blank: bool = False) -> list[str]:
+        """The lines of step ``number``'s mark (none when unmarked), after a blank line."""
+        mark = self.options.marks.get(number)
+        if mark is None:
+            return []
+        lines = [line for text in mark.lines for line in _mark_lines(text, self.style)]
+        return ["", *lines] if blank else lines
+
     def _shown(self, number: int) -> bool:
         opts = self.options
         return opts.first <= number and (self.last is None or number <= self.last)
@@ -275,9 +299,9 @@ class _ReplayVisitor(Visitor):
         if not self._shown(index + 1) or self.options.final_only:
             return
         if self.options.moves_only:
-            self.out.append(self.text)
+            self.out += [self.text, *self._mark(index + 1)]
             return
-        self.out += ["", self.text]
+        self.out += ["", self.text, *self._mark(index + 1)]
         if self.before is not None:
             self.out += _wrap(new_tops(self.before, game, self.style))
         self.out += position_lines(game, self.style)
@@ -303,6 +327,8 @@ class _ReplayVisitor(Visitor):
         self.out += ["", _summary(game)]
         if error is not None and error.code == "claim-mismatch":
             self.out += _error_lines(error, style)
+        for note in self.options.notes:
+            self.out += _mark_lines(note, style, indent="")
 
 
 class _JsonVisitor(Visitor):
@@ -324,6 +350,8 @@ class _JsonVisitor(Visitor):
         entry: dict[str, object] = {"step": number, "text": self.text}
         if not opts.moves_only:
             entry["position"] = final_position(game).model_dump(mode="json")
+        if number in opts.marks:
+            entry["mark"] = dict(opts.marks[number].data)
         self.steps.append(entry)
 
 
@@ -348,6 +376,20 @@ def replay_json(
         "final": None if game is None else final_position(game).model_dump(mode="json"),
         "error": None if played.error is None else played.error.model_dump(mode="json"),
     }
+
+
+def _mark_lines(text: str, style: Style, indent: str = "   ") -> list[str]:
+    """A mark's line (``!! ...``), wrapped to 80 columns under its first words."""
+    text = style.text(text)
+    if visible_width(indent + text) <= WIDTH:
+        return [indent + text]
+    return textwrap.wrap(
+        text,
+        WIDTH - (len(_visible(text)) - len(text)) if style.color else WIDTH,
+        initial_indent=indent,
+        subsequent_indent=indent + "   ",
+        break_on_hyphens=False,
+    )
 
 
 def _error_lines(error: ErrorInfo, style: Style) -> list[str]:
@@ -375,6 +417,7 @@ def visible_width(line: str) -> int:
 __all__ = [
     "LAYOUTS",
     "EmptyWindow",
+    "Mark",
     "Replay",
     "ReplayOptions",
     "Style",
