@@ -696,6 +696,17 @@ class Leaderboards:
             entries=entries,
         )
 
+    def entry_moves(self, puzzle_id: str, submission_id: int) -> tuple[str, str] | None:
+        """The player and the moves (compact form) of a listed entry of ``puzzle_id``; None when
+        there is no such entry, or it is not listed (hidden by a moderator, or its player banned).
+        """
+        with self._read_lock:
+            row = self._reader.execute(
+                "SELECT player, log FROM visible_submissions WHERE id = ? AND puzzle = ?",
+                (submission_id, puzzle_id),
+            ).fetchone()
+        return None if row is None else (str(row[0]), str(row[1]))
+
     def count(self) -> int:
         """Accepted entries over all puzzles."""
         with self._read_lock:

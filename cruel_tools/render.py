@@ -10,16 +10,19 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Final, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from . import cards
 from .cards import Card
+from .documents import document_config
 from .errors import CruelError
-from .game import Game, Redeal, Step
+from .game import Game, Outcome, Redeal, Step
 from .log import GameLog
 from .rules import PRESETS
 from .traversal import ErrorInfo, Played, Visitor, play, play_steps
-from .verify import Source, final_position, score_words
+from .verify import FinalPosition, Source, final_position, score_words
 
 Layout = Literal["rows", "grid", "wide"]
 LAYOUTS: tuple[Layout, ...] = ("rows", "grid", "wide")
@@ -271,7 +274,6 @@ class _ReplayVisitor(Visitor):
             self.out += ["", "Start", *position_lines(game, style)]
         elif self.show_positions:
             self.out += ["", f"Before step {first}"]
-
         if not self.options.final_only:
             self.out += self._mark(0, blank=self.show_positions)
 
@@ -355,16 +357,50 @@ class _JsonVisitor(Visitor):
         self.steps.append(entry)
 
 
+REPLAY_FORMAT: Final = "cruel-replay/1"
+
+
+class ReplayStep(BaseModel):
+    """One shown step of a replay."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    step: int = Field(description="1-based number of the step in the log's moves.")
+    text: str = Field(description="The step in words, as `cruel replay` writes it.")
+    position: FinalPosition | None = Field(
+        None, description="The position after the step (absent with --moves-only)."
+    )
+
+
+class ReplayDocument(BaseModel):
+    """``cruel replay --json`` (one object per log) and ``POST /v1/replay``."""
+
+    model_config = document_config("Cruel replay v1", "replay")
+
+    format: Literal["cruel-replay/1"] = REPLAY_FORMAT
+    source: Source | None = Field(description="Where the log came from (null: a request body).")
+    deal_number: int | None
+    rules: str = Field(description="The rules preset the log plays.")
+    steps: list[ReplayStep]
+    outcome: Outcome | None = Field(description="null: the deal or rules could not be played.")
+    foundation_cards: int | None
+    moves: int | None
+    redeals: int | None
+    final: FinalPosition | None = Field(description="The position after the last legal step.")
+    error: ErrorInfo | None = Field(description="The first thing wrong, as `cruel verify` says.")
+
+
 def replay_json(
     log: GameLog, options: ReplayOptions = ReplayOptions(), source: Source | None = None
 ) -> dict[str, object]:
     """``cruel replay --json``: one log's shown steps (words, and the position after each unless
-    ``moves_only``), its outcome and final position, and the first thing wrong, if any."""
+    ``moves_only``), its outcome and final position, and the first thing wrong, if any: a
+    :class:`ReplayDocument` as JSON."""
     visitor = _JsonVisitor(options)
     played = play(log, visitor)
     game = played.game
     return {
-        "format": "cruel-replay/1",
+        "format": REPLAY_FORMAT,
         "source": None if source is None else source.model_dump(mode="json"),
         "deal_number": log.deal.number,
         "rules": log.resolved_rules().preset,
@@ -419,6 +455,9 @@ __all__ = [
     "EmptyWindow",
     "Mark",
     "Replay",
+    "REPLAY_FORMAT",
+    "ReplayDocument",
+    "ReplayStep",
     "ReplayOptions",
     "Style",
     "check_window",

@@ -19,6 +19,7 @@ from .leaderboard import Leaderboard, Submission, SubmissionResult
 from .log import GameLog
 from .moderation import AuditLog, ModerationRequest, ModerationResult
 from .puzzles import DailyPuzzles, PublicPuzzle, Puzzle, PuzzleSolution
+from .render import ReplayDocument
 from .solver import SolveReport
 from .stats import Record
 from .verify import VerifyReport
@@ -34,6 +35,7 @@ MODELS: dict[str, type[BaseModel]] = {
     "puzzle.schema.json": Puzzle,
     "grade.schema.json": Grade,
     "analysis.schema.json": Analysis,
+    "replay.schema.json": ReplayDocument,
     # the HTTP service (docs/service.md)
     "puzzle-public.schema.json": PublicPuzzle,
     "daily.schema.json": DailyPuzzles,

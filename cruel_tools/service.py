@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import datetime as dt
+import functools
+import hashlib
 import math
 import os
 import time
@@ -28,6 +30,7 @@ from fastapi import FastAPI, Query, Request
 from fastapi import Path as PathParam
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import Response
 from pydantic import BaseModel, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -62,12 +65,14 @@ from .puzzles import (
     PuzzleSet,
     PuzzleSolution,
     day_is_open,
+    entry_log,
     is_open,
     public,
     published_solution,
     solution_from,
     solution_is_public,
 )
+from .render import ReplayDocument, replay_json
 from .stats import Record
 from .verify import VerifyReport, report_json, verify
 
@@ -381,19 +386,86 @@ def _openapi(app: FastAPI) -> Callable[[], dict[str, Any]]:
     return openapi
 
 
+#: Media types of the web front end's files, by suffix: a file of another kind is not served.
+_MEDIA: Final = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".svg": "image/svg+xml",
+    ".png": "image/png",
+}
+
+
+def _web_files() -> dict[str, tuple[bytes, str]]:
+    """The package's web folder (``cruel.js``, the pages, their scripts and styles), by name."""
+    folder = files("cruel_tools") / "web"
+    found: dict[str, tuple[bytes, str]] = {}
+    for item in folder.iterdir():
+        media = _MEDIA.get(Path(item.name).suffix)
+        if media is not None and item.is_file():
+            found[item.name] = (item.read_bytes(), media)
+    return found
+
+
 #: The files ``GET /static/{name}`` serves, by name: their bytes (read from the installed package
 #: when the service module loads) and media type. A name not listed is a 404, so no request can
 #: name a path.
-STATIC: Final[dict[str, tuple[bytes, str]]] = {
-    name: ((files("cruel_tools") / "web" / name).read_bytes(), media_type)
-    for name, media_type in (("cruel.js", "text/javascript; charset=utf-8"),)
+STATIC: Final[dict[str, tuple[bytes, str]]] = _web_files()
+
+#: The pages of the web front end (docs/web.md): route, and the file of :data:`STATIC` it answers.
+#: Each page reads what it shows from the API, so one file serves every puzzle id.
+PAGES: Final = {
+    "/": "index.html",
+    "/play/{id}": "play.html",
+    "/replay": "replay.html",
+    "/leaderboard/{id}": "leaderboard.html",
 }
-# Cached for an hour by browsers, and checked by sites that embed the engine: the file changes only
-# with the package.
-_STATIC_HEADERS: Final = {
-    "Cache-Control": "public, max-age=3600",
-    "X-Content-Type-Options": "nosniff",
+
+#: What the pages may load: nothing from another origin, no inline script, no framing. The
+#: browser enforces it, so a page cannot leak a player's moves elsewhere even if a script tried.
+_PAGE_POLICY: Final = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+)
+# /v1/docs: Swagger UI starts from an inline script; still nothing from another origin.
+_DOCS_POLICY: Final = (
+    "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'"
+)
+#: The files of Swagger UI that ``/v1/docs`` loads, from the swagger-ui-bundle package.
+_SWAGGER: Final = {
+    "swagger-ui-bundle.js": "text/javascript; charset=utf-8",
+    "swagger-ui.css": "text/css; charset=utf-8",
 }
+
+
+def _etag(body: bytes) -> str:
+    return '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+
+
+def _file_response(request: Request, body: bytes, media_type: str, policy: str | None) -> Response:
+    """A file, revalidated on every use (``no-cache`` with an ETag: a 304 costs no body), so
+    that a page and its scripts always come from the same release of the package."""
+    tag = _etag(body)
+    headers = {
+        "Cache-Control": "no-cache",
+        "ETag": tag,
+        "X-Content-Type-Options": "nosniff",
+        "Referrer-Policy": "no-referrer",
+    }
+    if policy is not None:
+        headers["Content-Security-Policy"] = policy
+    if request.headers.get("if-none-match") == tag:
+        return Response(status_code=304, headers=headers)
+    return Response(body, media_type=media_type, headers=headers)
+
+
+@functools.cache
+def _swagger_file(name: str) -> bytes:
+    # Read on first use, a megabyte no other route needs. The package has no type hints.
+    import swagger_ui_bundle  # type: ignore[import-untyped]
+
+    return bytes((swagger_ui_bundle.swagger_ui_path / name).read_bytes())
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -432,7 +504,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         version=version("cruel-tools"),
         summary="Verify Cruel game logs, serve daily puzzles, keep leaderboards.",
         openapi_url="/v1/openapi.json",
-        docs_url="/v1/docs",
+        docs_url=None,  # /v1/docs is ours: Swagger UI served from this origin
         redoc_url=None,
         redirect_slashes=False,  # a redirect has no JSON body; a wrong path is a plain 404
         lifespan=lifespan,
@@ -482,14 +554,46 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
 
     @app.get("/static/{name}", include_in_schema=False)
-    async def static_file(name: str) -> Response:
+    async def static_file(name: str, request: Request) -> Response:
         """A file of the package's web folder (``cruel.js``, the rules engine as an ES module,
-        docs/web.md): only the names listed in :data:`STATIC`, read once, never a path."""
+        and the pages' scripts and styles; docs/web.md): only the names listed in
+        :data:`STATIC`, read once, never a path."""
         found = STATIC.get(name)
         if found is None:
             raise ApiError(404, "not-found", f"no static file {name!r}")
-        body, media_type = found
-        return Response(body, media_type=media_type, headers=_STATIC_HEADERS)
+        return _file_response(request, *found, policy=None)
+
+    @app.get("/static/swagger/{name}", include_in_schema=False)
+    async def swagger_file(name: str, request: Request) -> Response:
+        """Swagger UI for ``/v1/docs``, served here: the docs load nothing from elsewhere."""
+        media_type = _SWAGGER.get(name)
+        if media_type is None:
+            raise ApiError(404, "not-found", f"no static file {name!r}")
+        return _file_response(request, _swagger_file(name), media_type, policy=None)
+
+    @app.get("/v1/docs", include_in_schema=False)
+    async def api_docs(request: Request) -> Response:
+        """The API's reference (Swagger UI over /v1/openapi.json)."""
+        page = get_swagger_ui_html(
+            openapi_url="/v1/openapi.json",
+            title="cruel-tools API",
+            swagger_js_url="/static/swagger/swagger-ui-bundle.js",
+            swagger_css_url="/static/swagger/swagger-ui.css",
+            swagger_favicon_url="/static/favicon.svg",
+        )
+        return _file_response(request, bytes(page.body), "text/html; charset=utf-8", _DOCS_POLICY)
+
+    def page_route(path: str, name: str) -> None:
+        async def page(request: Request) -> Response:
+            found = STATIC.get(name)
+            if found is None:  # a package built without its pages
+                raise ApiError(404, "not-found", f"no page {path}")
+            return _file_response(request, *found, policy=_PAGE_POLICY)
+
+        app.add_api_route(path, page, methods=["GET"], include_in_schema=False)
+
+    for path, name in PAGES.items():
+        page_route(path, name)
 
     @app.post("/v1/verify", response_model=VerifyReport, openapi_extra=_body_doc("GameLog"))
     async def verify_log(request: Request) -> Response:
@@ -505,6 +609,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         except LogFormatError as exc:
             raise _format_error(exc) from None
         return Response(report_json(verify(game_log)), media_type="application/json")
+
+    @app.post("/v1/replay", response_model=ReplayDocument, openapi_extra=_body_doc("GameLog"))
+    async def replay_log(request: Request) -> Response:
+        """Replay a ``cruel-log/1`` game log: what ``cruel replay --json`` prints for it, each
+        step in words with the position after it, and the first illegal step, if any (the web
+        replay shows these words, so that they are the CLI's)."""
+        body = await _read_body(request, settings.max_body)
+        try:
+            game_log = load(body, limits)
+        except LogFormatError as exc:
+            raise _format_error(exc) from None
+        # A position per step: for the longest log allowed, too long for the event loop.
+        doc = await run_in_threadpool(replay_json, game_log)
+        return Response(orjson.dumps(doc), media_type="application/json")
 
     @app.get("/v1/puzzles/daily/{date}", response_model=DailyPuzzles)
     async def daily(
@@ -556,6 +674,41 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 "id",
             )
         return _json(published_solution(puzzle))
+
+    @app.get(
+        "/v1/puzzles/{id}/submissions/{submission_id}/log",
+        response_model=GameLog,
+        responses={403: {"model": ErrorResponse, "description": "The puzzle is still open"}},
+    )
+    async def entry_game(
+        id: PuzzleId,
+        submission_id: Annotated[int, PathParam(ge=1, le=2**62, description="From an entry.")],
+    ) -> Response:
+        """A leaderboard entry's game, as a ``cruel-log/1`` log (the player in ``meta``): only
+        once the puzzle is closed (its solution public), so that no one can copy a win while
+        the puzzle still takes entries. A hidden entry is not found."""
+        puzzle = puzzle_or_404(id)
+        if not solution_is_public(puzzle, settings.today()):
+            raise ApiError(
+                403,
+                "puzzle-not-closed",
+                f"the games of {puzzle.id} are shown once it closes ({solution_from(puzzle)})",
+                "path",
+                "id",
+            )
+        found = boards.entry_moves(puzzle.id, submission_id)
+        if found is None:
+            raise ApiError(
+                404,
+                "unknown-submission",
+                f"{puzzle.id} has no listed entry {submission_id}",
+                "path",
+                "submission_id",
+            )
+        player, moves = found
+        return Response(
+            orjson.dumps(entry_log(puzzle, moves, player)), media_type="application/json"
+        )
 
     @app.post(
         "/v1/puzzles/{id}/submissions",

@@ -119,6 +119,8 @@ def test_openapi_document_is_complete_and_its_refs_resolve(client: TestClient) -
         "/v1/puzzles/{id}/leaderboard",
         "/v1/players/{name}",
         "/v1/puzzles/{id}/attempts",
+        "/v1/replay",
+        "/v1/puzzles/{id}/submissions/{submission_id}/log",
     }
     schemas = doc["components"]["schemas"]
     for ref in set(all_refs(doc)):
@@ -129,7 +131,8 @@ def test_openapi_document_is_complete_and_its_refs_resolve(client: TestClient) -
     submission = schemas["Submission-Input"]
     assert set(submission["required"]) == {"player", "log"}
     assert "422" in paths["/v1/puzzles/{id}/submissions"]["post"]["responses"]
-    assert client.get("/v1/docs").status_code == 200
+    docs = client.get("/v1/docs")
+    assert docs.status_code == 200 and "/static/swagger/swagger-ui-bundle.js" in docs.text
 
 
 # --- verify ----------------------------------------------------------------------------------
@@ -762,3 +765,119 @@ def test_only_the_listed_static_files_are_served(client: TestClient, name: str) 
     r = client.get(f"/static/{name}")
     assert r.status_code == 404
     assert r.json()["code"] == "not-found"
+
+
+@pytest.mark.parametrize(
+    ("path", "media"),
+    [
+        ("/static/swagger/swagger-ui-bundle.js", "text/javascript"),
+        ("/static/swagger/swagger-ui.css", "text/css"),
+        ("/static/favicon.svg", "image/svg+xml"),
+    ],
+)
+def test_the_api_docs_files_come_from_this_origin(
+    client: TestClient, path: str, media: str
+) -> None:
+    r = client.get(path)
+    assert r.status_code == 200 and r.headers["content-type"].startswith(media)
+    assert len(r.content) > 100
+    # Revalidated on each use: an unchanged file costs a 304 without a body.
+    again = client.get(path, headers={"If-None-Match": r.headers["etag"]})
+    assert again.status_code == 304 and again.content == b""
+    assert error(client.get("/static/swagger/index.html"), 404, "not-found")
+
+
+def test_the_api_docs_page_names_no_other_origin(client: TestClient) -> None:
+    r = client.get("/v1/docs")
+    policy = r.headers["content-security-policy"]
+    assert "default-src 'self'" in policy and "http" not in policy
+    assert "http://" not in r.text and "https://" not in r.text
+
+
+# --- the replay and entries' games, for the web replay -----------------------------------------
+
+
+def test_replay_gives_the_words_and_positions_of_cruel_replay_json(
+    client: TestClient, tmp_path: Path
+) -> None:
+    from cruel_tools.render import ReplayDocument
+
+    log = win(PAST_ID)
+    r = client.post("/v1/replay", content=orjson.dumps(log))
+    assert r.status_code == 200, r.text
+    doc = ReplayDocument.model_validate_json(r.content)
+    assert (doc.format, doc.outcome, doc.error) == ("cruel-replay/1", "won", None)
+    assert len(doc.steps) == len(log["moves"]) and all(s.position for s in doc.steps)
+    path = tmp_path / "won.json"
+    path.write_bytes(orjson.dumps(log))
+    cli = CliRunner().invoke(app, ["replay", str(path), "--json"])
+    cli_doc = json.loads(cli.stdout)
+    assert {**cli_doc, "source": None} == r.json()
+
+
+def test_replay_of_an_illegal_log_shows_the_steps_before_and_the_error(client: TestClient) -> None:
+    log = win(PAST_ID)
+    log["moves"].insert(6, log["moves"][5])  # the same card moved twice
+    log.pop("claim", None)
+    body = client.post("/v1/replay", content=orjson.dumps(log)).json()
+    assert body["error"]["index"] is not None and body["error"]["path"].startswith("/moves/")
+    assert len(body["steps"]) == body["error"]["index"]
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "code"),
+    [(b"{", 400, "not-json"), (b'{"format": "cruel-log/9"}', 422, "bad-format")],
+)
+def test_replay_refuses_what_is_not_a_log(
+    client: TestClient, body: bytes, status: int, code: str
+) -> None:
+    found = client.post("/v1/verify", content=body)
+    assert error(client.post("/v1/replay", content=body), status, found.json()["code"])
+    assert found.status_code == status
+
+
+def test_replay_bounds_the_body_as_verify_does(client: TestClient, settings: Any) -> None:
+    big = b" " * (settings.max_body + 1)
+    assert error(client.post("/v1/replay", content=big), 413, "too-large")
+
+
+def test_an_entrys_game_is_shown_only_once_its_puzzle_is_closed(
+    client: TestClient, settings: service.Settings
+) -> None:
+    from cruel_tools.log import load
+    from cruel_tools.verify import verify
+
+    entry = submit(client, OPEN_ID, "ada", win())
+    assert entry.status_code == 201
+    sid = entry.json()["submission_id"]
+    path = f"/v1/puzzles/{OPEN_ID}/submissions/{sid}/log"
+    error(client.get(path), 403, "puzzle-not-closed")  # a win not to be copied while open
+    settings.fixed_today = dt.date(2027, 1, 6)
+    r = client.get(path)
+    assert r.status_code == 200, r.text
+    game = load(r.content)
+    assert game.meta == {"player": "ada", "puzzle": OPEN_ID}
+    report = verify(game)
+    assert report.valid and report.outcome == "won"
+    assert len(game.moves) == len(win()["moves"]) > 0
+    error(client.get(f"/v1/puzzles/{OPEN_ID}/submissions/{sid + 1}/log"), 404, "unknown-submission")
+    error(client.get(f"/v1/puzzles/{PAST_ID}/submissions/{sid}/log"), 404, "unknown-submission")
+    error(client.get(f"/v1/puzzles/{OPEN_ID}/submissions/0/log"), 422, "bad-parameter")
+    settings.fixed_today = dt.date(2000, 1, 1)  # a puzzle not open is not found, as elsewhere
+    error(client.get(path), 404, "puzzle-not-open")
+    settings.fixed_today = TODAY
+
+
+def test_a_hidden_entrys_game_is_not_shown(tmp_path: Path) -> None:
+    from cruel_tools.leaderboard import Leaderboards
+
+    settings = open_settings(tmp_path / "db.sqlite")
+    with TestClient(service.create_app(settings)) as client:
+        sid = submit(client, OPEN_ID, "ada", win()).json()["submission_id"]
+        assert Leaderboards(settings.db).entry_moves(OPEN_ID, sid) is not None
+        with sqlite3.connect(settings.db) as db:  # as a moderator's hide leaves it
+            db.execute(
+                "INSERT INTO hidden_submissions VALUES (?, ?)", (sid, "2027-01-05T12:00:00Z")
+            )
+        settings.fixed_today = dt.date(2027, 1, 6)
+        error(client.get(f"/v1/puzzles/{OPEN_ID}/submissions/{sid}/log"), 404, "unknown-submission")

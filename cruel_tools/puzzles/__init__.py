@@ -55,6 +55,7 @@ from .generation import (
 from .logs import (
     PuzzleCheck,
     check_against_puzzle,
+    entry_log,
     puzzle_solution_log,
     verify_for_puzzle,
     versus,
@@ -82,6 +83,7 @@ __all__ = [
     "daily",
     "daily_path",
     "day_is_open",
+    "entry_log",
     "find_puzzle",
     "generate",
     "grade_deal",

@@ -7,7 +7,7 @@ from typing import Any
 
 from .. import cards, deals
 from ..grading import Par
-from ..log import GameLog, to_step
+from ..log import GameLog, parse_compact, to_step
 from ..solver import solution_log
 from ..traversal import ErrorInfo
 from ..verify import Source, VerifyReport, report_line, verify
@@ -23,6 +23,15 @@ def puzzle_solution_log(puzzle: Puzzle) -> dict[str, Any]:
     piles = [[cards.parse(text) for text in pile] for pile in puzzle.deal.piles]
     steps = [to_step(entry) for entry in puzzle.solution]
     return solution_log(puzzle.deal.number, piles, puzzle.resolved_rules(), steps)
+
+
+def entry_log(puzzle: Puzzle, moves: str, player: str) -> dict[str, Any]:
+    """A leaderboard entry of ``puzzle`` (its moves in compact form, as the store keeps them) as
+    a complete ``cruel-log/1`` document with its true claim and the player in ``meta``."""
+    piles = [[cards.parse(text) for text in pile] for pile in puzzle.deal.piles]
+    steps = [parse_compact(text) for text in moves.split()]
+    meta = {"player": player, "puzzle": puzzle.id}
+    return solution_log(puzzle.deal.number, piles, puzzle.resolved_rules(), steps, meta=meta)
 
 
 def check_against_puzzle(log: GameLog, puzzle: Puzzle) -> list[str]:

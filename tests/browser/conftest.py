@@ -1,0 +1,150 @@
+"""The web front end in a real browser: Playwright for Python driving Debian's Chromium.
+
+A service (``cruel serve``'s app, on the committed puzzle set, open to submissions without a
+key, its date fixed at :data:`TODAY`) runs in a thread on a free loopback port for the whole
+session. Every test gets a fresh browser context (its own storage), and its page is watched:
+a console error, an uncaught exception or a request to another origin fails the test at its
+end, so every test also checks those two promises of issue #12.
+
+The browser is ``/usr/bin/chromium`` (``apt-get install -y chromium``; ``.ci/run`` installs it),
+launched by path: Playwright never downloads one. Without it the tests are skipped, with that
+reason, unless ``CRUEL_REQUIRE_BROWSER`` is set (CI), where they fail instead.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import uvicorn
+
+from cruel_tools.service import Settings, create_app
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path(os.environ.get("CRUEL_CHROMIUM", "/usr/bin/chromium"))
+#: The served date: the puzzles of 2027-01-01..04 are closed (solutions public), 05 is open.
+TODAY = dt.date(2027, 1, 5)
+#: Where docs/web.md's screenshots are written by the tests that take them.
+SHOTS = ROOT / "docs" / "img"
+PHONE = {"width": 375, "height": 740}
+DESKTOP = {"width": 1280, "height": 800}
+
+
+def _browser_or_skip() -> None:
+    if CHROMIUM.exists():
+        return
+    reason = f"no browser at {CHROMIUM}: apt-get install -y chromium (or set CRUEL_CHROMIUM)"
+    if os.environ.get("CRUEL_REQUIRE_BROWSER"):
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
+@dataclass
+class Server:
+    """The service under test: its base URL and its settings."""
+
+    url: str
+    settings: Settings
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """The service, on the committed puzzle set, in a thread for the whole session."""
+    _browser_or_skip()
+    db = tmp_path_factory.mktemp("web") / "cruel.sqlite"
+    settings = Settings(
+        puzzles=ROOT / "puzzles", db=db, fixed_today=TODAY, open=True, player_limit=None
+    )
+    app = create_app(settings)
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(app, log_level="warning", lifespan="on")
+    uv = uvicorn.Server(config)
+    thread = threading.Thread(target=uv.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not uv.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the service did not start")
+        time.sleep(0.02)
+    yield Server(f"http://127.0.0.1:{port}", settings)
+    uv.should_exit = True
+    thread.join(10)
+    sock.close()
+
+
+@pytest.fixture(scope="session")
+def browser(server: Server) -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(
+            executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu"]
+        )
+        yield chromium
+        chromium.close()
+
+
+@dataclass
+class Watch:
+    """What a page did that a test must never see: console errors, uncaught exceptions, and
+    requests to another origin than the server's."""
+
+    origin: str
+    errors: list[str] = field(default_factory=list)
+    foreign: list[str] = field(default_factory=list)
+    #: Console errors a test expects (e.g. a 4xx it provokes), matched by substring.
+    allowed: list[str] = field(default_factory=list)
+
+    def console(self, msg: Any) -> None:
+        if msg.type == "error" and not any(a in msg.text for a in self.allowed):
+            self.errors.append(f"console: {msg.text}")
+
+    def request(self, req: Any) -> None:
+        url: str = req.url
+        if not (url.startswith(self.origin + "/") or url.startswith(("data:", "blob:"))):
+            self.foreign.append(url)
+
+
+@pytest.fixture
+def watch(server: Server) -> Watch:
+    return Watch(server.url)
+
+
+@pytest.fixture
+def new_page(browser: Any, server: Server, watch: Watch) -> Iterator[Callable[..., Any]]:
+    """``new_page(viewport=DESKTOP)``: a page in a fresh context (empty storage), watched;
+    contexts made here are closed, and the watch checked, at the test's end."""
+    contexts: list[Any] = []
+
+    def make(viewport: dict[str, int] = DESKTOP, context: Any = None) -> Any:
+        if context is None:
+            context = browser.new_context(viewport=viewport, base_url=server.url)
+            contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(10_000)
+        page.on("console", watch.console)
+        page.on("pageerror", lambda exc: watch.errors.append(f"page error: {exc}"))
+        page.on("request", watch.request)
+        return page
+
+    yield make
+    for context in contexts:
+        context.close()
+    assert watch.foreign == [], f"requests to another origin: {watch.foreign}"
+    assert watch.errors == [], f"errors in the page: {watch.errors}"
+
+
+@pytest.fixture
+def page(new_page: Callable[..., Any]) -> Any:
+    """A watched page at 1280 px in a fresh context."""
+    return new_page()
