@@ -1,0 +1,184 @@
+// board.js: draws a Cruel position (12 piles and 4 foundations) into a container.
+// Used by the play, replay and leaderboard pages (docs/web.md). It draws; it knows no rule:
+// every rule comes from cruel.js.
+
+import { parseCard, cardSuit, cardRank, cardName, SUITS, SUIT_SYMBOLS, RANK_NAMES, KING } from './cruel.js';
+
+const SUIT_WORDS = ['spades', 'hearts', 'diamonds', 'clubs'];
+const RANK_WORDS = ['', 'ace', '2', '3', '4', '5', '6', '7', '8', '9', '10', 'jack', 'queen', 'king'];
+
+function toCard(c) {
+  return typeof c === 'string' ? parseCard(c) : c;
+}
+
+/** "7 of hearts", "ace of spades": a card in words (for screen readers). */
+export function cardWords(card) {
+  const c = toCard(card);
+  return `${RANK_WORDS[cardRank(c)]} of ${SUIT_WORDS[cardSuit(c)]}`;
+}
+
+/** "7♥" with the rank as printed on the card. */
+export function cardFace(card) {
+  const c = toCard(card);
+  return `${RANK_NAMES[cardRank(c)]}${SUIT_SYMBOLS[cardSuit(c)]}`;
+}
+
+/**
+ * A position in one shape, from a cruel.js Game or a plain object.
+ * @param {object} position a Game, or {piles: [[card names or ints, bottom to top] x12],
+ *   foundations: {S, H, D, C: rank} or [S, H, D, C]}
+ * @returns {{piles: number[][], foundations: number[]}}
+ */
+export function normalizePosition(position) {
+  const piles = position.piles.map((p) => p.map(toCard));
+  let f = position.foundations ?? [1, 1, 1, 1];
+  if (!Array.isArray(f)) {
+    f = [...SUITS].map((s) => f[s] ?? 0);
+  }
+  return { piles, foundations: f.slice() };
+}
+
+function cardElement(card, { button, label, classes }) {
+  const el = document.createElement(button ? 'button' : 'div');
+  if (button) {
+    el.type = 'button';
+  } else {
+    el.setAttribute('role', 'img');
+  }
+  const suit = cardSuit(card);
+  el.className = `card suit-${SUITS[suit]}` + (suit === 1 || suit === 2 ? ' red' : '') +
+    (classes ? ` ${classes}` : '');
+  el.dataset.card = cardName(card);
+  el.setAttribute('aria-label', label);
+  const face = document.createElement('span');
+  face.className = 'face';
+  face.setAttribute('aria-hidden', 'true');
+  face.textContent = cardFace(card);
+  const pip = document.createElement('span');
+  pip.className = 'pip';
+  pip.setAttribute('aria-hidden', 'true');
+  pip.textContent = SUIT_SYMBOLS[suit];
+  el.append(face, pip);
+  return el;
+}
+
+/**
+ * Draw `position` into `container` (its content is replaced).
+ *
+ * Options:
+ * - `interactive` (false): top cards (and foundations) are buttons, for the play page;
+ * - `highlight`: a card (name like "7H" or int) drawn highlighted (e.g. the card just moved);
+ * - `selected`: a pile number drawn as selected;
+ * - `targets`: where the selected card may go: pile numbers, and `'foundation'`;
+ * - `targetKeys`: {pile or 'foundation': key} small key labels drawn on the targets;
+ * - `label` ('Board'): the accessible name of the board;
+ * - `compact` (false): smaller cards (previews);
+ * - `idPrefix`: a prefix for element ids (two boards on one page).
+ *
+ * Every card is an element with `data-card` ("7H") and an aria-label ("7 of hearts, top of
+ * pile 4"); each pile is an `li.pile` with `data-pile` (1-12); each foundation a
+ * `.foundation` with `data-suit` (S H D C) and `data-target="foundation"`.
+ * @returns {HTMLElement} the board element
+ */
+export function renderBoard(container, position, options = {}) {
+  const {
+    interactive = false, highlight = null, selected = null, targets = [], targetKeys = {},
+    label = 'Board', compact = false, idPrefix = 'board',
+  } = options;
+  const pos = normalizePosition(position);
+  const hl = highlight === null || highlight === undefined ? null : toCard(highlight);
+  const targetSet = new Set(targets.map((t) => (t === null ? 'foundation' : t)));
+
+  const board = document.createElement('section');
+  board.className = 'board' + (compact ? ' compact' : '');
+  board.setAttribute('aria-label', label);
+
+  const founds = document.createElement('ul');
+  founds.className = 'foundations';
+  founds.setAttribute('aria-label', 'Foundations');
+  pos.foundations.forEach((rank, s) => {
+    const li = document.createElement('li');
+    li.className = 'foundation';
+    li.dataset.suit = SUITS[s];
+    li.dataset.target = 'foundation';
+    const words = rank >= 1
+      ? `${SUIT_WORDS[s]} foundation: ${RANK_WORDS[rank]} of ${SUIT_WORDS[s]}` +
+        (rank === KING ? ', complete' : '')
+      : `${SUIT_WORDS[s]} foundation: empty`;
+    if (rank >= 1) {
+      const card = s * 13 + rank - 1;
+      const isTarget = targetSet.has('foundation') && selected !== null;
+      const el = cardElement(card, {
+        button: interactive,
+        label: words + (isTarget ? ' (move here)' : ''),
+        classes: 'top' + (card === hl ? ' highlight' : ''),
+      });
+      el.dataset.target = 'foundation';
+      li.append(el);
+    } else {
+      li.setAttribute('aria-label', words);
+    }
+    founds.append(li);
+  });
+  if (targetSet.has('foundation')) {
+    for (const li of founds.children) {
+      li.classList.add('target');
+    }
+    const key = targetKeys.foundation;
+    if (key) {
+      founds.dataset.key = key;
+    }
+  }
+
+  const piles = document.createElement('ol');
+  piles.className = 'piles';
+  piles.setAttribute('aria-label', 'Piles');
+  pos.piles.forEach((cards, i) => {
+    const n = i + 1;
+    const li = document.createElement('li');
+    li.className = 'pile' + (cards.length ? '' : ' empty') +
+      (selected === n ? ' selected' : '') + (targetSet.has(n) ? ' target' : '');
+    li.dataset.pile = String(n);
+    li.id = `${idPrefix}-pile-${n}`;
+    const num = document.createElement('span');
+    num.className = 'pile-number';
+    num.setAttribute('aria-hidden', 'true');
+    num.textContent = String(n);
+    li.append(num);
+    if (!cards.length) {
+      li.setAttribute('aria-label', `pile ${n}, empty`);
+    }
+    cards.forEach((card, k) => {
+      const top = k === cards.length - 1;
+      let words = top
+        ? `${cardWords(card)}, top of pile ${n}`
+        : `${cardWords(card)}, pile ${n}, card ${k + 1} of ${cards.length}`;
+      const isTarget = top && targetSet.has(n);
+      if (isTarget) {
+        words += targetKeys[n] ? ` (move here: key ${targetKeys[n]})` : ' (move here)';
+      }
+      if (top && selected === n) {
+        words += ' (selected)';
+      }
+      const el = cardElement(card, {
+        button: interactive && top,
+        label: words,
+        classes: (top ? 'top' : '') + (card === hl ? ' highlight' : '') + (isTarget ? ' target' : ''),
+      });
+      el.dataset.pile = String(n);
+      if (isTarget && targetKeys[n]) {
+        const key = document.createElement('span');
+        key.className = 'target-key';
+        key.setAttribute('aria-hidden', 'true');
+        key.textContent = targetKeys[n];
+        el.append(key);
+      }
+      li.append(el);
+    });
+    piles.append(li);
+  });
+
+  board.append(founds, piles);
+  container.replaceChildren(board);
+  return board;
+}
