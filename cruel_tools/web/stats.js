@@ -1,0 +1,237 @@
+// stats.js: the player's record kept in this browser (the seed 002 stats panel), computed from
+// localStorage["cruel.games"] by exactly the definitions of `cruel stats`
+// (cruel_tools/stats.py: aggregate() and record()). See docs/web.md "Statistics panel".
+
+import { Game, move, REDEAL, parseCard, dealPiles } from './cruel.js';
+
+export const GAMES_KEY = 'cruel.games';
+export const MAX_GAMES = 1000;
+
+/** The finished games of this browser: cruel-log/1 objects (never throws). */
+export function loadGames(storage = globalThis.localStorage) {
+  try {
+    const games = JSON.parse(storage.getItem(GAMES_KEY) ?? '[]');
+    return Array.isArray(games) ? games : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Append a finished game's log (append only, capped at the latest MAX_GAMES). */
+export function recordGame(log, storage = globalThis.localStorage) {
+  const games = loadGames(storage);
+  games.push(log);
+  storage.setItem(GAMES_KEY, JSON.stringify(games.slice(-MAX_GAMES)));
+}
+
+// --- the facts of one game (stats.py record(): Game(day, won, moves, foundation_cards, seconds))
+
+const ISO = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}(?::?\d{2}(?::?\d{2}(?:[.,]\d+)?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/;
+
+/** A meta time as Python's datetime.fromisoformat reads it: {day, ms, aware} or null. */
+function moment(meta, key) {
+  const value = meta[key];
+  if (typeof value !== 'string' || value.length > 64) {
+    return null;
+  }
+  const m = ISO.exec(value);
+  if (!m) {
+    return null;
+  }
+  const aware = m[1] !== undefined;
+  let text = value.length === 10 ? `${value}T00:00:00` : value.replace(' ', 'T');
+  if (!aware) {
+    text += 'Z'; // naive times: compared with each other only, as Python does
+  }
+  const ms = Date.parse(text);
+  if (Number.isNaN(ms)) {
+    return null;
+  }
+  return { day: value.slice(0, 10), ms, aware };
+}
+
+function duration(start, end) {
+  if (start === null || end === null || start.aware !== end.aware) {
+    return null;
+  }
+  const seconds = (end.ms - start.ms) / 1000;
+  return seconds >= 0 ? seconds : null;
+}
+
+/** A step from a log's move entry, compact ("3F", "3-7", "3-7x2", "R") or object. */
+export function stepOf(entry) {
+  if (typeof entry === 'string') {
+    if (entry === 'R') {
+      return REDEAL;
+    }
+    const m = /^(\d+)(?:F|-(\d+)(?:x(\d+))?)$/.exec(entry);
+    if (!m) {
+      throw new Error('bad step');
+    }
+    return move(Number(m[1]), m[2] ? Number(m[2]) : null, m[3] ? Number(m[3]) : 1);
+  }
+  if (entry.type === 'redeal') {
+    return REDEAL;
+  }
+  return move(entry.from, entry.to === 'foundation' ? null : entry.to, entry.count ?? 1,
+    entry.card ? parseCard(entry.card) : null);
+}
+
+/** Play a log's moves with cruel.js: the final Game, or null when it does not verify. */
+export function replayLog(log) {
+  try {
+    const piles = log.deal.number !== undefined ? dealPiles(log.deal.number) : log.deal.piles;
+    const game = new Game(piles, log.rules);
+    for (const entry of log.moves) {
+      game.push(stepOf(entry));
+    }
+    return game;
+  } catch {
+    return null;
+  }
+}
+
+/** One counted game's facts from its log, or null when it does not verify (left out). */
+export function gameFacts(log) {
+  if (!log || typeof log !== 'object' || !log.deal || !Array.isArray(log.moves)) {
+    return null;
+  }
+  const game = replayLog(log);
+  if (game === null) {
+    return null;
+  }
+  const meta = log.meta && typeof log.meta === 'object' ? log.meta : {};
+  const start = moment(meta, 'started_at');
+  const end = moment(meta, 'finished_at');
+  const at = end ?? start;
+  const won = game.isWon();
+  return {
+    day: at ? at.day : null,
+    won,
+    moves: game.moves,
+    foundationCards: game.foundationCards,
+    seconds: won ? duration(start, end) : null,
+  };
+}
+
+// --- aggregate(): the rules of every figure -----------------------------------------------
+
+function dayNumber(day) {
+  return Date.UTC(Number(day.slice(0, 4)), Number(day.slice(5, 7)) - 1, Number(day.slice(8, 10))) / 86400000;
+}
+
+/**
+ * The record of `facts` (stats.py aggregate()): played, wins, winRate, fastestWinSeconds,
+ * fewestMovesWin, bestScore, currentStreak, bestStreak, referenceDay.
+ * @param {Array<object>} facts from gameFacts @param {string|null} [today] YYYY-MM-DD
+ */
+export function aggregate(facts, today = null) {
+  let played = 0;
+  let wins = 0;
+  let fastest = null;
+  let fewest = null;
+  let best = null;
+  const winDays = new Set();
+  const allDays = new Set();
+  for (const g of facts) {
+    if (g.day) {
+      allDays.add(g.day);
+    }
+    played += 1;
+    best = Math.max(best ?? 0, g.foundationCards ?? 0);
+    if (!g.won) {
+      continue;
+    }
+    wins += 1;
+    fewest = fewest === null ? g.moves : Math.min(fewest, g.moves ?? 0);
+    if (g.seconds !== null && g.seconds !== undefined) {
+      fastest = fastest === null ? g.seconds : Math.min(fastest, g.seconds);
+    }
+    if (g.day) {
+      winDays.add(g.day);
+    }
+  }
+  // runs: for each win day, the length of the run of consecutive win days ending on it
+  const runs = new Map();
+  for (const n of [...winDays].map(dayNumber).sort((a, b) => a - b)) {
+    runs.set(n, (runs.get(n - 1) ?? 0) + 1);
+  }
+  const reference = today ?? (allDays.size ? [...allDays].sort().at(-1) : null);
+  let current = 0;
+  if (reference !== null) {
+    const ref = dayNumber(reference);
+    const before = allDays.has(reference) ? null : ref - 1;
+    current = runs.get(ref) || (before !== null ? runs.get(before) ?? 0 : 0);
+  }
+  return {
+    played,
+    wins,
+    winRate: played ? wins / played : null,
+    fastestWinSeconds: fastest,
+    fewestMovesWin: fewest,
+    bestScore: best,
+    currentStreak: current,
+    bestStreak: runs.size ? Math.max(...runs.values()) : 0,
+    referenceDay: reference,
+  };
+}
+
+/** The record of this browser's finished games. */
+export function computeStats(games = loadGames(), today = null) {
+  return aggregate(games.map(gameFacts).filter((f) => f !== null), today);
+}
+
+function clock(seconds) {
+  const s = Math.round(seconds);
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const sec = String(s % 60).padStart(2, '0');
+  return h ? `${h}h ${String(m).padStart(2, '0')}m ${sec}s` : `${m}m ${sec}s`;
+}
+
+function days(n) {
+  return n === 1 ? '1 day' : `${n} days`;
+}
+
+/**
+ * Draw the stats panel into `container` (replacing its content). Each figure is a `dd` with
+ * `data-stat` (its key in computeStats()) and `data-value` (the raw number, '' for none).
+ * @returns {object} the record shown
+ */
+export function renderStats(container, games = loadGames(), today = null) {
+  const rec = computeStats(games, today);
+  const rows = [
+    ['played', 'Played', rec.played, String(rec.played)],
+    ['wins', 'Wins', rec.wins, String(rec.wins)],
+    ['winRate', 'Win rate', rec.winRate, rec.winRate === null ? '—' : `${(rec.winRate * 100).toFixed(1)}%`],
+    ['fastestWinSeconds', 'Fastest win', rec.fastestWinSeconds,
+      rec.fastestWinSeconds === null ? '—' : clock(rec.fastestWinSeconds)],
+    ['fewestMovesWin', 'Fewest moves', rec.fewestMovesWin,
+      rec.fewestMovesWin === null ? '—' : String(rec.fewestMovesWin)],
+    ['bestScore', 'Best score', rec.bestScore, rec.bestScore === null ? '—' : `${rec.bestScore}/52`],
+    ['currentStreak', 'Current streak', rec.currentStreak, days(rec.currentStreak)],
+    ['bestStreak', 'Best streak', rec.bestStreak, days(rec.bestStreak)],
+  ];
+  const h = document.createElement('h2');
+  h.textContent = 'Stats on this device';
+  const dl = document.createElement('dl');
+  dl.className = 'stats-list';
+  for (const [key, name, value, text] of rows) {
+    const div = document.createElement('div');
+    const dt = document.createElement('dt');
+    dt.textContent = name;
+    const dd = document.createElement('dd');
+    dd.dataset.stat = key;
+    dd.dataset.value = value === null ? '' : String(value);
+    dd.textContent = text;
+    div.append(dt, dd);
+    dl.append(div);
+  }
+  const note = document.createElement('p');
+  note.className = 'muted';
+  note.textContent = 'Kept only in this browser. A game counts when it is won, given up or ' +
+    'started over. Streaks: days with a win, to ' +
+    (rec.referenceDay ? `${rec.referenceDay} (your latest game day).` : 'your latest game day.');
+  container.replaceChildren(h, dl, note);
+  return rec;
+}
