@@ -1,0 +1,131 @@
+/**
+ * The front page (/): today's four puzzles with tier and par and the player's results on them,
+ * the stats panel, and the past days with their public solutions and leaderboards.
+ */
+import {
+  api, addDays, dayName, h, hasProgress, parText, showError, storedGames, storedResult,
+  tierName, versusPar,
+} from '/static/site.js';
+import { renderStats } from '/static/stats.js';
+
+const PAST_DAYS = 7;
+
+/** The player's record on one puzzle, from this browser's storage, in words (or null). */
+function resultLine(puzzle) {
+  const result = storedResult(puzzle.id);
+  if (result) {
+    if (result.accepted) {
+      const rank = result.rank != null ? `, rank ${result.rank}` : '';
+      const vs = result.versus_par != null ? ` (par ${versusPar(result.versus_par)})` : '';
+      return h('p', { class: 'result result-won' },
+        `Your entry: ${result.actions} actions${vs}${rank}`);
+    }
+    const why = result.reason ? `: ${result.reason}` : '';
+    return h('p', { class: 'result result-rejected' }, `Submitted, not accepted${why}`);
+  }
+  const games = storedGames().filter((g) => g.meta && g.meta.puzzle === puzzle.id);
+  const wins = games.filter((g) => g.claim && g.claim.outcome === 'won');
+  if (wins.length > 0) {
+    const best = Math.min(...wins.map((g) => g.claim.moves + g.claim.redeals));
+    return h('p', { class: 'result result-won' }, `Won in ${best} actions (not submitted)`);
+  }
+  if (hasProgress(puzzle.id)) {
+    return h('p', { class: 'result' }, 'Game in progress');
+  }
+  if (games.length > 0) {
+    const times = games.length === 1 ? 'once' : `${games.length} times`;
+    return h('p', { class: 'result' }, `Played ${times}, not won yet`);
+  }
+  return null;
+}
+
+function todayCard(puzzle) {
+  const title = `${tierName(puzzle.tier)}`;
+  return h('li', { class: `puzzle-card tier-${puzzle.tier}`, 'data-puzzle': puzzle.id },
+    h('h3', {}, title),
+    h('p', { class: 'par' }, h('span', { class: 'label' }, 'Par: '), parText(puzzle.par)),
+    resultLine(puzzle),
+    h('p', { class: 'actions' },
+      h('a', { class: 'button primary', href: `/play/${encodeURIComponent(puzzle.id)}`,
+        'aria-label': `Play today's ${puzzle.tier} puzzle` }, 'Play'),
+      ' ',
+      h('a', { class: 'button', href: `/leaderboard/${encodeURIComponent(puzzle.id)}`,
+        'aria-label': `Leaderboard of today's ${puzzle.tier} puzzle` }, 'Leaderboard')));
+}
+
+function pastRow(puzzle) {
+  const id = encodeURIComponent(puzzle.id);
+  return h('li', { class: 'past-puzzle', 'data-puzzle': puzzle.id },
+    h('span', { class: 'past-tier' }, tierName(puzzle.tier)),
+    h('span', { class: 'past-par' }, `par ${parText(puzzle.par)}`),
+    resultLine(puzzle),
+    h('span', { class: 'past-links' },
+      h('a', { href: `/replay?puzzle=${id}`, class: 'solution-link',
+        'aria-label': `Solution of ${puzzle.id}` }, 'Solution'),
+      ' · ',
+      h('a', { href: `/leaderboard/${id}`, class: 'leaderboard-link',
+        'aria-label': `Leaderboard of ${puzzle.id}` }, 'Leaderboard')));
+}
+
+async function showToday(errorBox) {
+  const section = document.getElementById('today');
+  const list = document.getElementById('today-list');
+  try {
+    const day = await api('/v1/puzzles/daily/today');
+    document.getElementById('today-title').textContent = `Today, ${dayName(day.date)}`;
+    list.replaceChildren(...day.puzzles.map(todayCard));
+    return day.date;
+  } catch (e) {
+    showError(errorBox, e);
+    return null;
+  } finally {
+    section.querySelector('.loading')?.remove();
+    section.setAttribute('aria-busy', 'false');
+  }
+}
+
+async function showPast(today, errorBox) {
+  const section = document.getElementById('past');
+  const box = document.getElementById('past-days');
+  try {
+    for (let i = 1; i <= PAST_DAYS; i++) {
+      const date = addDays(today, -i);
+      let day;
+      try {
+        day = await api(`/v1/puzzles/daily/${date}`);
+      } catch (e) {
+        if (e.status === 404) {
+          break; // the first day of the set
+        }
+        throw e;
+      }
+      const headingId = `day-${date}`;
+      box.append(h('section', { class: 'past-day', 'aria-labelledby': headingId, 'data-date': date },
+        h('h3', { id: headingId }, dayName(date)),
+        h('ul', { class: 'past-list' }, ...day.puzzles.map(pastRow))));
+    }
+    if (!box.hasChildNodes()) {
+      box.append(h('p', {}, 'No past days yet.'));
+    }
+  } catch (e) {
+    showError(errorBox, e);
+  } finally {
+    section.setAttribute('aria-busy', 'false');
+  }
+}
+
+async function main() {
+  const errorBox = document.getElementById('error');
+  try {
+    renderStats(document.getElementById('stats'));
+  } catch (e) {
+    showError(errorBox, e);
+  }
+  const today = await showToday(errorBox);
+  if (today !== null) {
+    await showPast(today, errorBox);
+  }
+  document.body.dataset.ready = 'true';
+}
+
+main();

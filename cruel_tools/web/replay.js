@@ -1,0 +1,374 @@
+/**
+ * The replay page (/replay): any log, step by step, in the words of `cruel replay`.
+ *
+ * - `/replay?puzzle=ID`: the puzzle's published solution (GET /v1/puzzles/ID/solution);
+ * - `/replay?puzzle=ID&entry=SID`: a leaderboard entry, once the puzzle is closed
+ *   (GET /v1/puzzles/ID/submissions/SID/log; the service's 403 message otherwise);
+ * - a log pasted, chosen or dropped by the user.
+ * `&step=N` opens at step N. The service replays the log (POST /v1/replay: each step's words
+ * and the position after it, and the first illegal step); the deal, step 0, comes from cruel.js.
+ */
+import { Game, SUITS, cardName, dealPiles, rulesOf } from '/static/cruel.js';
+import { renderBoard } from '/static/board.js';
+import { api, clearError, h, parText, showError } from '/static/site.js';
+
+const $ = (id) => document.getElementById(id);
+
+/**
+ * The replay being shown.
+ * @type {{log: any, doc: any, stops: Array<{text: string, position: any, moved: any, error?: any}>}|null}
+ */
+let replay = null;
+let current = 0;
+let timer = null;
+let keepStepInUrl = false;
+
+// --- reading a log --------------------------------------------------------------------------
+
+/** The deal's position (step 0), from the log through cruel.js. */
+function startPosition(log) {
+  const rules = rulesOf(log.rules ?? 'cruel');
+  const deal = log.deal ?? {};
+  const piles = deal.number != null ? dealPiles(deal.number) : deal.piles;
+  const game = new Game(piles, rules);
+  return positionOf(game);
+}
+
+function positionOf(game) {
+  const foundations = {};
+  [...SUITS].forEach((s, i) => { foundations[s] = game.foundations[i]; });
+  return { piles: game.piles.map((p) => p.map(cardName)), foundations };
+}
+
+function isRedeal(entry) {
+  return typeof entry === 'string' ? /^r$/i.test(entry.trim()) : entry?.type === 'redeal';
+}
+
+/**
+ * What a card move moved, from the position before and after it: the deepest moving card,
+ * where it went (a pile and the index it lands at, or its foundation) and how many cards.
+ */
+function movedBetween(before, after) {
+  const src = before.piles.findIndex((p, i) => after.piles[i].length < p.length);
+  if (src < 0) {
+    return null;
+  }
+  const from = before.piles[src];
+  const count = from.length - after.piles[src].length;
+  const card = from[after.piles[src].length];
+  const tgt = after.piles.findIndex((p, i) => p.length > before.piles[i].length);
+  if (tgt >= 0) {
+    return { card, count, from: src + 1, pile: tgt + 1, index: before.piles[tgt].length };
+  }
+  return { card, count, from: src + 1, foundation: card.slice(-1) };
+}
+
+/** The stops of a replay: step 0 (the deal), each played step, and the illegal one if any. */
+function stopsOf(log, doc) {
+  const stops = [];
+  let start;
+  try {
+    start = startPosition(log);
+  } catch (e) {
+    start = null;
+  }
+  stops.push({ text: 'The deal', position: start, moved: null });
+  doc.steps.forEach((step, i) => {
+    const before = stops[stops.length - 1].position;
+    const entry = Array.isArray(log.moves) ? log.moves[step.step - 1] : undefined;
+    const moved = isRedeal(entry) || before === null ? null : movedBetween(before, step.position);
+    stops.push({ text: step.text, position: step.position, moved, step: step.step ?? i + 1 });
+  });
+  if (doc.error && doc.error.index != null) {
+    const last = stops[stops.length - 1];
+    stops.push({
+      text: `error: ${doc.error.message} [${doc.error.code}]`,
+      position: last.position,
+      moved: null,
+      step: doc.error.index + 1,
+      error: doc.error,
+    });
+  }
+  return stops;
+}
+
+// --- showing it -----------------------------------------------------------------------------
+
+function summaryText(doc) {
+  if (doc.outcome == null) {
+    return 'This log cannot be played.';
+  }
+  const outcome = doc.outcome.replace('_', ' ');
+  const actions = doc.moves + doc.redeals;
+  const words = `${doc.foundation_cards} foundation cards, ${doc.moves} moves, ${doc.redeals} redeals (${actions} actions)`;
+  const validity = doc.error ? 'Not valid' : 'Valid';
+  return `${validity}. Result: ${outcome}, ${words}.`;
+}
+
+function renderSteps() {
+  const list = $('steps');
+  list.replaceChildren(...replay.stops.map((stop, i) => {
+    const label = i === 0 ? '0' : String(stop.step);
+    const button = h('button', { type: 'button', 'data-stop': i, tabindex: '-1' },
+      h('span', { class: 'step-no' }, `${label}.`), ' ',
+      h('span', { class: 'step-text' }, stop.text));
+    // The place for issue #16's analysis marks (!! losing step, ++ costly step).
+    const marks = h('span', { class: 'marks', 'data-step': label });
+    return h('li', { class: stop.error ? 'step-error' : null, 'data-stop': i }, button, marks);
+  }));
+}
+
+function setUrlStep() {
+  if (!keepStepInUrl) {
+    return;
+  }
+  const url = new URL(location.href);
+  url.searchParams.set('step', String(current));
+  history.replaceState(null, '', url);
+}
+
+function show(index) {
+  if (replay === null) {
+    return;
+  }
+  const last = replay.stops.length - 1;
+  current = Math.max(0, Math.min(index, last));
+  const stop = replay.stops[current];
+  const now = $('step-now');
+  now.classList.toggle('error', Boolean(stop.error));
+  now.replaceChildren(
+    h('span', { class: 'step-label' }, current === 0 ? 'Step 0: ' : `Step ${stop.step}: `),
+    h('span', { id: 'step-text', class: 'step-text' }, stop.text));
+  $('scrubber').value = String(current);
+  $('scrubber').setAttribute('aria-valuetext', `step ${current} of ${last}`);
+  $('counter').textContent = `${current} / ${last}`;
+  $('jump').value = String(current);
+  $('board').dataset.step = String(current);
+  if (stop.position) {
+    renderBoard($('board'), stop.position, {
+      highlight: stop.moved ? stop.moved.card : null,
+      label: `Position after step ${current}`,
+      idPrefix: 'replay',
+    });
+  }
+  for (const li of $('steps').children) {
+    if (Number(li.dataset.stop) === current) {
+      li.setAttribute('aria-current', 'step');
+      const list = $('steps');
+      const top = li.offsetTop - list.offsetTop;
+      if (top < list.scrollTop || top + li.offsetHeight > list.scrollTop + list.clientHeight) {
+        list.scrollTop = top - list.clientHeight / 2;
+      }
+    } else {
+      li.removeAttribute('aria-current');
+    }
+  }
+  $('back').disabled = current === 0;
+  $('first').disabled = current === 0;
+  $('forward').disabled = current === last;
+  $('last').disabled = current === last;
+  if (current === last) {
+    pause();
+  }
+  setUrlStep();
+}
+
+function play() {
+  if (replay === null) {
+    return;
+  }
+  if (current >= replay.stops.length - 1) {
+    show(0);
+  }
+  clearInterval(timer);
+  timer = setInterval(() => show(current + 1), Number($('speed').value));
+  $('play').textContent = 'Pause';
+}
+
+function pause() {
+  clearInterval(timer);
+  timer = null;
+  $('play').textContent = '▶ Play';
+}
+
+function toggle() {
+  if (timer === null) {
+    play();
+  } else {
+    pause();
+  }
+}
+
+/** Replay a log: ask the service for its steps and show them, at `step`. */
+async function start(log, rawText, { title, source, step = 0, inUrl = false }) {
+  pause();
+  clearError($('error'));
+  const doc = await api('/v1/replay', rawText !== null ? { method: 'POST', raw: rawText }
+    : { method: 'POST', body: log });
+  if (log === null) {
+    log = JSON.parse(rawText); // the service read it: it is JSON
+  }
+  replay = { log, doc, stops: stopsOf(log, doc) };
+  keepStepInUrl = inUrl;
+  $('title').textContent = title;
+  $('source').replaceChildren(...source);
+  $('summary').textContent = summaryText(doc);
+  if (doc.error) {
+    const where = doc.error.index != null ? `step ${doc.error.index + 1}` : doc.error.path;
+    showError($('error'), `${where}: ${doc.error.message} [${doc.error.code}]`);
+    $('error').dataset.step = doc.error.index != null ? String(doc.error.index + 1) : '';
+  }
+  if (replay.stops[0].position === null && doc.outcome === null && !doc.error) {
+    showError($('error'), 'the deal of this log cannot be played');
+  }
+  const last = replay.stops.length - 1;
+  $('scrubber').max = String(last);
+  $('jump').max = String(last);
+  renderSteps();
+  $('player').hidden = false;
+  document.body.dataset.ready = 'true';
+  show(Number.isFinite(step) ? step : 0);
+}
+
+// --- where the log comes from ---------------------------------------------------------------
+
+async function fromUrl() {
+  const params = new URLSearchParams(location.search);
+  const puzzle = params.get('puzzle');
+  const entry = params.get('entry');
+  const step = Number.parseInt(params.get('step') ?? '0', 10);
+  if (!puzzle) {
+    document.body.dataset.ready = 'true';
+    return;
+  }
+  const id = encodeURIComponent(puzzle);
+  const board = h('a', { href: `/leaderboard/${id}` }, 'leaderboard');
+  try {
+    if (entry) {
+      const log = await api(`/v1/puzzles/${id}/submissions/${encodeURIComponent(entry)}/log`);
+      const player = log.meta && log.meta.player ? ` by ${log.meta.player}` : '';
+      await start(log, null, {
+        title: `Entry ${entry} of ${puzzle}${player}`,
+        source: ['A game from the ', board, ' of ', puzzle, '.'],
+        step, inUrl: true,
+      });
+    } else {
+      const solution = await api(`/v1/puzzles/${id}/solution`);
+      await start(solution.log, null, {
+        title: `Solution of ${puzzle}`,
+        source: [`The par solution (${parText(solution.par)}) of ${solution.date}'s puzzle; see its `,
+          board, '.'],
+        step, inUrl: true,
+      });
+    }
+    $('load').querySelector('h2').textContent = 'Or replay your own log';
+  } catch (e) {
+    $('title').textContent = entry ? `Entry ${entry} of ${puzzle}` : `Solution of ${puzzle}`;
+    showError($('error'), e);
+    document.body.dataset.ready = 'true';
+  }
+}
+
+async function fromText(text, what) {
+  if (!text.trim()) {
+    showError($('error'), 'paste a log first, or choose a file');
+    return;
+  }
+  try {
+    const url = new URL(location.href);
+    url.search = '';
+    history.replaceState(null, '', url);
+    await start(null, text, { title: 'Replay of your log', source: [what], step: 0, inUrl: false });
+    $('player').scrollIntoView({ block: 'start' });
+  } catch (e) {
+    replay = null;
+    $('player').hidden = true;
+    showError($('error'), e);
+  }
+}
+
+function readFile(file) {
+  file.text().then((text) => {
+    $('log-text').value = text;
+    fromText(text, `The log in ${file.name}.`);
+  }, (e) => showError($('error'), `cannot read ${file.name}: ${e.message}`));
+}
+
+// --- wiring ---------------------------------------------------------------------------------
+
+function wire() {
+  $('first').addEventListener('click', () => { pause(); show(0); });
+  $('back').addEventListener('click', () => { pause(); show(current - 1); });
+  $('forward').addEventListener('click', () => { pause(); show(current + 1); });
+  $('last').addEventListener('click', () => { pause(); show(Infinity); });
+  $('play').addEventListener('click', toggle);
+  $('speed').addEventListener('change', () => { if (timer !== null) { play(); } });
+  $('scrubber').addEventListener('input', () => { pause(); show(Number($('scrubber').value)); });
+  $('jump-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    pause();
+    const n = Number.parseInt($('jump').value, 10);
+    show(Number.isFinite(n) ? n : 0);
+  });
+  $('steps').addEventListener('click', (e) => {
+    const li = e.target.closest('li[data-stop]');
+    if (li) {
+      pause();
+      show(Number(li.dataset.stop));
+    }
+  });
+  document.addEventListener('keydown', (e) => {
+    if (replay === null || e.altKey || e.ctrlKey || e.metaKey) {
+      return;
+    }
+    const tag = e.target instanceof Element ? e.target.tagName : '';
+    if (['INPUT', 'TEXTAREA', 'SELECT'].includes(tag)) {
+      return; // the field's own keys (the scrubber's arrows move it)
+    }
+    const keys = {
+      ArrowLeft: () => { pause(); show(current - 1); },
+      ArrowRight: () => { pause(); show(current + 1); },
+      Home: () => { pause(); show(0); },
+      End: () => { pause(); show(Infinity); },
+      ' ': () => toggle(),
+    };
+    if (e.key === ' ' && ['BUTTON', 'A', 'SUMMARY'].includes(tag)) {
+      return; // space activates the focused control
+    }
+    const act = keys[e.key];
+    if (act) {
+      e.preventDefault();
+      act();
+    }
+  });
+  $('load-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    fromText($('log-text').value, 'A pasted log.');
+  });
+  $('log-file').addEventListener('change', () => {
+    const file = $('log-file').files[0];
+    if (file) {
+      readFile(file);
+    }
+  });
+  const zone = $('drop-zone');
+  zone.addEventListener('dragover', (e) => { e.preventDefault(); zone.classList.add('dragging'); });
+  zone.addEventListener('dragleave', () => zone.classList.remove('dragging'));
+  zone.addEventListener('drop', (e) => {
+    e.preventDefault();
+    zone.classList.remove('dragging');
+    const file = e.dataTransfer?.files?.[0];
+    if (file) {
+      readFile(file);
+    } else {
+      const text = e.dataTransfer?.getData('text/plain');
+      if (text) {
+        $('log-text').value = text;
+        fromText(text, 'A dropped log.');
+      }
+    }
+  });
+}
+
+wire();
+fromUrl();
