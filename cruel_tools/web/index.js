@@ -20,7 +20,8 @@ function resultLine(puzzle) {
       return h('p', { class: 'result result-won' },
         `Your entry: ${result.actions} actions${vs}${rank}`);
     }
-    const why = result.reason ? `: ${result.reason}` : '';
+    const reason = result.reason && typeof result.reason === 'object' ? result.reason.message : result.reason;
+    const why = reason ? `: ${reason}` : '';
     return h('p', { class: 'result result-rejected' }, `Submitted, not accepted${why}`);
   }
   const games = storedGames().filter((g) => g.meta && g.meta.puzzle === puzzle.id);
