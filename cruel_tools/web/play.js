@@ -360,7 +360,7 @@ function render() {
   $('foundation-cards').textContent = String(g.foundationCards);
   const problem = g.redealProblem();
   $('redeal-note').textContent = problem ? `Redeal not allowed: ${problem.message}` : '';
-  $('redeal').setAttribute('aria-disabled', problem ? 'true' : 'false');
+  $('redeal').classList.toggle('unavailable', problem !== null); // still clickable: it says why
   $('undo').disabled = !state.steps.length;
   $('restart').textContent = state.restartArmed ? 'Really start over?' : 'Start over';
   $('preview').setAttribute('aria-pressed', String(state.preview));
