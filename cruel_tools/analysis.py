@@ -32,7 +32,7 @@ from .puzzles import Puzzle
 from .puzzles.logs import verify_for_puzzle
 from .render import Mark, Style, describe, position_lines
 from .rules import Rules
-from .solver import SolveResult, Verdict, solution_log, solve
+from .solver import Memo, SolveResult, Verdict, solution_log, solve
 from .traversal import Visitor, play
 from .verify import FinalPosition, VerifyReport, final_position, report_of
 
@@ -249,8 +249,23 @@ def _loss(
     max_states: int,
     max_solves: int,
     max_undecided: int,
+    total_states: int | None,
 ) -> Loss:
     n = len(steps)
+    # What each solve proves (positions on a win's line, positions proven lost), reused by the
+    # next ones: it never makes a verdict wrong, and makes many solves end at once.
+    memo = Memo()
+    left = [total_states]  # positions the solves may still expand in all (None: no limit)
+
+    def budget() -> int:
+        return max_states if left[0] is None else min(max_states, left[0])
+
+    def solved(game: Game) -> SolveResult:
+        result = solve(game.copy(), max_states=budget(), memo=memo)
+        if left[0] is not None:
+            left[0] -= result.stats.expanded
+        return result
+
     results: dict[int, SolveResult] = {}
     undecided: list[int] = []
     # Invariant: positions <= lo are winnable (a win at lo is one from every earlier position),
@@ -261,9 +276,9 @@ def _loss(
     solves = 0
     while hi - lo > 1 and solves < max_solves and len(undecided) < max_undecided:
         mid = _probe(lo, hi, [i for i in undecided if lo < i < hi])
-        if mid is None:
+        if mid is None or budget() < 1:
             break
-        result = solve(games[mid].copy(), max_states=max_states)
+        result = solved(games[mid])
         results[mid] = result
         solves += 1
         if result.verdict == "won":
@@ -325,7 +340,8 @@ def _loss(
     for step in before.legal_steps():
         if step == played or _same_step(step, played):
             continue
-        verdict = solve(_child(before, step), max_states=max_states).verdict
+        # Past the total budget an alternative is left undecided rather than solved.
+        verdict: Verdict = solved(_child(before, step)).verdict if budget() >= 1 else "unknown"
         alternatives.append(
             Alternative(
                 entry=step_entry(step, _moving(before, step)),
@@ -459,14 +475,17 @@ def analyze(
     deep_states: int = DEEP_STATES,
     max_solves: int = MAX_SOLVES,
     max_undecided: int = MAX_UNDECIDED,
+    total_states: int | None = None,
 ) -> Analysis:
     """Analyse a legal log: where it was lost (not won) or how far from the best (won).
 
     ``max_states`` bounds each solve (and the one fewest-actions search of a win); ``deep``
     runs a fewest-actions search of at most ``deep_states`` positions from every position of
     a won game. The binary search makes at most ``max_solves`` solves, and settles for an
-    interval after ``max_undecided`` undecided ones. With ``puzzle``, the log must be a game of
-    that puzzle.
+    interval after ``max_undecided`` undecided ones; ``total_states`` (None: no limit) bounds
+    the positions all the solves of a game not won expand together (``POST /v1/analyze``'s
+    budget per request): a solve gets what is left, up to ``max_states``, and none is made once
+    it is spent. With ``puzzle``, the log must be a game of that puzzle.
 
     :raises AnalysisRefused: the log is not a legal game (an illegal step, a bad deal, a false
         claim) or not one of ``puzzle``.
@@ -483,7 +502,7 @@ def analyze(
     if end.is_won():
         win = _win(games, steps, puzzle, max_states, deep, deep_states)
     else:
-        loss = _loss(game_log, games, steps, max_states, max_solves, max_undecided)
+        loss = _loss(game_log, games, steps, max_states, max_solves, max_undecided, total_states)
     return Analysis(
         deal_number=game_log.deal.number,
         rules=end.rules,

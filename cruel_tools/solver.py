@@ -61,6 +61,55 @@ class SolveResult:
         return sum(1 for s in self.steps if isinstance(s, Redeal))
 
 
+@dataclass
+class Memo:
+    """What earlier searches proved, for later searches of positions of the same game to reuse.
+
+    * ``lost``: positions proven lost, with the redeals used when they were (under a redeal
+      limit a position with at least as many redeals used is lost too; without one the count is
+      0). When a full search ends ``unwinnable``, every position it met is lost too: each is
+      reachable from its start, and no position reachable from a lost one can be won
+      (docs/analysis.md).
+    * ``won``: positions on the line of a win found, with the redeals used there and the steps
+      that win from them. A search that meets one has won: its path, then those steps (replayed
+      through the engine before it is returned, like every solution).
+
+    Reusing them never changes a verdict, only how soon it is reached: a search cut at a known
+    lost position skips what it would have proven lost anyway, and one that meets a known win has
+    found a win.
+    """
+
+    lost: dict[Key, int] = field(default_factory=dict)
+    won: dict[Key, tuple[int, list[Step], int]] = field(default_factory=dict)
+
+    def is_lost(self, game: Game) -> bool:
+        used = self.lost.get(game.key())
+        return used is not None and used <= _used(game)
+
+    def win_from(self, game: Game) -> list[Step] | None:
+        """Steps that win from ``game``, if it lies on a win found; else None."""
+        found = self.won.get(game.key())
+        if found is None or found[0] < _used(game):
+            return None
+        return found[1][found[2] :]
+
+    def add_win(self, start: Game, steps: list[Step]) -> None:
+        """Record every position of the win ``steps`` from ``start``."""
+        game = start.copy()
+        for i, step in enumerate([*steps, None]):
+            key = game.key()
+            old = self.won.get(key)
+            if old is None or old[0] < _used(game):
+                self.won[key] = (_used(game), steps, i)
+            if step is not None:
+                game.push(step)
+
+
+def _used(game: Game) -> int:
+    """The redeals used, where they matter (under a redeal limit)."""
+    return game.redeals if game.rules.max_redeals is not None else 0
+
+
 # --- proven dead-position tests ------------------------------------------------------------------
 
 
@@ -100,6 +149,7 @@ def solve(
     start: Game,
     max_states: int = 200_000,
     max_seconds: float | None = None,
+    memo: Memo | None = None,
 ) -> SolveResult:
     """Search ``start`` for a win within the budget.
 
@@ -110,6 +160,9 @@ def solve(
     ``unwinnable``. The narrow spaces are small and hold wins for many deals that best-first
     search of the full space, which may redeal after every move, does not reach within budget.
     Under ``redeal_only_when_stuck`` rules the first pass is the whole game already.
+
+    With a ``memo``, positions it knows are cut (lost) or end the search (won), and what this
+    search proves is added to it.
     """
     began = time.perf_counter()
     total = SolveStats()
@@ -122,7 +175,7 @@ def solve(
             left_states = min(left_states, max(1, int(max_states * share)))
             if max_seconds is not None:
                 left_seconds = min(left_seconds or 0.0, max_seconds * share)
-        result = search(start, max(1, left_states), left_seconds, early_redeals=early)
+        result = search(start, max(1, left_states), left_seconds, early_redeals=early, memo=memo)
         total.expanded += result.stats.expanded
         total.unique += result.stats.unique
         total.pruned += result.stats.pruned
@@ -144,6 +197,7 @@ def search(
     max_states: int = 200_000,
     max_seconds: float | None = None,
     early_redeals: int | None = None,
+    memo: Memo | None = None,
 ) -> SolveResult:
     """Best-first search of the legal games from ``start``, within the budget.
 
@@ -154,6 +208,10 @@ def search(
 
     A position met again is expanded again only if it may do more than when first met: with
     fewer redeals used (under a redeal limit) or fewer early redeals used (when narrowed).
+
+    A ``memo`` (:class:`Memo`) cuts the positions it knows lost and wins at the first position
+    it knows on a win's line; a win found, or every position met when the answer is
+    ``unwinnable``, is added to it.
     """
     began = time.perf_counter()
     stats = SolveStats()
@@ -174,15 +232,14 @@ def search(
         (-start.foundation_cards, 0, start, root, 0)
     ]
     stats.unique = 1
-    if pile1_lock(start) is not None:
+    if pile1_lock(start) is not None or (memo is not None and memo.is_lost(start)):
         stats.pruned = 1
         frontier.clear()
     while frontier:
         _, _, game, node, early = heapq.heappop(frontier)
-        if game.is_won():
-            steps = _path(parents, node)
-            check_win(start, steps)
-            return _finish(SolveResult("won", steps), stats, began)
+        rest = memo.win_from(game) if memo is not None and node is root else None
+        if game.is_won() or rest is not None:
+            return _won(start, _path(parents, node) + (rest or []), memo, stats, began)
         if stats.expanded >= max_states:
             reason = f"state budget of {max_states} spent"
             return _finish(SolveResult("unknown", reason=reason), stats, began)
@@ -222,10 +279,23 @@ def search(
             if touches and pile1_lock(child) is not None:
                 stats.pruned += 1
                 continue
+            if memo is not None:
+                used = child.redeals if limited else 0
+                if memo.lost.get(ck, used + 1) <= used:  # proven lost by an earlier search
+                    stats.pruned += 1
+                    continue
+                rest = memo.win_from(child)
+                if rest is not None:  # on the line of a win found earlier
+                    return _won(start, _path(parents, child_node) + rest, memo, stats, began)
             heapq.heappush(
                 frontier, (-child.foundation_cards, -next(tie), child, child_node, child_early)
             )
     lock = pile1_lock(start)
+    if memo is not None and not narrowed:  # every position met is lost (see Memo)
+        for key, marks in best.items():
+            used = min(r for r, _ in marks)
+            if memo.lost.get(key, used + 1) > used:
+                memo.lost[key] = used
     if lock is not None:
         return _finish(
             SolveResult(
@@ -239,6 +309,15 @@ def search(
         return _finish(SolveResult("unknown", reason=reason), stats, began)
     reason = "every reachable position searched or proven lost"
     return _finish(SolveResult("unwinnable", reason=reason), stats, began)
+
+
+def _won(
+    start: Game, steps: list[Step], memo: Memo | None, stats: SolveStats, began: float
+) -> SolveResult:
+    check_win(start, steps)
+    if memo is not None:
+        memo.add_win(start, steps)
+    return _finish(SolveResult("won", steps), stats, began)
 
 
 def check_win(start: Game, steps: list[Step], who: str = "solver") -> None:
