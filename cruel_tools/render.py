@@ -10,7 +10,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -360,6 +360,25 @@ class _JsonVisitor(Visitor):
 REPLAY_FORMAT: Final = "cruel-replay/1"
 
 
+class StepMark(BaseModel):
+    """What ``cruel replay --analyze`` says of a step (docs/replay.md)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: Literal["losing-step", "may-be-losing-step", "costly"] = Field(
+        description="losing-step: a win was possible before the step, none after it. "
+        "may-be-losing-step: one of an interval of steps the budget could not narrow, one of "
+        "which lost the win. costly: a step of a win after which the fewest actions still "
+        "needed did not drop by one."
+    )
+    text: str = Field(description="The mark in words.")
+    still_winning: list[dict[str, Any]] | None = Field(
+        None, description="losing-step: the other steps there that still win (log entries)."
+    )
+    cost: int | None = Field(None, description="costly: the actions the step cost (at least).")
+    exact: bool | None = Field(None, description="costly: whether cost is exact.")
+
+
 class ReplayStep(BaseModel):
     """One shown step of a replay."""
 
@@ -369,6 +388,9 @@ class ReplayStep(BaseModel):
     text: str = Field(description="The step in words, as `cruel replay` writes it.")
     position: FinalPosition | None = Field(
         None, description="The position after the step (absent with --moves-only)."
+    )
+    mark: StepMark | None = Field(
+        None, description="With --analyze, on a marked step only: what the analysis says of it."
     )
 
 
@@ -388,6 +410,11 @@ class ReplayDocument(BaseModel):
     redeals: int | None
     final: FinalPosition | None = Field(description="The position after the last legal step.")
     error: ErrorInfo | None = Field(description="The first thing wrong, as `cruel verify` says.")
+    analysis: dict[str, Any] | None = Field(
+        None,
+        description="Only with --analyze: the game's cruel-analysis/1 object "
+        "(schemas/analysis.schema.json); null for a log that is not a legal game.",
+    )
 
 
 def replay_json(
@@ -458,6 +485,7 @@ __all__ = [
     "REPLAY_FORMAT",
     "ReplayDocument",
     "ReplayStep",
+    "StepMark",
     "ReplayOptions",
     "Style",
     "check_window",

@@ -36,6 +36,7 @@ from pydantic import BaseModel, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from . import analysis
 from .api import ErrorResponse, Health
 from .attempts import AttemptRequest, Attempts, AttemptStarted, parse_attempt
 from .dates import BadDate, parse_date
@@ -78,6 +79,11 @@ from .verify import VerifyReport, report_json, verify
 
 #: Default bound on a request body (the log limit of ``cruel verify`` too).
 MAX_BODY: Final = 1 << 20
+#: ``POST /v1/analyze``: most positions one solve may expand (the ``max_states`` query parameter,
+#: at most this), and all the solves of one request together (docs/service.md): about 4 s of
+#: one core at worst. Positions, not seconds, so that an answer is the same on every machine.
+ANALYZE_MAX_STATES: Final = analysis.MAX_STATES
+ANALYZE_TOTAL_STATES: Final = 4 * analysis.MAX_STATES
 
 #: HTTP status of each way a body can fail to be read (cruel_tools.log error codes).
 _BODY_STATUS: Final = {"not-json": 400, "too-large": 413}
@@ -623,6 +629,43 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # A position per step: for the longest log allowed, too long for the event loop.
         doc = await run_in_threadpool(replay_json, game_log)
         return Response(orjson.dumps(doc), media_type="application/json")
+
+    @app.post("/v1/analyze", response_model=analysis.Analysis, openapi_extra=_body_doc("GameLog"))
+    async def analyze_log(
+        request: Request,
+        max_states: Annotated[
+            int,
+            Query(
+                ge=1,
+                le=ANALYZE_MAX_STATES,
+                description="Most positions each solve may expand; the request's solves expand "
+                f"at most {ANALYZE_TOTAL_STATES} in all.",
+            ),
+        ] = ANALYZE_MAX_STATES,
+    ) -> Response:
+        """Analyse a ``cruel-log/1`` game log: what ``cruel analyze --json`` prints for it (never
+        ``--deep``), within a budget of positions per request. A log that is not a legal game is
+        a 422 with the verifier's error code and path (``wrong-rank``, ``bad-deal``, ...)."""
+        body = await _read_body(request, settings.max_body)
+        try:
+            game_log = load(body, limits)
+        except LogFormatError as exc:
+            raise _format_error(exc) from None
+        # Solves: CPU work bounded by the budget, on a worker thread, never on the event loop.
+        try:
+            result = await run_in_threadpool(
+                functools.partial(
+                    analysis.analyze,
+                    game_log,
+                    max_states=max_states,
+                    total_states=ANALYZE_TOTAL_STATES,
+                )
+            )
+        except analysis.AnalysisRefused as exc:
+            error = exc.report.error
+            code, message = (error.code, error.message) if error else (exc.code, str(exc))
+            raise ApiError(422, code, message, "body", error.path if error else "/") from None
+        return _json(result)
 
     @app.get("/v1/puzzles/daily/{date}", response_model=DailyPuzzles)
     async def daily(

@@ -120,6 +120,7 @@ def test_openapi_document_is_complete_and_its_refs_resolve(client: TestClient) -
         "/v1/players/{name}",
         "/v1/puzzles/{id}/attempts",
         "/v1/replay",
+        "/v1/analyze",
         "/v1/puzzles/{id}/submissions/{submission_id}/log",
     }
     schemas = doc["components"]["schemas"]
@@ -160,6 +161,88 @@ def test_verify_errors(client: TestClient) -> None:
     error(client.post("/v1/verify", content=b""), 400, "not-json")
 
 
+# --- analyze (issue #16) ----------------------------------------------------------------------
+
+#: Deal 3, lost at step 6 (docs/analysis.md's example).
+LOST = {
+    "format": "cruel-log/1",
+    "rules": "cruel",
+    "deal": {"number": 3},
+    "moves": ["5-11", "5-7", "R", "3-11", "R", "9-7", "6-3", "R", "5-10", "R"],
+}
+
+
+def test_analyze_answers_what_cruel_analyze_json_prints(client: TestClient, tmp_path: Path) -> None:
+    from cruel_tools.analysis import Analysis
+
+    r = client.post("/v1/analyze", content=orjson.dumps(LOST))
+    assert r.status_code == 200, r.text
+    doc = Analysis.model_validate_json(r.content)
+    assert doc.loss is not None and doc.loss.losing_step is not None
+    assert (doc.format, doc.loss.status, doc.loss.losing_step.number) == (
+        "cruel-analysis/1",
+        "lost-at-step",
+        6,
+    )
+    assert doc.max_states == service.ANALYZE_MAX_STATES
+    path = tmp_path / "lost.json"
+    path.write_bytes(orjson.dumps(LOST))
+    cli = CliRunner().invoke(app, ["analyze", str(path), "--json", "-q"])
+    assert json.loads(cli.stdout) == r.json()
+
+
+def test_analyze_a_win_and_a_smaller_budget(client: TestClient) -> None:
+    won = (ROOT / "samples" / "won.json").read_bytes()
+    r = client.post("/v1/analyze", params={"max_states": 200}, content=won)
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["loss"] is None and body["max_states"] == 200
+    assert (body["win"]["actions"], body["win"]["costly_steps"]) == (69, None)  # never --deep
+    # One position per solve decides nothing: an interval, never a guess.
+    lost = client.post("/v1/analyze", params={"max_states": 1}, content=orjson.dumps(LOST))
+    assert lost.json()["loss"]["status"] == "undecided"
+
+
+def test_analyze_the_budget_is_capped_and_solves_stop_when_it_is_spent(
+    client: TestClient,
+) -> None:
+    body = error(
+        client.post(
+            "/v1/analyze",
+            params={"max_states": service.ANALYZE_MAX_STATES + 1},
+            content=orjson.dumps(LOST),
+        ),
+        422,
+        "bad-parameter",
+    )
+    assert (body["location"], body["path"]) == ("query", "max_states")
+    error(client.post("/v1/analyze", params={"max_states": 0}, content=b"{}"), 422, "bad-parameter")
+    from cruel_tools import log as log_module
+    from cruel_tools.analysis import analyze
+
+    # The total budget: solves get what is left of it, and none is made once it is spent.
+    game_log = log_module.from_object(LOST)
+    unbounded = analyze(game_log, max_states=1).loss
+    spent = analyze(game_log, max_states=1, total_states=3).loss  # one solve spends 3 here
+    assert unbounded is not None and unbounded.solves == 4 and unbounded.status == "undecided"
+    assert spent is not None and spent.solves == 1 and spent.status == "undecided"
+
+
+def test_analyze_errors_are_verifys(client: TestClient) -> None:
+    error(client.post("/v1/analyze", content=b'{"format":'), 400, "not-json")
+    error(client.post("/v1/analyze", content=b"[]"), 422, "schema")
+    log = orjson.loads((ROOT / "samples" / "won.json").read_bytes())
+    log["moves"] = ["R"] * 10_001
+    error(client.post("/v1/analyze", content=orjson.dumps(log)), 422, "too-many-moves")
+    # A log that is not a legal game: 422 with the verifier's own code, message and path.
+    illegal = (ROOT / "samples" / "illegal.json").read_bytes()
+    body = error(client.post("/v1/analyze", content=illegal), 422, "wrong-rank")
+    assert (body["location"], body["path"]) == ("body", "/moves/10")
+    assert body["message"] == "move 11: J♠ from pile 1 cannot go onto 8♠ on pile 5 (needs Q♠)"
+    false_claim = {**LOST, "claim": {"outcome": "won"}}
+    error(client.post("/v1/analyze", content=orjson.dumps(false_claim)), 422, "claim-mismatch")
+
+
 def test_bodies_over_the_limit_get_413(settings: service.Settings) -> None:
     settings.max_body = 2048
     with TestClient(service.create_app(settings)) as client:
@@ -172,6 +255,7 @@ def test_bodies_over_the_limit_get_413(settings: service.Settings) -> None:
                 yield b" " * 1000
 
         error(client.post("/v1/verify", content=chunks()), 413, "too-large")
+        error(client.post("/v1/analyze", content=big), 413, "too-large")
         error(client.post(f"/v1/puzzles/{OPEN_ID}/submissions", content=big), 413, "too-large")
         small = b'{"format": "cruel-log/1", "deal": {"number": 1}, "meta": {"pad": "' + b"x" * 1900
         small += b'"}}'
