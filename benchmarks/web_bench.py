@@ -1,0 +1,118 @@
+"""The play page's weight and its time to a playable board, in Debian's Chromium (issue #12).
+
+Starts the service as tests/browser/conftest.py does (the committed puzzles, ``--open``, today
+fixed at 2027-01-05, in a thread on a free loopback port), then loads ``/play/{id}`` N times,
+each in a fresh browser context (empty cache and storage: a first visit), and prints:
+
+- the page weight: the uncompressed bytes of the HTML, CSS and JavaScript the page loads;
+- the time from navigation start to the ``board-ready`` performance mark (play.js sets it when
+  the board accepts input), median and p95 over the N loads.
+
+    .venv/bin/python benchmarks/web_bench.py [--runs 20] [--puzzle 2027-01-05-easy]
+
+Targets (issue #12): weight < 150 KB, median < 300 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import platform
+import socket
+import statistics
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+
+from cruel_tools.service import Settings, create_app
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = os.environ.get("CRUEL_CHROMIUM", "/usr/bin/chromium")
+
+
+def serve(db: Path) -> tuple[str, uvicorn.Server, threading.Thread]:
+    settings = Settings(
+        puzzles=ROOT / "puzzles",
+        db=db,
+        fixed_today=dt.date(2027, 1, 5),
+        open=True,
+        player_limit=None,
+    )
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(create_app(settings), log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.02)
+    return f"http://127.0.0.1:{port}", server, thread
+
+
+def load_once(browser: Any, url: str, path: str) -> tuple[int, float]:
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, base_url=url)
+    page = context.new_page()
+    sizes: dict[str, int] = {}
+
+    def on_response(response: Any) -> None:
+        if response.request.resource_type in ("document", "stylesheet", "script"):
+            sizes[response.url] = len(response.body())
+
+    page.on("response", on_response)
+    page.goto(path)
+    page.wait_for_selector('#board[data-ready="true"]')
+    page.wait_for_load_state("networkidle")
+    ready = float(page.evaluate("performance.getEntriesByName('board-ready')[0].startTime"))
+    context.close()
+    return sum(sizes.values()), ready
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--puzzle", default="2027-01-05-easy")
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory() as tmp:
+        url, server, thread = serve(Path(tmp) / "bench.sqlite")
+        try:
+            with sync_playwright() as pw:
+                browser = pw.chromium.launch(
+                    executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"]
+                )
+                load_once(browser, url, f"/play/{args.puzzle}")  # warm-up: not counted
+                weights, times = [], []
+                for _ in range(args.runs):
+                    weight, ready = load_once(browser, url, f"/play/{args.puzzle}")
+                    weights.append(weight)
+                    times.append(ready)
+                version = browser.version
+                browser.close()
+        finally:
+            server.should_exit = True
+            thread.join(10)
+    times.sort()
+    p95 = times[min(len(times) - 1, round(0.95 * (len(times) - 1)))]
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
+        f"{platform.python_version()}, Chromium {version}"
+    )
+    print(f"page: /play/{args.puzzle}, {args.runs} loads, each in a fresh context")
+    print(
+        f"page weight (HTML+CSS+JS, uncompressed): {max(weights)} bytes "
+        f"({max(weights) / 1000:.1f} KB){'' if len(set(weights)) == 1 else ' (varied!)'}"
+    )
+    print(
+        f"time to a playable board: median {statistics.median(times):.0f} ms, "
+        f"p95 {p95:.0f} ms, min {times[0]:.0f} ms, max {times[-1]:.0f} ms"
+    )
+
+
+if __name__ == "__main__":
+    main()
