@@ -8,14 +8,16 @@ from typing import Any
 
 import orjson
 import pytest
+from jsonschema import Draft202012Validator
 from typer.testing import CliRunner
 
 from cruel_tools import log
 from cruel_tools.analysis import DEEP_STATES, Analysis, analyze
 from cruel_tools.cli import app
-from cruel_tools.render import visible_width
+from cruel_tools.render import ReplayDocument, visible_width
 
 ROOT = Path(__file__).resolve().parent.parent
+SCHEMA = orjson.loads((ROOT / "schemas" / "replay.schema.json").read_bytes())
 runner = CliRunner()
 
 #: Deal 3, lost at step 6 (docs/analysis.md's example): Q♥ onto K♥ instead still wins.
@@ -73,6 +75,8 @@ def test_json_marks_the_step_and_carries_the_analysis(lost: Path) -> None:
     assert marked[6]["still_winning"] == [{"type": "move", "from": 6, "to": 3, "card": "QH"}]
     expected = analyze(log.from_object(LOST), deep=True, deep_states=DEEP_STATES)
     assert Analysis.model_validate(doc["analysis"]) == expected
+    Draft202012Validator(SCHEMA).validate(doc)  # cruel-replay/1, with its optional fields
+    assert ReplayDocument.model_validate(doc).steps[5].mark is not None
 
 
 def test_without_analyze_the_json_is_as_before(lost: Path) -> None:
@@ -111,6 +115,7 @@ def test_an_undecided_interval_is_marked_step_by_step_never_a_guess(lost: Path) 
     assert kinds == ["may-be-losing-step"] * 10
     assert doc["analysis"]["loss"]["status"] == "undecided"
     assert doc["analysis"]["max_states"] == 1
+    Draft202012Validator(SCHEMA).validate(doc)
 
 
 def test_a_win_marks_the_steps_that_cost_actions(tmp_path: Path) -> None:
