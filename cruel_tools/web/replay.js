@@ -22,6 +22,7 @@ let replay = null;
 let current = 0;
 let timer = null;
 let keepStepInUrl = false;
+const ANALYSIS_HINT = 'Where was a lost game lost; how far is a win from the best?';
 
 // --- reading a log --------------------------------------------------------------------------
 
@@ -114,7 +115,8 @@ function renderSteps() {
       h('span', { class: 'step-text' }, stop.text));
     // The place for issue #16's analysis marks (!! losing step, ++ costly step).
     const marks = h('span', { class: 'marks', 'data-step': label });
-    return h('li', { class: stop.error ? 'step-error' : null, 'data-stop': i }, button, marks);
+    return h('li', { class: stop.error ? 'step-error' : null, 'data-stop': i, 'data-step-no': label },
+      button, marks);
   }));
 }
 
@@ -225,9 +227,88 @@ async function start(log, rawText, { title, source, step = 0, inUrl = false }) {
   $('scrubber').max = String(last);
   $('jump').max = String(last);
   renderSteps();
+  // An illegal log cannot be analysed (the service would say so): the button is for games.
+  $('analyze').disabled = Boolean(doc.error) || doc.outcome === null;
+  $('analysis').textContent = doc.error ? 'Only a legal game can be analysed.' : ANALYSIS_HINT;
   $('player').hidden = false;
   document.body.dataset.ready = 'true';
   show(Number.isFinite(step) ? step : 0);
+}
+
+// --- analysis (issue #16: POST /v1/analyze) ------------------------------------------------
+
+/** Put a mark (`!!`, `??`, `++`) beside step `n` of the list, with its meaning. */
+function mark(n, symbol, meaning) {
+  const li = $('steps').querySelector(`li[data-step-no="${n}"]`);
+  if (li) {
+    const marks = li.querySelector('.marks');
+    marks.textContent = symbol;
+    marks.title = meaning;
+    marks.setAttribute('aria-label', meaning);
+    li.classList.add(`mark-${symbol === '!!' ? 'loss' : symbol === '??' ? 'undecided' : 'costly'}`);
+  }
+}
+
+/** The analysis in words, and its marks on the steps. */
+function showAnalysis(a) {
+  const out = [];
+  if (a.loss) {
+    const loss = a.loss;
+    if (loss.status === 'lost-at-step' && loss.losing_step) {
+      const step = loss.losing_step;
+      mark(step.number, '!!', 'the losing step');
+      const wins = loss.alternatives.filter((alt) => alt.verdict === 'won').length;
+      out.push(`!! Lost at step ${step.number} (${step.words}): the game could still be won before it, not after.`);
+      if (loss.reason) {
+        out.push(`After it: ${loss.reason}.`);
+      }
+      out.push(`${wins} of the ${loss.alternatives.length} other steps there still win.`);
+    } else if (loss.status === 'lost-from-start') {
+      out.push('No win from the deal: this game was lost from the start.');
+    } else if (loss.status === 'still-winnable') {
+      out.push('Not lost: the last position can still be won.');
+    } else {
+      const first = loss.first_step == null ? 0 : loss.first_step + 1;
+      const last = loss.last_step == null ? first : loss.last_step + 1;
+      for (let n = Math.max(1, first); n <= last; n++) {
+        mark(n, '??', 'the losing step may be this one (undecided)');
+      }
+      out.push(`?? The losing step lies between ${first ? `step ${first}` : 'the deal'} and step ${last}: the solver could not narrow it within its budget.`);
+    }
+  } else if (a.win) {
+    const win = a.win;
+    let text = `Won in ${win.actions} actions`;
+    if (win.par && win.over_par != null) {
+      text += `, ${win.over_par === 0 ? 'at' : win.over_par > 0 ? `${win.over_par} over` : `${-win.over_par} under`} par (${win.par.actions})`;
+    }
+    const best = win.optimum;
+    if (win.over_optimum != null) {
+      text += win.over_optimum === 0 ? ': optimal.'
+        : `; the optimum is ${best.actions} actions (${win.over_optimum} fewer).`;
+    } else {
+      text += `; every win takes at least ${best.lower_bound} actions, so this one is at most ${win.at_most_over_optimum} over the optimum.`;
+    }
+    out.push(text);
+    for (const costly of win.costly_steps ?? []) {
+      mark(costly.step.number, '++', `cost ${costly.cost} action${costly.cost === 1 ? '' : 's'}`);
+    }
+  }
+  $('analysis').textContent = out.join(' ');
+}
+
+async function analyze() {
+  if (replay === null) {
+    return;
+  }
+  const button = $('analyze');
+  button.disabled = true;
+  $('analysis').textContent = 'Analysing…';
+  try {
+    showAnalysis(await api('/v1/analyze', { method: 'POST', body: replay.log }));
+  } catch (e) {
+    $('analysis').textContent = e.message;
+    button.disabled = false;
+  }
 }
 
 // --- where the log comes from ---------------------------------------------------------------
@@ -302,6 +383,7 @@ function wire() {
   $('forward').addEventListener('click', () => { pause(); show(current + 1); });
   $('last').addEventListener('click', () => { pause(); show(Infinity); });
   $('play').addEventListener('click', toggle);
+  $('analyze').addEventListener('click', analyze);
   $('speed').addEventListener('change', () => { if (timer !== null) { play(); } });
   $('scrubber').addEventListener('input', () => { pause(); show(Number($('scrubber').value)); });
   $('jump-form').addEventListener('submit', (e) => {

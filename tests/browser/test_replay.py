@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import random
 import re
 from pathlib import Path
 from typing import Any
@@ -285,6 +286,54 @@ def test_a_pasted_illegal_log_plays_up_to_the_error_and_shows_the_verifiers_word
     page.keyboard.press("ArrowLeft")
     wait_for_step(page, at - 1)
     assert page.locator("#step-text").inner_text() == steps[-1]["text"]
+
+
+def lost_game(seed: int = 4) -> dict[str, Any]:
+    """A seeded random game of the solved puzzle's deal, played until blocked (seed 4: 34 steps,
+    lost at step 33)."""
+    puzzle = find_puzzle(ROOT / "puzzles", SOLVED)
+    piles = [[cards.parse(t) for t in pile] for pile in puzzle.deal.piles]
+    game = Game.from_deal(piles, puzzle.resolved_rules())
+    rng = random.Random(seed)
+    steps = []
+    while game.outcome() == "in_progress" and len(steps) < 300:
+        step = rng.choice(list(game.legal_steps()))
+        game.push(step)
+        steps.append(step)
+    assert game.outcome() == "blocked"
+    return solution_log(puzzle.deal.number, piles, puzzle.resolved_rules(), steps)
+
+
+def test_analysis_marks_the_losing_step_and_measures_a_win(page: Any, tmp_path: Path) -> None:
+    log = lost_game()
+    expected = page.request.post("/v1/analyze", data=log).json()["loss"]
+    path = tmp_path / "lost.json"
+    path.write_text(json.dumps(log), encoding="utf-8")
+    cli_loss = json.loads(cli("analyze", "--json", str(path)))["loss"]
+    assert expected["losing_step"] == cli_loss["losing_step"]
+    losing = expected["losing_step"]["number"]
+    open_replay(page, "/replay")
+    page.get_by_label("Paste a cruel-log/1 game log").fill(json.dumps(log))
+    page.get_by_role("button", name="Replay this log").click()
+    page.wait_for_selector("#player:not([hidden])")
+    page.get_by_role("button", name="Analyse this game").click()
+    page.wait_for_selector("#steps .marks:not(:empty)")
+    marked = page.locator("#steps li.mark-loss")
+    assert marked.count() == 1
+    assert marked.get_attribute("data-step-no") == str(losing)
+    assert marked.locator(".marks").inner_text() == "!!"
+    words = expected["losing_step"]["words"]
+    assert f"Lost at step {losing} ({words})" in page.locator("#analysis").inner_text()
+    # A win: how far from the best.
+    open_replay(page, f"/replay?puzzle={SOLVED}")
+    win = page.request.post("/v1/analyze", data=solution_of(page, SOLVED, tmp_path)[0]).json()
+    page.get_by_role("button", name="Analyse this game").click()
+    page.wait_for_function(
+        "() => document.getElementById('analysis').textContent.startsWith('Won')"
+    )
+    text = page.locator("#analysis").inner_text()
+    assert text.startswith(f"Won in {win['win']['actions']} actions")
+    assert str(win["win"]["optimum"]["lower_bound"]) in text
 
 
 def test_text_that_is_not_a_log_gets_the_services_message(page: Any, watch: Watch) -> None:
