@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from cruel_tools import cards
 from cruel_tools.cli import app
-from cruel_tools.game import REDEAL, Game
+from cruel_tools.game import REDEAL, Game, Step
 from cruel_tools.log import to_step
 from cruel_tools.puzzles import find_puzzle, puzzle_solution_log
 from cruel_tools.solver import solution_log, solve
@@ -295,7 +295,7 @@ def lost_game(seed: int = 4) -> dict[str, Any]:
     piles = [[cards.parse(t) for t in pile] for pile in puzzle.deal.piles]
     game = Game.from_deal(piles, puzzle.resolved_rules())
     rng = random.Random(seed)
-    steps = []
+    steps: list[Step] = []
     while game.outcome() == "in_progress" and len(steps) < 300:
         step = rng.choice(list(game.legal_steps()))
         game.push(step)
