@@ -255,6 +255,43 @@ def test_a_drag_and_drop_moves_a_card(page: Any) -> None:
     assert counters(page)["moves"] == 1
 
 
+def test_where_two_targets_are_offered_the_player_chooses(page: Any) -> None:
+    open_play(page)
+    steps = solution()[:1]
+    game = play_by_clicks(page, steps)
+    # pile 3's top card may go to its foundation or onto a pile: both are offered
+    source = steps[0].source if isinstance(steps[0], Move) else 0
+    options = [m for m in game.card_moves() if m.source == source]
+    onto = next(m for m in options if m.target is not None)
+    assert len(options) == 2 and onto.target is not None
+    page.click(TOP.format(n=source))
+    choice = page.locator("#choice button[data-choice]")
+    assert sorted(choice.evaluate_all("(bs) => bs.map((b) => b.dataset.choice)")) == sorted(
+        ["foundation", str(onto.target)]
+    )
+    target_card = page.locator(TOP.format(n=onto.target))
+    assert "(move here: key" in (target_card.get_attribute("aria-label") or "")
+    assert page.locator("#board .foundation.target").count() == 4
+    assert board(page) == position(game)  # nothing moves before the choice
+    page.keyboard.press("Escape")
+    assert page.is_hidden("#choice")
+    page.click(TOP.format(n=source))
+    target_card.click()
+    game.push(onto)
+    assert board(page) == position(game)
+    assert page.inner_text("#message").startswith(f"{onto_words(game, onto)}")
+
+
+def onto_words(game: Game, step: Move) -> str:
+    """The page's words for ``step`` just played in ``game``: card from pile onto card."""
+    assert step.target is not None
+    pile = game.piles[step.target - 1]
+    return (
+        f"{cards.symbol(pile[-1])} from pile {step.source} onto "
+        f"{cards.symbol(pile[-2])} on pile {step.target}"
+    )
+
+
 def test_undo_and_reload_restore_the_position(page: Any) -> None:
     open_play(page)
     steps = solution()[:9]  # a redeal among them
@@ -339,7 +376,7 @@ def test_twenty_steps_by_keyboard_alone(page: Any) -> None:
             used_choice_key += 1
         game.push(step)
         assert board(page) == position(game), f"after {compact(step)}"
-    assert used_enter >= 10
+    assert used_enter >= 10 and used_choice_key >= 3
     assert counters(page)["moves"] + counters(page)["redeals"] == 20
     # F and a pile's key also move the focused pile's card directly
     move = next(game.card_moves())
@@ -426,7 +463,7 @@ def test_a_blocked_game_says_so_and_offers_undo_and_restart(page: Any) -> None:
 
     rng = random.Random(4)
     for _ in range(200):
-        game, steps = engine([]), []
+        game, steps = engine([]), list[Step]()
         while game.outcome() == "in_progress" and len(steps) < 400:
             options = list(game.legal_steps())
             step = rng.choice(options)
