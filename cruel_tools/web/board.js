@@ -93,6 +93,9 @@ export function renderBoard(container, position, options = {}) {
   board.className = 'board' + (compact ? ' compact' : '');
   board.setAttribute('aria-label', label);
 
+  // a foundation target: the selected card's own foundation (all four when none is selected)
+  const sel = selected !== null ? pos.piles[selected - 1] ?? [] : [];
+  const targetSuit = sel.length ? cardSuit(sel[sel.length - 1]) : null;
   const founds = document.createElement('ul');
   founds.className = 'foundations';
   founds.setAttribute('aria-label', 'Foundations');
@@ -107,10 +110,10 @@ export function renderBoard(container, position, options = {}) {
       : `${SUIT_WORDS[s]} foundation: empty`;
     if (rank >= 1) {
       const card = s * 13 + rank - 1;
-      const isTarget = targetSet.has('foundation') && selected !== null;
+      const isTarget = targetSet.has('foundation') && (targetSuit === null || s === targetSuit);
       const el = cardElement(card, {
         button: interactive,
-        label: words + (isTarget ? ' (move here)' : ''),
+        label: words + (isTarget ? (targetKeys.foundation ? ` (move here: key ${targetKeys.foundation})` : ' (move here)') : ''),
         classes: 'top' + (card === hl ? ' highlight' : ''),
       });
       el.dataset.target = 'foundation';
@@ -121,9 +124,11 @@ export function renderBoard(container, position, options = {}) {
     founds.append(li);
   });
   if (targetSet.has('foundation')) {
-    for (const li of founds.children) {
-      li.classList.add('target');
-    }
+    [...founds.children].forEach((li, s) => {
+      if (targetSuit === null || s === targetSuit) {
+        li.classList.add('target');
+      }
+    });
     const key = targetKeys.foundation;
     if (key) {
       founds.dataset.key = key;

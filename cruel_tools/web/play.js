@@ -289,7 +289,7 @@ function activatePile(n) {
   state.selected = n;
   state.options = options;
   const card = cardSymbol(g.top(n));
-  say(`${card} can go to ${options.length} places: choose one (${options.map(optionWords).join(', or ')}), or Esc`);
+  say(`${card} can go to ${options.length} places: ${options.map(optionWords).join(' or ')}. Choose one, or press Esc.`);
   render();
 }
 

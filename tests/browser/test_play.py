@@ -271,7 +271,10 @@ def test_where_two_targets_are_offered_the_player_chooses(page: Any) -> None:
     )
     target_card = page.locator(TOP.format(n=onto.target))
     assert "(move here: key" in (target_card.get_attribute("aria-label") or "")
-    assert page.locator("#board .foundation.target").count() == 4
+    suit = "SHDC"[cards.suit(game.piles[source - 1][-1])]
+    assert page.locator("#board .foundation.target").evaluate_all(
+        "(fs) => fs.map((f) => f.dataset.suit)"
+    ) == [suit]
     assert board(page) == position(game)  # nothing moves before the choice
     page.keyboard.press("Escape")
     assert page.is_hidden("#choice")
