@@ -306,7 +306,7 @@ def lost_game(seed: int = 4) -> dict[str, Any]:
 
 def test_analysis_marks_the_losing_step_and_measures_a_win(page: Any, tmp_path: Path) -> None:
     log = lost_game()
-    expected = page.request.post("/v1/analyze", data=log).json()["loss"]
+    expected = page.request.post("/v1/analyze", data=log, timeout=90_000).json()["loss"]
     path = tmp_path / "lost.json"
     path.write_text(json.dumps(log), encoding="utf-8")
     cli_loss = json.loads(cli("analyze", "--json", str(path)))["loss"]
@@ -317,7 +317,8 @@ def test_analysis_marks_the_losing_step_and_measures_a_win(page: Any, tmp_path: 
     page.get_by_role("button", name="Replay this log").click()
     page.wait_for_selector("#player:not([hidden])")
     page.get_by_role("button", name="Analyse this game").click()
-    page.wait_for_selector("#steps .marks:not(:empty)")
+    # The service's solves take seconds on a busy machine.
+    page.wait_for_selector("#steps .marks:not(:empty)", timeout=90_000)
     marked = page.locator("#steps li.mark-loss")
     assert marked.count() == 1
     assert marked.get_attribute("data-step-no") == str(losing)
@@ -326,10 +327,12 @@ def test_analysis_marks_the_losing_step_and_measures_a_win(page: Any, tmp_path: 
     assert f"Lost at step {losing} ({words})" in page.locator("#analysis").inner_text()
     # A win: how far from the best.
     open_replay(page, f"/replay?puzzle={SOLVED}")
-    win = page.request.post("/v1/analyze", data=solution_of(page, SOLVED, tmp_path)[0]).json()
+    solved = solution_of(page, SOLVED, tmp_path)[0]
+    win = page.request.post("/v1/analyze", data=solved, timeout=90_000).json()
     page.get_by_role("button", name="Analyse this game").click()
     page.wait_for_function(
-        "() => document.getElementById('analysis').textContent.startsWith('Won')"
+        "() => document.getElementById('analysis').textContent.startsWith('Won')",
+        timeout=90_000,
     )
     text = page.locator("#analysis").inner_text()
     assert text.startswith(f"Won in {win['win']['actions']} actions")
