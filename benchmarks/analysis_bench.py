@@ -11,7 +11,8 @@ Each lost game is written as a ``cruel-log/1`` log and analysed by
 on one core.
 
 Printed: the machine and the command line; games analysed and their median number of steps;
-median and 95th percentile seconds per game (wall clock of ``analyze``); the share fully decided
+median and 95th percentile seconds per game (wall clock of ``analyze``, and the CPU time of
+this process, which other jobs on a busy machine inflate much less); the share fully decided
 (a losing step, lost from the start, or not lost) with its 95% Wilson interval; the answers by
 status; the median number of solves.
 """
@@ -77,6 +78,7 @@ def main() -> None:
     )
     print("command: " + shlex.join([sys.argv[0], *sys.argv[1:]]))
     seconds: list[float] = []
+    cpu: list[float] = []
     lengths: list[int] = []
     solves: list[int] = []
     statuses: Counter[str] = Counter()
@@ -94,9 +96,10 @@ def main() -> None:
             "moves": [compact(s) for s in steps],
         }
         game_log = log.from_object(doc)
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         result = analyze(game_log, max_states=args.max_states)
         seconds.append(time.perf_counter() - t)
+        cpu.append(time.process_time() - c)
         assert result.loss is not None
         statuses[result.loss.status] += 1
         solves.append(result.loss.solves)
@@ -105,12 +108,17 @@ def main() -> None:
     decided = n - statuses["undecided"]
     low, high = wilson(decided, n)
     p95 = statistics.quantiles(seconds, n=20)[-1] if n >= 2 else max(seconds, default=0.0)
+    cpu95 = statistics.quantiles(cpu, n=20)[-1] if n >= 2 else max(cpu, default=0.0)
     print(
         f"games analysed: {n} lost (left out: {won_games} won), median {statistics.median(lengths):g} steps"
     )
     print(
         f"seconds per game: median {statistics.median(seconds):.2f}, p95 {p95:.2f}, max {max(seconds):.2f}"
     )
+    print(
+        f"CPU seconds per game: median {statistics.median(cpu):.2f}, p95 {cpu95:.2f}, max {max(cpu):.2f}"
+    )
+    print(f"load average at the end: {os.getloadavg()[0]:.1f}")
     print(f"fully decided: {decided}/{n} = {decided / n:.1%} (95% CI {low:.1%}-{high:.1%})")
     print("answers: " + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items())))
     print(f"solves per game: median {statistics.median(solves):g}, max {max(solves)}")

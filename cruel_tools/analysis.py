@@ -42,6 +42,7 @@ __all__ = [
     "DEEP_STATES",
     "MAX_SOLVES",
     "MAX_UNDECIDED",
+    "CHILD_STATES",
     "AnalysisRefused",
     "StepInfo",
     "Alternative",
@@ -62,6 +63,8 @@ ANALYSIS_FORMAT: Final = "cruel-analysis/1"
 MAX_STATES: Final = 50_000
 #: Positions each fewest-actions search may expand with ``deep`` (one per position of the log).
 DEEP_STATES: Final = 5_000
+#: Positions each step's own solve may expand when a position is undecided (see ``_loss``).
+CHILD_STATES: Final = 2_000
 #: Most solves of the binary search (undecided positions make it probe more than log2(n)).
 MAX_SOLVES: Final = 40
 #: Most undecided solves (each spends the whole budget) before the search settles for an interval.
@@ -260,10 +263,31 @@ def _loss(
     def budget() -> int:
         return max_states if left[0] is None else min(max_states, left[0])
 
-    def solved(game: Game) -> SolveResult:
-        result = solve(game.copy(), max_states=budget(), memo=memo)
+    def solved(game: Game, most: int | None = None) -> SolveResult:
+        result = solve(game.copy(), max_states=min(budget(), most or max_states), memo=memo)
         if left[0] is not None:
             left[0] -= result.stats.expanded
+        return result
+
+    def decided(game: Game) -> SolveResult:
+        """A solve; when it is undecided, each step from ``game`` solved on its own with a
+        small budget: a win after one wins from ``game``, and when every one leads to a
+        position proven lost, ``game`` is lost. (Best-first search dives after the most cards
+        home and may never come back to a step whose win is short; a search per step does.)"""
+        result = solved(game)
+        if result.verdict != "unknown":
+            return result
+        all_lost = True
+        for step in game.legal_steps():
+            if budget() < 1:
+                return result
+            after = solved(_child(game, step), CHILD_STATES)
+            if after.verdict == "won":
+                return SolveResult("won", [step, *after.steps], result.stats)
+            all_lost = all_lost and after.verdict == "unwinnable"
+        if all_lost:
+            why = "every step from it leads to a position proven lost"
+            return SolveResult("unwinnable", stats=result.stats, reason=why)
         return result
 
     results: dict[int, SolveResult] = {}
@@ -278,7 +302,7 @@ def _loss(
         mid = _probe(lo, hi, [i for i in undecided if lo < i < hi])
         if mid is None or budget() < 1:
             break
-        result = solved(games[mid])
+        result = decided(games[mid])
         results[mid] = result
         solves += 1
         if result.verdict == "won":

