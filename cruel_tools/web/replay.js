@@ -258,11 +258,15 @@ function showAnalysis(a) {
       const step = loss.losing_step;
       mark(step.number, '!!', 'the losing step');
       const wins = loss.alternatives.filter((alt) => alt.verdict === 'won').length;
-      out.push(`!! Lost at step ${step.number} (${step.words}): the game could still be won before it, not after.`);
+      const others = loss.alternatives.length;
+      // The step in the words of cruel replay, as the list shows it.
+      const words = replay.stops[step.number]?.text ?? step.words;
+      out.push(`!! Lost at step ${step.number} (${words}): the game could still be won before it, not after.`);
       if (loss.reason) {
         out.push(`After it: ${loss.reason}.`);
       }
-      out.push(`${wins} of the ${loss.alternatives.length} other steps there still win.`);
+      out.push(others === 0 ? 'There was no other step.'
+        : `${wins} of the ${others} other step${others === 1 ? '' : 's'} there still win${wins === 1 ? 's' : ''}.`);
     } else if (loss.status === 'lost-from-start') {
       out.push('No win from the deal: this game was lost from the start.');
     } else if (loss.status === 'still-winnable') {

@@ -321,7 +321,8 @@ def test_analysis_marks_the_losing_step_and_measures_a_win(page: Any, tmp_path: 
     assert marked.count() == 1
     assert marked.get_attribute("data-step-no") == str(losing)
     assert marked.locator(".marks").inner_text() == "!!"
-    words = expected["losing_step"]["words"]
+    # In the words of cruel replay, as the list of steps says it.
+    words = cli_replay(path)["steps"][losing - 1]["text"]
     assert f"Lost at step {losing} ({words})" in page.locator("#analysis").inner_text()
     # A win: how far from the best.
     open_replay(page, f"/replay?puzzle={SOLVED}")
