@@ -9,11 +9,11 @@ from __future__ import annotations
 import datetime as dt
 from typing import Final, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from .documents import document_config
 
-__all__ = ["ERROR_FORMAT", "HEALTH_FORMAT", "ErrorResponse", "Health"]
+__all__ = ["ERROR_FORMAT", "HEALTH_FORMAT", "ErrorResponse", "Health", "HealthProblem"]
 
 ERROR_FORMAT: Final = "cruel-error/1"
 HEALTH_FORMAT: Final = "cruel-health/1"
@@ -38,14 +38,33 @@ class ErrorResponse(BaseModel):
     )
 
 
+class HealthProblem(BaseModel):
+    """What keeps the service from storing entries (``GET /v1/health``, docs/service.md)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    code: Literal["store-unavailable", "disk-full"] = Field(
+        description="store-unavailable: the database file was deleted, replaced or found damaged "
+        "(until a restart); disk-full: a write was refused for a full disk in the last minute."
+    )
+    message: str = Field(description="One line for people.")
+
+
 class Health(BaseModel):
-    """``GET /v1/health``."""
+    """``GET /v1/health``: 200 when all is well, 503 (same document) when it is not."""
 
     model_config = document_config("Cruel service health v1", "health")
 
     format: Literal["cruel-health/1"] = HEALTH_FORMAT
-    status: Literal["ok"] = "ok"
+    status: Literal["ok", "unavailable"] = Field(
+        "ok", description="ok, or unavailable when problem says what is wrong (answered 503)."
+    )
     version: str
     today: dt.date = Field(description="The server's date: solutions of earlier days are public.")
     puzzles: int = Field(description="Puzzles being served.")
-    submissions: int = Field(description="Accepted entries over all leaderboards.")
+    submissions: int | None = Field(
+        description="Accepted entries over all leaderboards; null when the database cannot be read."
+    )
+    problem: HealthProblem | None = Field(
+        None, description="What is wrong with the database, when status is not ok."
+    )

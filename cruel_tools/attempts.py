@@ -21,7 +21,7 @@ from typing import Final, Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from .documents import document_config
-from .leaderboard import PlayerName, StoreBusy, StoreError
+from .leaderboard import PlayerName, StoreBusy, StoreError, is_busy
 from .log import LogFormatError
 from .names import MAX_LENGTH
 from .traversal import ErrorInfo
@@ -207,6 +207,8 @@ class Attempts:
                     ),
                 )
         except sqlite3.OperationalError as exc:  # "database is locked", after the timeout
+            if not is_busy(exc):
+                raise
             raise StoreBusy(f"the leaderboard database is busy ({exc}); try again") from None
         return started
 

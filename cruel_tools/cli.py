@@ -108,7 +108,10 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     ),
     "generate": ("cruel generate --tier hard --seed demo --count 3 --out puzzles/hard",),
     "daily": ("cruel daily --start 2027-01-01 --days 7 --out puzzles",),
-    "serve": ("cruel serve --puzzles puzzles --db cruel.sqlite --port 8000",),
+    "serve": (
+        "cruel serve --puzzles puzzles --db cruel.sqlite --port 8000",
+        "cruel serve --workers 2 --max-per-client 16 --body-timeout 15 --check-interval 30",
+    ),
     "keys": ("cruel keys add --role site --name example.org", "cruel keys list"),
     "keys add": ("cruel keys add --role site --name example.org",),
     "keys list": ("cruel keys list --db cruel.sqlite",),
@@ -1311,6 +1314,28 @@ def serve_command(
             "--head-timeout", min=0.1, help="Seconds a request's line and headers may take."
         ),
     ] = 10.0,
+    body_timeout: Annotated[
+        float,
+        typer.Option(
+            "--body-timeout",
+            min=0.1,
+            help="Seconds a request's body may take after its headers (then 408).",
+        ),
+    ] = 20.0,
+    max_per_client: Annotated[
+        int,
+        typer.Option(
+            "--max-per-client", min=1, help="Open connections from one client address (then 429)."
+        ),
+    ] = 32,
+    check_interval: Annotated[
+        float,
+        typer.Option(
+            "--check-interval",
+            min=0.1,
+            help="Seconds between two integrity checks of the --db file (quick_check).",
+        ),
+    ] = 60.0,
     open_: Annotated[
         bool,
         typer.Option(
@@ -1340,18 +1365,11 @@ def serve_command(
     import uvicorn
     from uvicorn.supervisors import Multiprocess
 
+    from .guard import ENV_GUARD, ENV_SUPERVISOR, GuardConfig, GuardedH11Protocol, raise_fd_limit
     from .keys import RateLimit, parse_rate
     from .leaderboard import StoreError
     from .puzzles import PuzzleSetError
-    from .service import (
-        APP_FACTORY,
-        ENV_HEAD_TIMEOUT,
-        ENV_SETTINGS,
-        Settings,
-        TimedH11Protocol,
-        create_app,
-        time_zone,
-    )
+    from .service import APP_FACTORY, ENV_SETTINGS, Settings, create_app, time_zone
 
     fixed = _option("--today", parse_date, today) if today is not None else None
     _option("--tz", time_zone, tz)
@@ -1364,6 +1382,7 @@ def serve_command(
         fixed_today=fixed,
         tz=tz,
         open=open_,
+        check_interval=check_interval,
         key_limit=RateLimit(key_rate, burst_key) if key_rate else None,
         player_limit=RateLimit(player_rate, burst_player) if player_rate else None,
     )
@@ -1383,13 +1402,16 @@ def serve_command(
             "submit under any player's name (for demos only)",
             err=True,
         )
-    os.environ[ENV_HEAD_TIMEOUT] = str(head_timeout)  # read by each connection, in every worker
+    # The limits on connections are read by each connection, in every worker (uvicorn's own
+    # limit_concurrency would answer in plain text, and count refused connections too).
+    limits = GuardConfig(head_timeout, body_timeout, max_connections, max_per_client)
+    os.environ[ENV_GUARD] = limits.to_env()
+    raise_fd_limit()  # each connection is a file
     options = {
-        "http": TimedH11Protocol,
+        "http": GuardedH11Protocol,
         "host": host,
         "port": port,
         "access_log": access_log,
-        "limit_concurrency": max_connections,
         "log_level": "info",
     }
     if workers == 1:
@@ -1398,6 +1420,7 @@ def serve_command(
     # Worker processes build their own app from the environment: uvicorn can only start
     # several from an import string.
     os.environ[ENV_SETTINGS] = settings.to_env()
+    os.environ[ENV_SUPERVISOR] = str(os.getpid())  # the workers end when it does
     config = uvicorn.Config(APP_FACTORY, factory=True, workers=workers, **options)  # type: ignore[arg-type]
     sock = config.bind_socket()
     # asyncio turns Nagle's algorithm off only on sockets it made itself, and the socket uvicorn

@@ -47,6 +47,7 @@ __all__ = [
     "StoreError",
     "StoreBusy",
     "WouldWait",
+    "is_busy",
     "Submission",
     "SubmissionResult",
     "Entry",
@@ -130,6 +131,16 @@ class StoreBusy(Exception):
 
     Not a :class:`~cruel_tools.errors.CruelError`: nothing is wrong with the input; retry.
     """
+
+
+def is_busy(exc: sqlite3.Error) -> bool:
+    """Whether ``exc`` says only that the database is in use (SQLITE_BUSY, SQLITE_LOCKED): the
+    one failure a retry may cure. Any other (a full disk, a corrupted or vanished file) is not
+    "busy", and is not answered as such (docs/service.md, Errors)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+    return "locked" in str(exc) or "busy" in str(exc)
 
 
 class WouldWait(Exception):
@@ -550,6 +561,8 @@ class Leaderboards:
             self._db.execute(f"PRAGMA busy_timeout = {self.timeout_ms if wait else 0}")
             return self._insert(judgement, (now or dt.datetime.now(dt.UTC)).astimezone(dt.UTC))
         except sqlite3.OperationalError as exc:  # "database is locked", after the busy timeout
+            if not is_busy(exc):
+                raise  # a full disk, a broken file: not "busy" (the service says which)
             if not wait:
                 raise WouldWait(str(exc)) from None
             raise StoreBusy(f"the leaderboard database is busy ({exc}); try again") from None

@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from .documents import document_config
 from .errors import CruelError
 from .keys import ApiKey
-from .leaderboard import MAX_PAGE, StoreBusy, StoreError, reader
+from .leaderboard import MAX_PAGE, StoreBusy, StoreError, is_busy, reader
 
 __all__ = [
     "MODERATION_FORMAT",
@@ -337,6 +337,8 @@ class Moderation:
                     db, when, key, action, changed, sid, record.player, reason, record
                 )
         except sqlite3.OperationalError as exc:
+            if not is_busy(exc):
+                raise
             raise StoreBusy(f"the leaderboard database is busy ({exc}); try again") from None
         return ModerationResult(
             action=action,
@@ -371,6 +373,8 @@ class Moderation:
                 ).fetchone()
                 entry = self._log(db, when, key, action, changed, None, player, reason, None)
         except sqlite3.OperationalError as exc:
+            if not is_busy(exc):
+                raise
             raise StoreBusy(f"the leaderboard database is busy ({exc}); try again") from None
         return ModerationResult(
             action=action,

@@ -8,13 +8,13 @@ See ``docs/service.md``.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import datetime as dt
 import functools
 import hashlib
 import math
 import os
+import sqlite3
 import time
 from collections.abc import AsyncIterator, Callable, Hashable
 from contextlib import asynccontextmanager
@@ -34,14 +34,15 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import Response
 from pydantic import BaseModel, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from . import analysis
-from .api import ErrorResponse, Health
+from .api import ErrorResponse, Health, HealthProblem
 from .attempts import AttemptRequest, Attempts, AttemptStarted, parse_attempt
 from .dates import BadDate, parse_date
 from .errors import CruelError
 from .grading import Tier
+from .guard import QuietClientFailures, die_with_parent
+from .integrity import CHECK_INTERVAL, StoreWatch
 from .keys import MODERATE_ROLES, SUBMIT_ROLES, ApiKey, KeyStore, RateLimit, TokenBuckets
 from .leaderboard import (
     MAX_PAGE,
@@ -120,61 +121,6 @@ class ApiError(Exception):
         self.headers = headers or {}
 
 
-#: Seconds a connection may take to send a request's head (request line and headers).
-HEAD_TIMEOUT: Final = 10.0
-#: Where ``cruel serve --head-timeout`` passes its value to the protocol (and the workers).
-ENV_HEAD_TIMEOUT: Final = "CRUEL_SERVE_HEAD_TIMEOUT"
-
-
-class TimedH11Protocol(H11Protocol):
-    """uvicorn's HTTP/1.1 protocol, closing a connection whose request head is late.
-
-    uvicorn times out only an idle connection after an answer. A client that connects and
-    sends nothing, or half a header, would hold its connection, and one of the
-    ``--max-connections`` places, for ever: a few hundred such sockets would lock everyone
-    out. Here each request's head must arrive within the head timeout of the connection or of
-    the previous answer. (A body sent slowly is bounded by its size, not in time: that is a
-    reverse proxy's job.)
-    """
-
-    _head_timer: asyncio.TimerHandle | None = None
-    _waiting_after: object = None  # the request cycle the awaited head comes after
-
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
-        self._await_head()
-
-    def data_received(self, data: bytes) -> None:
-        super().data_received(data)
-        if self.cycle is not self._waiting_after:  # a new request's head has arrived
-            self._stop_waiting()
-
-    def on_response_complete(self) -> None:
-        # Armed before uvicorn takes up a pipelined request, which then counts as arrived.
-        self._await_head()
-        super().on_response_complete()
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._stop_waiting()
-        super().connection_lost(exc)
-
-    def _await_head(self) -> None:
-        self._stop_waiting()
-        self._waiting_after = self.cycle
-        timeout = float(os.environ.get(ENV_HEAD_TIMEOUT, HEAD_TIMEOUT))
-        self._head_timer = self.loop.call_later(timeout, self._head_late)
-
-    def _stop_waiting(self) -> None:
-        if self._head_timer is not None:
-            self._head_timer.cancel()
-            self._head_timer = None
-
-    def _head_late(self) -> None:
-        self._head_timer = None
-        if self.cycle is self._waiting_after and not self.transport.is_closing():
-            self.transport.close()
-
-
 class UnknownZone(CruelError):
     """A time zone that is not an IANA name known on this machine (``cruel serve --tz``)."""
 
@@ -219,6 +165,8 @@ class Settings:
     max_moves: int = Limits().max_moves
     #: Seconds a submission waits for a database locked by another process (then 503).
     db_timeout: float = 10.0
+    #: Seconds between two integrity checks of the database file (docs/service.md, Integrity).
+    check_interval: float = CHECK_INTERVAL
     #: The server's date (puzzles up to it are open, solutions of earlier ones public); None:
     #: the date now in ``tz``.
     fixed_today: dt.date | None = None
@@ -252,6 +200,7 @@ class Settings:
                 "max_body": self.max_body,
                 "max_moves": self.max_moves,
                 "db_timeout": self.db_timeout,
+                "check_interval": self.check_interval,
                 "fixed_today": self.fixed_today.isoformat() if self.fixed_today else None,
                 "tz": self.tz,
                 "open": self.open,
@@ -279,6 +228,7 @@ def _limit_doc(limit: RateLimit | None) -> dict[str, float] | None:
 
 def app_from_env() -> FastAPI:
     """The app of one ``cruel serve --workers N`` process, from the settings its parent set."""
+    die_with_parent()  # a worker never outlives its supervisor (issue #13)
     return create_app(Settings.from_env(os.environ[ENV_SETTINGS]))
 
 
@@ -345,7 +295,8 @@ _ERRORS: Final[dict[int | str, dict[str, Any]]] = {
         404: "Not found, or not open yet (puzzle-not-open)",
         413: "Body over the size limit",
         422: "Not the expected document (the path names the field)",
-        503: "The database stayed locked too long (retry)",
+        503: "The database stayed locked too long (busy: retry), cannot be used "
+        "(store-unavailable), or its disk is full (disk-full)",
     }.items()
 }
 #: The answers only a write (a route that needs a key) gives.
@@ -491,6 +442,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     keys = KeyStore(settings.db, settings.db_timeout)  # after boards: the file is checked, in WAL
     attempts = Attempts(settings.db, settings.db_timeout)
     moderation = Moderation(settings.db, settings.db_timeout)
+
+    def close_stores() -> None:
+        for store in (boards, keys, attempts, moderation):
+            store.close()
+
+    watch = StoreWatch(str(settings.db), close_stores, settings.check_interval)
+    watch.check_at_start()  # a damaged file is refused before anything is served from it
     limits = settings.limits
     key_buckets, player_buckets = (
         TokenBuckets(limit, settings.clock) if limit else None
@@ -499,7 +457,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        watch.start()
         yield
+        watch.stop()
         boards.close()
         keys.close()
         attempts.close()
@@ -518,6 +478,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.openapi = _openapi(app)  # type: ignore[method-assign]
     _handle_errors(app)
+    _handle_store_errors(app, watch)
+    app.add_middleware(QuietClientFailures)  # a client's own failure is no traceback
 
     def puzzle_or_404(puzzle_id: str) -> Puzzle:
         """The puzzle, if it exists and is open; otherwise one 404 for both, whose words do not
@@ -547,17 +509,26 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             )
         return found.id
 
-    @app.get("/v1/health", response_model=Health)
+    @app.get("/v1/health", response_model=Health, responses={503: {"model": Health}})
     async def health() -> Response:
-        """Liveness and what is being served."""
-        return _json(
-            Health(
-                version=version("cruel-tools"),
-                today=settings.today(),
-                puzzles=len(puzzles),
-                submissions=boards.count(),
-            )
+        """Liveness and what is being served; 503, with ``status`` and ``problem``, when the
+        database cannot be used (docs/service.md, Integrity)."""
+        try:
+            count: int | None = boards.count()
+        except sqlite3.Error as exc:
+            watch.on_error(exc)
+            count = None
+        problem = watch.problem()
+        status = "ok" if problem is None else "unavailable"
+        body = Health(
+            status=status,
+            version=version("cruel-tools"),
+            today=settings.today(),
+            puzzles=len(puzzles),
+            submissions=count,
+            problem=None if problem is None else HealthProblem(**dataclasses.asdict(problem)),
         )
+        return _json(body, 200 if problem is None else 503)
 
     @app.get("/static/{name}", include_in_schema=False)
     async def static_file(name: str, request: Request) -> Response:
@@ -954,6 +925,16 @@ def _handle_errors(app: FastAPI) -> None:
     async def internal_error(request: Request, exc: Exception) -> Response:
         message = f"cruel-tools failed on this request ({type(exc).__name__}); please report it"
         return _error_response(ApiError(500, "internal-error", message))
+
+
+def _handle_store_errors(app: FastAPI, watch: StoreWatch) -> None:
+    """A database error is 503 with its code (``disk-full``, ``store-unavailable``, ``busy``),
+    never a 500 with a traceback; all but a full disk and a lock start a check of the file."""
+
+    @app.exception_handler(sqlite3.Error)
+    async def store_error(request: Request, exc: sqlite3.Error) -> Response:
+        code, message = watch.on_error(exc)
+        return _error_response(ApiError(503, code, message, headers={"Retry-After": "10"}))
 
 
 # --- moderation (docs/service.md, Moderation) ----------------------------------------------------

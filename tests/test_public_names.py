@@ -20,6 +20,8 @@ MODULES = [
     "documents",
     "errors",
     "game",
+    "guard",
+    "integrity",
     "keys",
     "leaderboard",
     "moderation",

@@ -1,0 +1,446 @@
+"""``cruel serve`` against hostile clients (issue #13): time limits on whole requests, caps on
+connections, a log that a client cannot flood, workers that die with their supervisor.
+
+:class:`GuardedH11Protocol` is uvicorn's HTTP/1.1 protocol with these limits, each set by an
+option of ``cruel serve`` (docs/service.md, Hostile clients):
+
+- ``--head-timeout``: a request's line and headers must arrive within this time of the
+  connection's opening (or of the previous answer); otherwise the connection is closed.
+- ``--body-timeout``: its body must arrive within this time of its head; otherwise the answer is
+  408 ``request-timeout`` and the connection is closed. Together: no request holds a connection
+  longer than the two, however slowly it trickles.
+- ``--max-connections``: connections open in one process; one more is answered 503
+  ``server-full`` and closed.
+- ``--max-per-client``: connections open from one client address; one more is answered 429
+  ``too-many-connections`` and closed, so that one address cannot take every place.
+
+A refused connection answers as soon as its request head is in (at most
+:data:`REFUSED_WAIT` seconds), and takes no place while it waits. A client's own failure (a body
+dropped half-way, a request too slow, bytes that are not HTTP) is one line in the log at most,
+and no more than one such line a second (:data:`CLIENT_FAILURES`), never a traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import functools
+import logging
+import os
+import resource
+import signal
+import sys
+import threading
+import time
+from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import asdict, dataclass
+from typing import Any, Final
+
+import h11
+import orjson
+from starlette.requests import ClientDisconnect
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from .api import ErrorResponse
+
+__all__ = [
+    "ANSWERED",
+    "CLIENT_FAILURES",
+    "ENV_GUARD",
+    "ENV_SUPERVISOR",
+    "GuardConfig",
+    "GuardedH11Protocol",
+    "LINGER",
+    "PLACES",
+    "QuietClientFailures",
+    "REFUSED_WAIT",
+    "RateLimitedLog",
+    "config",
+    "die_with_parent",
+    "raise_fd_limit",
+]
+
+#: Where ``cruel serve`` passes the limits to the protocol (and to its workers).
+ENV_GUARD: Final = "CRUEL_SERVE_GUARD"
+#: Where ``cruel serve --workers N`` tells its workers the supervisor's process id.
+ENV_SUPERVISOR: Final = "CRUEL_SERVE_SUPERVISOR"
+#: Seconds a refused connection may take to send its request head (then it is closed unanswered).
+REFUSED_WAIT: Final = 2.0
+#: Seconds a connection is kept open, reading and dropping, after its last answer: a close with
+#: unread bytes would be a reset, which can destroy the answer before the client reads it.
+LINGER: Final = 1.0
+#: Key of the ASGI scope set when the protocol has answered the request itself (a late body).
+ANSWERED: Final = "cruel.answered"
+
+_Scope = MutableMapping[str, Any]
+_Message = MutableMapping[str, Any]
+_Receive = Callable[[], Awaitable[_Message]]
+_Send = Callable[[_Message], Awaitable[None]]
+_ASGIApp = Callable[[_Scope, _Receive, _Send], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class GuardConfig:
+    """The limits of :class:`GuardedH11Protocol` (``cruel serve``'s options)."""
+
+    head_timeout: float = 10.0
+    body_timeout: float = 20.0
+    max_connections: int = 256
+    max_per_client: int = 32
+
+    def to_env(self) -> str:
+        return orjson.dumps(asdict(self)).decode()
+
+
+@functools.lru_cache(maxsize=4)
+def _config_of(text: str | None) -> GuardConfig:
+    return GuardConfig(**orjson.loads(text)) if text else GuardConfig()
+
+
+def config() -> GuardConfig:
+    """The limits of this process, from :data:`ENV_GUARD` (defaults when unset)."""
+    return _config_of(os.environ.get(ENV_GUARD))
+
+
+class RateLimitedLog:
+    """At most one line per ``interval`` seconds; the lines left out are counted in the next."""
+
+    def __init__(
+        self,
+        logger: logging.Logger,
+        interval: float = 1.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.logger = logger
+        self.interval = interval
+        self.clock = clock
+        self._last = -float("inf")
+        self._left_out = 0
+
+    def allow(self) -> str | None:
+        """None when a line now would be one too many (it is counted); otherwise what to add
+        to the line (the count of those left out since the last, or nothing)."""
+        now = self.clock()
+        if now - self._last < self.interval:
+            self._left_out += 1
+            return None
+        self._last = now
+        left_out, self._left_out = self._left_out, 0
+        return f" (and {left_out} more since the last such line)" if left_out else ""
+
+    def warning(self, message: str) -> None:
+        suffix = self.allow()
+        if suffix is not None:
+            self.logger.warning("%s%s", message, suffix)
+
+
+#: The log of clients' own failures: one line a second at most, for the whole process.
+CLIENT_FAILURES: Final = RateLimitedLog(logging.getLogger("uvicorn.error"))
+
+#: uvicorn's own lines about a client's failure (one per bad request), rate-limited too.
+_CLIENT_LINES: Final = frozenset({"Invalid HTTP request received."})
+
+
+class _ClientFailureFilter(logging.Filter):
+    """On uvicorn's logger: its lines about a client's failure share the rate limit, and a
+    client's disconnection never comes with a traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, ClientDisconnect):
+            record.msg, record.args, record.exc_info, record.exc_text = (
+                "a client closed its connection before its request was read",
+                (),
+                None,
+                None,
+            )
+        elif record.getMessage() not in _CLIENT_LINES:
+            return True
+        suffix = CLIENT_FAILURES.allow()
+        if suffix is None:
+            return False
+        record.msg, record.args = f"{record.getMessage()}{suffix}", ()
+        return True
+
+
+@functools.cache
+def _install_filter() -> None:
+    logging.getLogger("uvicorn.error").addFilter(_ClientFailureFilter())
+
+
+def _client_text(client: tuple[str, int] | None) -> str:
+    return f"{client[0]}:{client[1]}" if client else "a client"
+
+
+def _error_body(status: int, code: str, message: str) -> bytes:
+    doc = ErrorResponse(status=status, code=code, message=message).model_dump(mode="json")
+    return orjson.dumps(doc)
+
+
+def _refusal(status: int, code: str, message: str) -> _ASGIApp:
+    """An ASGI app answering every request with this error, and closing the connection."""
+    body = _error_body(status, code, message)
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        (b"retry-after", b"1"),
+        (b"connection", b"close"),
+    ]
+
+    async def app(scope: _Scope, receive: _Receive, send: _Send) -> None:
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+    return app
+
+
+class _Places:
+    """The connections admitted by this process, in all and by client address."""
+
+    def __init__(self) -> None:
+        self.total = 0
+        self.by_client: dict[str, int] = {}
+        self.refused = 0  # refused connections waiting for their request head
+
+    def take(self, host: str | None, limits: GuardConfig) -> _ASGIApp | None:
+        """Admit a connection (None), or the app that refuses it."""
+        if self.total >= limits.max_connections:
+            return _refusal(
+                503,
+                "server-full",
+                f"the server has {self.total} connections open, its limit (--max-connections); "
+                "retry later",
+            )
+        held = self.by_client.get(host, 0) if host is not None else 0
+        if held >= limits.max_per_client:
+            return _refusal(
+                429,
+                "too-many-connections",
+                f"{host} has {held} connections open, the limit for one client address "
+                "(--max-per-client); close one before opening another",
+            )
+        self.total += 1
+        if host is not None:
+            self.by_client[host] = held + 1
+        return None
+
+    def give_back(self, host: str | None) -> None:
+        self.total -= 1
+        if host is not None:
+            left = self.by_client[host] - 1
+            if left:
+                self.by_client[host] = left
+            else:
+                del self.by_client[host]  # memory: only addresses with open connections
+
+
+#: This process's places (protocol callbacks all run on its one event loop).
+PLACES: Final = _Places()
+
+
+class GuardedH11Protocol(H11Protocol):
+    """uvicorn's HTTP/1.1 protocol, with the limits of :class:`GuardConfig` (module docs).
+
+    uvicorn times out only an idle connection after an answer: a client that connects and sends
+    nothing, half a header, or headers promising a body that never comes, would hold its
+    connection, and one of the ``--max-connections`` places, for ever.
+    """
+
+    _timer: asyncio.TimerHandle | None = None
+    _waiting_after: object = None  # the request cycle the awaited head comes after
+    _timed_cycle: object = None  # the request whose body is being timed
+    _host: str | None = None
+    _admitted = False
+    _refused = False
+    _lingering = False
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        _install_filter()
+        self._limits = config()
+        self._host = self.client[0] if self.client else None
+        refusal = PLACES.take(self._host, self._limits)
+        if refusal is None:
+            self._admitted = True
+            self._await_head()
+            return
+        if PLACES.refused >= 4 * self._limits.max_connections:
+            transport.abort()  # more refusals waiting than can be answered: no answer
+            return
+        PLACES.refused += 1
+        self._refused = True
+        self.app = refusal  # answers the request head, when it comes
+        wait = min(self._limits.head_timeout, REFUSED_WAIT)
+        self._timer = self.loop.call_later(wait, self._head_late)
+
+    def data_received(self, data: bytes) -> None:
+        if self._lingering:
+            return  # after our last answer: read and dropped
+        super().data_received(data)
+        self._note_head()
+
+    def on_response_complete(self) -> None:
+        # Armed before uvicorn takes up a pipelined request, which then counts as arrived.
+        self._await_head()
+        super().on_response_complete()
+        self._note_head()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._stop_timer()
+        if self._admitted:
+            self._admitted = False
+            PLACES.give_back(self._host)
+        if self._refused:
+            self._refused = False
+            PLACES.refused -= 1
+        super().connection_lost(exc)
+
+    # -- the head --
+
+    def _await_head(self) -> None:
+        self._stop_timer()
+        self._waiting_after = self.cycle
+        self._timer = self.loop.call_later(self._limits.head_timeout, self._head_late)
+
+    def _stop_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _head_late(self) -> None:
+        self._timer = None
+        if self.cycle is self._waiting_after and not self.transport.is_closing():
+            self.transport.close()
+
+    # -- the body --
+
+    def _note_head(self) -> None:
+        """When a new request's head has arrived: time its body, if it has one to come."""
+        cycle = self.cycle
+        if cycle is None or cycle is self._waiting_after or cycle is self._timed_cycle:
+            return
+        self._timed_cycle = cycle
+        if self._refused:
+            return
+        self._stop_timer()
+        if cycle.more_body:
+            self._timer = self.loop.call_later(self._limits.body_timeout, self._body_late, cycle)
+
+    def _body_late(self, cycle: Any) -> None:
+        self._timer = None
+        if cycle is not self.cycle or not cycle.more_body or self.transport.is_closing():
+            return
+        if cycle.disconnected or cycle.response_complete:
+            return
+        seconds = self._limits.body_timeout
+        CLIENT_FAILURES.warning(
+            f"{_client_text(self.client)}: request body not complete {seconds:g} s after its "
+            "head (--body-timeout): answered 408 and closed"
+        )
+        cycle.scope[ANSWERED] = True  # type: ignore[typeddict-unknown-key]
+        if not cycle.response_started:
+            body = _error_body(
+                408,
+                "request-timeout",
+                f"the request's body did not arrive within {seconds:g} s of its head "
+                "(--body-timeout)",
+            )
+            headers = [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                (b"connection", b"close"),
+            ]
+            cycle.response_started = True
+            try:
+                out = self.conn.send(
+                    h11.Response(status_code=408, headers=headers, reason=b"Request Timeout")
+                )
+                out = (out or b"") + (self.conn.send(h11.Data(data=body)) or b"")
+                out += self.conn.send(h11.EndOfMessage()) or b""
+            except h11.LocalProtocolError:  # the connection is past answering: just close
+                out = b""
+            self.transport.write(out)
+            cycle.response_complete = True
+        # The app, waiting for the body, reads a disconnection; its answer goes nowhere.
+        cycle.disconnected = True
+        cycle.message_event.set()
+        self._linger()
+
+    def _linger(self) -> None:
+        """Close after :data:`LINGER` seconds, dropping what the client still sends."""
+        self._lingering = True
+        self._stop_timer()
+        with contextlib.suppress(OSError, RuntimeError):
+            if self.transport.can_write_eof():
+                self.transport.write_eof()
+        self.flow.resume_reading()
+        self._timer = self.loop.call_later(LINGER, self.transport.close)
+
+
+class QuietClientFailures:
+    """ASGI middleware: a request whose client went away before its body was read is one line
+    of :data:`CLIENT_FAILURES` (rate-limited), not a traceback and a 500 to no one."""
+
+    def __init__(self, app: _ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: _Scope, receive: _Receive, send: _Send) -> None:
+        try:
+            await self.app(scope, receive, send)
+        except ClientDisconnect:
+            if scope.get(ANSWERED):
+                return  # the protocol answered 408 and logged it
+            client = scope.get("client")
+            CLIENT_FAILURES.warning(
+                f"{_client_text(client)}: closed the connection before its request body was "
+                f"complete ({scope.get('method')} {scope.get('path')})"
+            )
+
+
+# --- processes -----------------------------------------------------------------------------------
+
+
+def raise_fd_limit() -> int:
+    """Raise this process's limit of open files to its hard limit (each connection is one);
+    the limit now."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and soft < hard:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+            soft = hard
+    return soft
+
+
+#: prctl(2)'s option: the signal this process gets when its parent dies.
+_PR_SET_PDEATHSIG: Final = 1
+
+
+def die_with_parent(poll: float = 1.0) -> None:
+    """Make this worker process end (SIGTERM: a graceful stop) when its supervisor dies, even
+    by SIGKILL: on Linux, ``prctl(PR_SET_PDEATHSIG)``; everywhere, a thread that looks at the
+    parent's id every ``poll`` seconds. A worker whose supervisor is gone would go on serving
+    the port, and a new server could not listen on it.
+
+    The supervisor's id is :data:`ENV_SUPERVISOR` when set (it may have died before this
+    call); otherwise the parent now.
+    """
+    expected = int(os.environ.get(ENV_SUPERVISOR) or os.getppid())
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+
+    def orphaned() -> bool:
+        return os.getppid() != expected
+
+    if orphaned():  # died before the prctl: nothing would tell us
+        os.kill(os.getpid(), signal.SIGTERM)
+        return
+
+    def watch() -> None:
+        while not orphaned():
+            time.sleep(poll)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="cruel-parent-watch", daemon=True).start()
