@@ -3,8 +3,8 @@
  * the stats panel, and the past days with their public solutions and leaderboards.
  */
 import {
-  api, addDays, dayName, h, hasProgress, parText, showError, storedGames, storedResult,
-  tierName, versusPar,
+  api, addDays, dayName, h, hasProgress, parText, showError, storedGames, storedPlayer,
+  storedResult, tierName, versusPar,
 } from '/static/site.js';
 import { renderStats } from '/static/stats.js';
 
@@ -16,7 +16,8 @@ function resultLine(puzzle) {
   if (result) {
     if (result.accepted) {
       const rank = result.rank != null ? `, rank ${result.rank}` : '';
-      const vs = result.versus_par != null ? ` (par ${versusPar(result.versus_par)})` : '';
+      const vs = result.versus_par == null ? ''
+        : result.versus_par === 0 ? ' (at par)' : ` (par ${versusPar(result.versus_par)})`;
       return h('p', { class: 'result result-won' },
         `Your entry: ${result.actions} actions${vs}${rank}`);
     }
@@ -115,6 +116,42 @@ async function showPast(today, errorBox) {
   }
 }
 
+/** Whether this browser holds an accepted entry of `name` (so the service knows the player). */
+function hasEntry(name) {
+  try {
+    for (let i = 0; i < localStorage.length; i++) {
+      const key = localStorage.key(i);
+      if (key && key.startsWith('cruel.result.')) {
+        const result = storedResult(key.slice('cruel.result.'.length));
+        if (result && result.accepted && result.player === name) {
+          return true;
+        }
+      }
+    }
+  } catch {
+    return false;
+  }
+  return false;
+}
+
+/** The player's record on the leaderboards (GET /v1/players/{name}), under the stats panel. */
+async function showServerRecord() {
+  const name = storedPlayer();
+  if (name === null || !hasEntry(name)) {
+    return; // no entry yet: the service would answer 404
+  }
+  const line = h('p', { id: 'server-record', class: 'muted' });
+  document.getElementById('stats').append(line);
+  try {
+    const rec = await api(`/v1/players/${encodeURIComponent(name)}`);
+    const days = rec.best_streak === 1 ? 'day' : 'days';
+    line.textContent = `On the leaderboards as ${name}: ${rec.played} entries, ${rec.wins} wins, `
+      + `best streak ${rec.best_streak} ${days}.`;
+  } catch (e) {
+    line.textContent = `Your record on the leaderboards: ${e.message}`;
+  }
+}
+
 async function main() {
   const errorBox = document.getElementById('error');
   try {
@@ -123,6 +160,7 @@ async function main() {
     showError(errorBox, e);
   }
   const today = await showToday(errorBox);
+  await showServerRecord();
   if (today !== null) {
     await showPast(today, errorBox);
   }

@@ -73,34 +73,18 @@ def test_the_players_results_appear_once_stored(page: Any, watch: Watch) -> None
     assert page.locator("#today-list .result").count() == 0
     assert page.locator("#stats dd[data-stat=played]").get_attribute("data-value") == "0"
     # What the play page keeps: the submission's answer, and the finished game's log.
-    answer = {
-        "format": "cruel-submission-result/1",
-        "puzzle": "2027-01-05-easy",
-        "player": "Front",
-        "accepted": True,
-        "duplicate": False,
-        "submission_id": 7,
-        "submitted_at": "2027-01-05T10:05:00Z",
-        "moves": 53,
-        "redeals": 5,
-        "actions": 58,
-        "par_actions": 56,
-        "versus_par": 2,
-        "optimal": False,
-        "elapsed_ms": None,
-        "rank": 3,
-        "reason": None,
-    }
-    game = par_win("2027-01-05-medium")
+    answer = submit(page, "2027-01-05-medium", "Front", par_win("2027-01-05-medium"))
+    assert answer["accepted"], answer
+    game = par_win("2027-01-05-easy")
     game["meta"] = {
         "player": "Front",
-        "puzzle": "2027-01-05-medium",
+        "puzzle": "2027-01-05-easy",
         "started_at": "2027-01-05T09:00:00+00:00",
         "finished_at": "2027-01-05T09:04:10+00:00",
     }
     stored = {
         "cruel.player": "Front",
-        "cruel.result.2027-01-05-easy": json.dumps(answer),
+        "cruel.result.2027-01-05-medium": json.dumps(answer),
         "cruel.games": json.dumps([game]),
         "cruel.progress.2027-01-05-hard": json.dumps(
             {"steps": ["3F"], "started_at": "2027-01-05T11:00:00+00:00"}
@@ -111,14 +95,26 @@ def test_the_players_results_appear_once_stored(page: Any, watch: Watch) -> None
     )
     page.reload()
     page.wait_for_selector("body[data-ready=true]")
-    card = page.locator("#today-list li[data-puzzle='2027-01-05-easy']")
-    assert card.locator(".result").inner_text() == "Your entry: 58 actions (par +2), rank 3"
-    actions = game["claim"]["moves"] + game["claim"]["redeals"]
     medium = page.locator("#today-list li[data-puzzle='2027-01-05-medium'] .result")
-    assert medium.inner_text() == f"Won in {actions} actions (not submitted)"
+    assert (
+        medium.inner_text()
+        == f"Your entry: {answer['actions']} actions (at par), rank {answer['rank']}"
+    )
+    actions = game["claim"]["moves"] + game["claim"]["redeals"]
+    easy = page.locator("#today-list li[data-puzzle='2027-01-05-easy'] .result")
+    assert easy.inner_text() == f"Won in {actions} actions (not submitted)"
     hard = page.locator("#today-list li[data-puzzle='2027-01-05-hard'] .result")
     assert hard.inner_text() == "Game in progress"
     assert page.locator("#today-list li[data-puzzle='2027-01-05-expert'] .result").count() == 0
+    # The player's record on the leaderboards, from the service.
+    record = page.request.get("/v1/players/Front").json()
+    assert (
+        page.locator("#server-record")
+        .inner_text()
+        .startswith(
+            f"On the leaderboards as Front: {record['played']} entries, {record['wins']} wins"
+        )
+    )
     # The stats panel counts the finished game.
     assert page.locator("#stats dd[data-stat=played]").get_attribute("data-value") == "1"
     assert page.locator("#stats dd[data-stat=wins]").get_attribute("data-value") == "1"
