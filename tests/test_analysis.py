@@ -26,7 +26,7 @@ from cruel_tools.cli import app
 from cruel_tools.game import Game, Move
 from cruel_tools.log import to_step
 from cruel_tools.optimal import optimize
-from cruel_tools.solver import pile1_lock, solve
+from cruel_tools.solver import Memo, check_win, pile1_lock, solve
 from cruel_tools.verify import verify_bytes
 
 from .helpers import log_dict, published_puzzles, puzzle_log, random_game
@@ -134,6 +134,23 @@ def test_a_position_the_budget_cannot_decide_makes_an_interval_never_a_guess() -
     assert loss.losing_step is None and loss.undecided_positions
     assert loss.last_step is not None
     assert loss.first_step is None or loss.first_step <= loss.last_step
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_shared_memo_never_changes_a_decided_verdict(seed: int) -> None:
+    # Every position of a lost game, solved in turn with one memo (what analyze does) and each
+    # on its own: where both decide, they agree; each win found with the memo replays to a win.
+    game_log, _ = _lost_game(seed)
+    games, _, _ = positions(game_log)
+    memo = Memo()
+    for game in [*games[::-3], *games[1::4]]:  # the order mixes proven-lost and won ones
+        shared = solve(game.copy(), 3_000, memo=memo)
+        alone = solve(game.copy(), 3_000)
+        if "unknown" not in (shared.verdict, alone.verdict):
+            assert shared.verdict == alone.verdict
+        if shared.verdict == "won":
+            check_win(game, shared.steps)
+    assert memo.lost and memo.won
 
 
 def test_the_analysis_is_deterministic() -> None:
