@@ -23,7 +23,12 @@ from cruel_tools.cli import app
 from cruel_tools.grading import Budget
 
 SMALL = Budget(
-    solver_states=5000, critical_states=30, playouts=10, playout_steps=200, player_states=2000
+    solver_states=5000,
+    critical_states=30,
+    playouts=10,
+    playout_steps=200,
+    player_states=2000,
+    optimal_states=2000,  # par: the fewest-actions search, kept small here too
 )
 DAY = dt.date(2027, 1, 1)  # a committed day of the public demo set, too
 SECRET = b"correct horse battery staple 7f3a9c"
