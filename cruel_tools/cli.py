@@ -110,7 +110,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "daily": ("cruel daily --start 2027-01-01 --days 7 --out puzzles",),
     "serve": (
         "cruel serve --puzzles puzzles --db cruel.sqlite --port 8000",
-        "cruel serve --workers 2 --max-per-client 16 --body-timeout 15 --check-interval 30",
+        "cruel serve --workers 2 --max-per-client 16 --body-timeout 15",
     ),
     "keys": ("cruel keys add --role site --name example.org", "cruel keys list"),
     "keys add": ("cruel keys add --role site --name example.org",),
