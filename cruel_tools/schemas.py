@@ -18,7 +18,7 @@ from .grading import Grade
 from .leaderboard import Leaderboard, Submission, SubmissionResult
 from .log import GameLog
 from .moderation import AuditLog, ModerationRequest, ModerationResult
-from .puzzles import DailyPuzzles, PublicPuzzle, Puzzle, PuzzleSolution
+from .puzzles import DailyPuzzles, PastDays, PublicPuzzle, Puzzle, PuzzleSolution
 from .render import ReplayDocument
 from .solver import SolveReport
 from .stats import Record
@@ -39,6 +39,7 @@ MODELS: dict[str, type[BaseModel]] = {
     # the HTTP service (docs/service.md)
     "puzzle-public.schema.json": PublicPuzzle,
     "daily.schema.json": DailyPuzzles,
+    "past.schema.json": PastDays,
     "solution.schema.json": PuzzleSolution,
     "submission.schema.json": Submission,
     "submission-result.schema.json": SubmissionResult,

@@ -62,6 +62,7 @@ from .moderation import AuditLog, Moderation, ModerationRequest, ModerationResul
 from .names import PlayerNameError, enforce
 from .puzzles import (
     DailyPuzzles,
+    PastDays,
     PublicPuzzle,
     Puzzle,
     PuzzleSet,
@@ -77,6 +78,9 @@ from .puzzles import (
 from .render import ReplayDocument, replay_json
 from .stats import Record
 from .verify import VerifyReport, report_json, verify
+
+#: The most days ``GET /v1/puzzles/past`` lists at once.
+MAX_PAST_DAYS: Final = 31
 
 #: Default bound on a request body (the log limit of ``cruel verify`` too).
 MAX_BODY: Final = 1 << 20
@@ -664,6 +668,31 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise ApiError(404, "no-puzzles", f"no {which} for {day.isoformat()}", "path", "date")
         return _json(DailyPuzzles(date=day, puzzles=[public(p) for p in found]))
 
+    @app.get("/v1/puzzles/past", response_model=PastDays)
+    async def past(
+        before: Annotated[
+            str,
+            Query(
+                description="YYYY-MM-DD, or today (server time): list days before it.",
+                json_schema_extra={"anyOf": [{"format": "date"}, {"const": "today"}]},
+            ),
+        ] = "today",
+        limit: Annotated[int, Query(ge=1, le=MAX_PAST_DAYS, description="Days at most.")] = 7,
+    ) -> Response:
+        """The latest days with puzzles before a date, latest first, each with its puzzles
+        (without solutions): what the front page lists as past days. Only open days are listed,
+        so a ``before`` in the future lists no day that is not open yet; an empty list is an
+        answer, not an error."""
+        today = settings.today()
+        day = _parse_day(before, lambda: today, "query", "before")
+        if day > today:  # no day after today is open: list from today on down
+            day = today + dt.timedelta(days=1)
+        days = [
+            DailyPuzzles(date=d, puzzles=[public(p) for p in puzzles.on(d)])
+            for d in puzzles.days_before(day, limit)
+        ]
+        return _json(PastDays(before=day, days=days))
+
     @app.get("/v1/puzzles/{id}", response_model=PublicPuzzle)
     async def get_puzzle(id: PuzzleId) -> Response:
         """One puzzle, without its solution."""
@@ -886,7 +915,9 @@ def _not_open(puzzle_id: str) -> str:
     return f"puzzle {puzzle_id!r} does not exist or is not open yet"
 
 
-def _parse_day(text: str, today: Callable[[], dt.date]) -> dt.date:
+def _parse_day(
+    text: str, today: Callable[[], dt.date], location: str = "path", name: str = "date"
+) -> dt.date:
     """``today`` or a day as :func:`cruel_tools.dates.parse_date` reads it (and words its error,
     as the command line does)."""
     if text == "today":
@@ -894,7 +925,7 @@ def _parse_day(text: str, today: Callable[[], dt.date]) -> dt.date:
     try:
         return parse_date(text)
     except BadDate as exc:
-        raise ApiError(422, exc.code, str(exc), "path", "date") from None
+        raise ApiError(422, exc.code, str(exc), location, name) from None
 
 
 def _handle_errors(app: FastAPI) -> None:

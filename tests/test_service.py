@@ -113,6 +113,7 @@ def test_openapi_document_is_complete_and_its_refs_resolve(client: TestClient) -
         "/v1/health",
         "/v1/verify",
         "/v1/puzzles/daily/{date}",
+        "/v1/puzzles/past",
         "/v1/puzzles/{id}",
         "/v1/puzzles/{id}/solution",
         "/v1/puzzles/{id}/submissions",
@@ -546,7 +547,8 @@ def test_leaderboard_errors(client: TestClient) -> None:
 
 def test_unknown_routes_and_methods(client: TestClient) -> None:
     error(client.get("/v1/nothing"), 404, "not-found")
-    error(client.get("/"), 404, "not-found")
+    error(client.get("/nothing"), 404, "not-found")
+    error(client.get("/play"), 404, "not-found")  # /play/{id} is a page; /play is not
     response = client.delete("/v1/health")
     error(response, 405, "method-not-allowed")
     assert response.headers["allow"] == "GET"
@@ -965,3 +967,59 @@ def test_a_hidden_entrys_game_is_not_shown(tmp_path: Path) -> None:
             )
         settings.fixed_today = dt.date(2027, 1, 6)
         error(client.get(f"/v1/puzzles/{OPEN_ID}/submissions/{sid}/log"), 404, "unknown-submission")
+
+
+# --- past days, pages ---------------------------------------------------------------------------
+
+
+def test_past_days_list_the_latest_days_with_puzzles_before_a_date(
+    client: TestClient, settings: service.Settings
+) -> None:
+    body = client.get("/v1/puzzles/past").json()
+    assert body["format"] == "cruel-past/1" and body["before"] == "2027-01-05"
+    assert [d["date"] for d in body["days"]] == [
+        "2027-01-04",
+        "2027-01-03",
+        "2027-01-02",
+        "2027-01-01",
+    ]
+    assert [p["tier"] for p in body["days"][0]["puzzles"]] == ["easy", "medium", "hard", "expert"]
+    assert all("solution" not in p for d in body["days"] for p in d["puzzles"])
+    assert body["days"][0] == client.get("/v1/puzzles/daily/2027-01-04").json()
+    two = client.get("/v1/puzzles/past?before=2027-01-04&limit=2").json()
+    assert [d["date"] for d in two["days"]] == ["2027-01-03", "2027-01-02"]
+    assert client.get("/v1/puzzles/past?before=2027-01-01").json()["days"] == []
+    # A date after today lists from today down: nothing that is not open yet.
+    future = client.get("/v1/puzzles/past?before=2027-03-01&limit=31").json()
+    assert future["before"] == "2027-01-06"
+    assert [d["date"] for d in future["days"]][:2] == ["2027-01-05", "2027-01-04"]
+    error(client.get("/v1/puzzles/past?before=2027-1-5"), 422, "bad-date")
+    error(client.get("/v1/puzzles/past?limit=32"), 422, "bad-parameter")
+    error(client.get("/v1/puzzles/past?limit=0"), 422, "bad-parameter")
+
+
+@pytest.mark.parametrize(
+    ("path", "name"),
+    [
+        ("/", "index.html"),
+        ("/play/2027-01-05-easy", "play.html"),
+        ("/play/no-such-puzzle", "play.html"),
+        ("/replay", "replay.html"),
+        ("/leaderboard/2027-01-05-easy", "leaderboard.html"),
+    ],
+)
+def test_pages_are_package_files_under_a_same_origin_policy(
+    client: TestClient, path: str, name: str
+) -> None:
+    from importlib.resources import files
+
+    r = client.get(path)
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
+    assert r.content == (files("cruel_tools") / "web" / name).read_bytes()
+    policy = r.headers["content-security-policy"]
+    assert "default-src 'self'" in policy and "script-src 'self';" in policy
+    assert "unsafe-inline" not in policy and "http" not in policy
+    assert r.headers["x-content-type-options"] == "nosniff"
+    assert client.get(path, headers={"If-None-Match": r.headers["etag"]}).status_code == 304
+    # A page names no other origin: nothing it loads can come from elsewhere.
+    assert "http://" not in r.text and "https://" not in r.text and "<script>" not in r.text

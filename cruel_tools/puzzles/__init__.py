@@ -17,9 +17,11 @@ from __future__ import annotations
 
 from .documents import (
     DAILY_FORMAT,
+    PAST_FORMAT,
     PUBLIC_FORMAT,
     SOLUTION_FORMAT,
     DailyPuzzles,
+    PastDays,
     PublicPuzzle,
     PuzzleSolution,
     day_is_open,
@@ -64,6 +66,7 @@ from .logs import (
 
 __all__ = [
     "DAILY_FORMAT",
+    "PAST_FORMAT",
     "GENERATOR",
     "INDEX_FORMAT",
     "MAX_CANDIDATES",
@@ -71,6 +74,7 @@ __all__ = [
     "PUZZLE_FORMAT",
     "SOLUTION_FORMAT",
     "DailyPuzzles",
+    "PastDays",
     "PublicPuzzle",
     "Puzzle",
     "PuzzleCheck",

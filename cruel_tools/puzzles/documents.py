@@ -16,6 +16,7 @@ from .logs import puzzle_solution_log
 PUBLIC_FORMAT: Final = "cruel-puzzle-public/1"
 SOLUTION_FORMAT: Final = "cruel-solution/1"
 DAILY_FORMAT: Final = "cruel-daily/1"
+PAST_FORMAT: Final = "cruel-past/1"
 
 
 class PublicPuzzle(PuzzleFacts):
@@ -50,6 +51,16 @@ class DailyPuzzles(BaseModel):
     format: Literal["cruel-daily/1"] = DAILY_FORMAT
     date: dt.date
     puzzles: list[PublicPuzzle]
+
+
+class PastDays(BaseModel):
+    """Days before a date with their puzzles, latest first (``GET /v1/puzzles/past``)."""
+
+    model_config = document_config("Cruel past days v1", "past")
+
+    format: Literal["cruel-past/1"] = PAST_FORMAT
+    before: dt.date = Field(description="Only days strictly before this date are listed.")
+    days: list[DailyPuzzles] = Field(description="Days with puzzles, latest first.")
 
 
 def solution_from(puzzle: Puzzle) -> dt.date | None:

@@ -6,6 +6,7 @@ through :func:`load_puzzle`, so a file that is not a puzzle is always a :class:`
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 from pathlib import Path
 from typing import Any, Final, Literal
@@ -168,6 +169,7 @@ class PuzzleSet:
                 self.by_date.setdefault(p.date, []).append(p)
         for day in self.by_date.values():
             day.sort(key=lambda p: TIERS.index(p.tier))
+        self.dates = sorted(self.by_date)  # for days_before: a bisection, not a scan
 
     @classmethod
     def load(cls, folder: Path) -> PuzzleSet:
@@ -186,6 +188,11 @@ class PuzzleSet:
 
     def get(self, puzzle_id: str) -> Puzzle | None:
         return self.by_id.get(puzzle_id)
+
+    def days_before(self, day: dt.date, limit: int) -> list[dt.date]:
+        """The latest ``limit`` dates with puzzles strictly before ``day``, latest first."""
+        end = bisect.bisect_left(self.dates, day)
+        return self.dates[max(0, end - limit) : end][::-1]
 
     def on(self, date: dt.date, tier: Tier | None = None) -> list[Puzzle]:
         """The puzzles of ``date`` (only its ``tier`` one, if given), easiest first."""

@@ -90,17 +90,10 @@ async function showPast(today, errorBox) {
   const section = document.getElementById('past');
   const box = document.getElementById('past-days');
   try {
-    for (let i = 1; i <= PAST_DAYS; i++) {
-      const date = addDays(today, -i);
-      let day;
-      try {
-        day = await api(`/v1/puzzles/daily/${date}`);
-      } catch (e) {
-        if (e.status === 404) {
-          break; // the first day of the set
-        }
-        throw e;
-      }
+    // One request: the service lists only days that have puzzles (none before the set's first).
+    const past = await api(`/v1/puzzles/past?before=${today}&limit=${PAST_DAYS}`);
+    for (const day of past.days) {
+      const date = day.date;
       const headingId = `day-${date}`;
       box.append(h('section', { class: 'past-day', 'aria-labelledby': headingId, 'data-date': date },
         h('h3', { id: headingId }, dayName(date)),

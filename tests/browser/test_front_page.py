@@ -21,8 +21,6 @@ PAST = ["2027-01-04", "2027-01-03", "2027-01-02", "2027-01-01"]
 
 
 def open_front(page: Any, watch: Watch) -> None:
-    # The day before the set's first is a 404: where the list of past days stops.
-    watch.allowed.append("status of 404")
     page.goto("/")
     page.wait_for_selector("body[data-ready=true]")
 
@@ -133,7 +131,6 @@ PAGES = {
 def test_nothing_overflows(
     new_page: Callable[..., Any], watch: Watch, width: dict[str, int]
 ) -> None:
-    watch.allowed.append("status of 404")  # the front page's last past day
     page = new_page(viewport=width)
     for path in PAGES.values():
         page.goto(path)
@@ -152,7 +149,6 @@ def test_screenshots_for_the_docs(
     new_page: Callable[..., Any], watch: Watch, tmp_path: Path
 ) -> None:
     """docs/web.md's pictures: written into docs/img/ when CRUEL_SCREENSHOTS=1."""
-    watch.allowed.append("status of 404")
     out = SHOTS if os.environ.get("CRUEL_SCREENSHOTS") == "1" else tmp_path
     out.mkdir(parents=True, exist_ok=True)
     puzzle = "2027-01-05-expert"
