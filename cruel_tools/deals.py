@@ -3,7 +3,9 @@
 The recipe is written for porting, above all to the JavaScript game client
 (``docs/deals.js`` is its reference implementation, ``docs/deals.md`` the specification with test
 vectors): the 48 non-ace cards in a fixed order, shuffled by Fisher-Yates driven by the
-*mulberry32* generator seeded with ``N``, then cut into 12 piles of 4.
+*mulberry32* generator seeded with ``N``, then cut into 12 piles of 4. A profile that deals other
+cards (all 52 into 13 piles, or the 48 that are not kings) shuffles its own deck the same way
+(docs/deals.md, "Other decks"); Cruel's deals never change.
 
 Every step is 32-bit integer arithmetic that JavaScript does exactly (``Math.imul``, ``>>>``), and
 the random index is a multiply-shift of an integer, so no floating-point randomness can make two
@@ -21,6 +23,7 @@ from .cards import Card
 from .errors import CruelError
 from .game import NUM_PILES
 from .game import PACKET as PILE_SIZE
+from .rules import DEFAULT, Rules
 
 __all__ = [
     "MAX_DEAL_NUMBER",
@@ -28,6 +31,7 @@ __all__ = [
     "check_deal_number",
     "mulberry32",
     "deal_order",
+    "deck",
     "deal_piles",
     "BadDeal",
     "check_piles",
@@ -79,17 +83,32 @@ def mulberry32(seed: int) -> Iterator[int]:
         yield t ^ (t >> 14)
 
 
-def deal_order(number: int) -> list[Card]:
-    """The 48 non-ace cards of deal ``number`` in dealt order (Fisher-Yates over mulberry32)."""
-    return list(_shuffled(number))
+def deck(rules: Rules = DEFAULT) -> tuple[Card, ...]:
+    """The cards a profile deals, before shuffling: suits S H D C, each by rank from low to high,
+    without those that start on the foundations (for Cruel: 2S ... KS, 2H, ..., KC)."""
+    base = rules.foundation_base
+    return _START if base == "ace" else _DECKS[base]
+
+
+_DECKS: Final = {
+    "king": tuple(cards.make(s, r) for s in range(4) for r in range(1, cards.KING)),
+    "none": tuple(cards.make(s, r) for s in range(4) for r in range(1, cards.KING + 1)),
+}
+
+
+def deal_order(number: int, rules: Rules = DEFAULT) -> list[Card]:
+    """The cards of deal ``number`` in dealt order (Fisher-Yates over mulberry32): for Cruel the
+    48 that are not aces, for another profile :func:`deck`'s."""
+    base = rules.foundation_base
+    return list(_shuffled(number) if base == "ace" else _shuffled(number, base))
 
 
 # A service verifies the same few puzzle deals over and over; shuffling one costs as much as
 # replaying a short game, so recent deals are kept (as tuples: no caller can change them).
 @lru_cache(maxsize=4096)
-def _shuffled(number: int) -> tuple[Card, ...]:
+def _shuffled(number: int, base: str = "ace") -> tuple[Card, ...]:
     check_deal_number(number)
-    order = list(_START)
+    order = list(_START if base == "ace" else _DECKS[base])
     # zip stops after 47 draws: one random int per position, from the top position down to 1.
     for i, u in zip(range(len(order) - 1, 0, -1), mulberry32(number), strict=False):  # endless
         # Multiply-shift maps u to 0..i with integers only; JS computes the same value exactly
@@ -99,10 +118,12 @@ def _shuffled(number: int) -> tuple[Card, ...]:
     return tuple(order)
 
 
-def deal_piles(number: int) -> list[list[Card]]:
-    """The 12 piles of deal ``number``, each bottom to top: pile 1 is cards 0-3 of the order."""
-    order = deal_order(number)
-    return [order[k : k + PILE_SIZE] for k in range(0, NUM_PILES * PILE_SIZE, PILE_SIZE)]
+def deal_piles(number: int, rules: Rules = DEFAULT) -> list[list[Card]]:
+    """The 12 piles of deal ``number`` (the profile's ``pile_count``), each bottom to top: pile 1
+    is cards 0-3 of the order."""
+    order = deal_order(number, rules)
+    n = rules.pile_count
+    return [order[k : k + PILE_SIZE] for k in range(0, n * PILE_SIZE, PILE_SIZE)]
 
 
 # --- deals in logs ----------------------------------------------------------------------------
@@ -118,8 +139,13 @@ class BadDeal(CruelError):
         self.path = path
 
 
-def check_piles(piles: Sequence[Sequence[str]], base: str = "/deal/piles") -> list[list[Card]]:
-    """Read 12 piles of 4 card names: 48 distinct cards, no aces, else :class:`BadDeal`."""
+def check_piles(
+    piles: Sequence[Sequence[str]], base: str = "/deal/piles", rules: Rules = DEFAULT
+) -> list[list[Card]]:
+    """Read 12 piles of 4 card names: 48 distinct cards, no aces, else :class:`BadDeal` (under
+    another profile: its ``pile_count`` piles of 4, none of the cards on its foundations)."""
+    if not rules.cruel_layout:
+        return _check_other(piles, base, rules)
     by_text = cards.BY_TEXT
     try:
         result = [[by_text[t] for t in p] for p in piles]
@@ -163,18 +189,47 @@ def _blame(piles: list[list[Card]], base: str) -> None:
             where[card] = i + 1
 
 
+def _check_other(piles: Sequence[Sequence[str]], base: str, rules: Rules) -> list[list[Card]]:
+    result = [[cards.parse(t) for t in p] for p in piles]
+    n = rules.pile_count
+    if len(result) != n:
+        raise BadDeal(base, f"a deal has {n} piles, this one has {len(result)}")
+    allowed = set(deck(rules))
+    where: dict[Card, int] = {}
+    for i, pile in enumerate(result):
+        if len(pile) != PILE_SIZE:
+            raise BadDeal(
+                f"{base}/{i}",
+                f"pile {i + 1} has {len(pile)} cards (a deal has {PILE_SIZE} in each)",
+            )
+        for j, card in enumerate(pile):
+            if card not in allowed:
+                raise BadDeal(
+                    f"{base}/{i}/{j}",
+                    f"{cards.symbol(card)} in pile {i + 1}: the "
+                    f"{rules.foundation_base}s start on the foundations",
+                )
+            if card in where:
+                raise BadDeal(
+                    f"{base}/{i}/{j}",
+                    f"{cards.symbol(card)} is in pile {where[card]} and again in pile {i + 1}",
+                )
+            where[card] = i + 1
+    return result
+
+
 def resolve_deal(
-    number: int | None, piles_text: Sequence[Sequence[str]] | None
+    number: int | None, piles_text: Sequence[Sequence[str]] | None, rules: Rules = DEFAULT
 ) -> list[list[Card]]:
     """The starting piles a log's deal names: by number, by piles, or both when they agree."""
-    by_number = deal_piles(number) if number is not None else None
+    by_number = deal_piles(number, rules) if number is not None else None
     if piles_text is None:
         if by_number is None:
             raise BadDeal("/deal", 'a deal needs "number" or "piles"')
         return by_number
-    piles = check_piles(piles_text)
+    piles = check_piles(piles_text, rules=rules)
     if by_number is not None and by_number != piles:
-        i = next(k for k in range(NUM_PILES) if by_number[k] != piles[k])
+        i = next(k for k in range(len(piles)) if by_number[k] != piles[k])
         shown = " ".join(cards.symbol(c) for c in by_number[i])
         raise BadDeal(
             f"/deal/piles/{i}",

@@ -4,8 +4,15 @@ A :class:`Game` is a position plus the rules profile and the counters a score ne
 (like ``chess.Board``): :meth:`Game.move`, :meth:`Game.redeal` and :meth:`Game.push` change it or
 raise an :class:`IllegalMove` subclass that leaves it untouched; :meth:`Game.copy` is cheap.
 
-Piles are numbered 1-12 as players number them; each pile is a list of cards bottom to top, so
-its top card is ``pile[-1]``. Foundations hold the rank of their top card per suit (1 = ace only).
+Piles are numbered 1-12 (1-13 under a 13-pile profile) as players number them; each pile is a list
+of cards bottom to top, so its top card is ``pile[-1]``. Foundations hold the number of cards on
+each suit's foundation: under Cruel's aces-up foundations that is the rank of the top card (1 = ace
+only); :func:`foundation_rank` gives the top card's rank under any profile.
+
+Cruel's own layout and build (12 piles, aces up, down in suit, packets of 4: ``Rules.cruel_layout``)
+is played by :class:`Game` itself. The rest of the family (Ripple Fan, Royal Family) is played by
+its subclass :class:`VariantGame`, which every constructor picks from the rules: the code path of
+``cruel`` stays exactly as fast as before the variants came.
 
 The verifier, the renderer, the solver and the generator all play through this module; none of
 them checks a rule itself.
@@ -24,6 +31,7 @@ from .rules import DEFAULT, Rules
 
 __all__ = [
     "NUM_PILES",
+    "MAX_PILES",
     "PACKET",
     "FOUNDATION_TARGET",
     "Outcome",
@@ -40,6 +48,7 @@ __all__ = [
     "NotNextOnFoundation",
     "WrongSuit",
     "WrongRank",
+    "WrongColour",
     "RunsNotAllowed",
     "NotARun",
     "RunToFoundation",
@@ -52,10 +61,14 @@ __all__ = [
     "redeal_piles",
     "is_packed",
     "tableau_sequence",
+    "foundation_rank",
+    "start_foundations",
     "Game",
+    "VariantGame",
 ]
 
 NUM_PILES = 12
+MAX_PILES = 13  # the most piles a profile deals (ripple-fan-pysolfc); what a log may name
 PACKET = 4
 FOUNDATION_TARGET = None  # a Move's target when the card goes to its foundation
 
@@ -148,6 +161,13 @@ class WrongRank(IllegalMove):
     code = "wrong-rank"
 
 
+class WrongColour(IllegalMove):
+    """Raised, under an alternate-colour build, when a card is to go onto a card of its own
+    colour (or onto one of the other colour that is not of the rank the build needs)."""
+
+    code = "wrong-colour"
+
+
 class RunsNotAllowed(IllegalMove):
     """Raised when a move's ``count`` is not 1 under rules without ``run_moves``: only single
     cards move."""
@@ -208,6 +228,7 @@ MOVE_ERRORS: dict[str, type[IllegalMove]] = {
         NotNextOnFoundation,
         WrongSuit,
         WrongRank,
+        WrongColour,
         RunsNotAllowed,
         NotARun,
         RunToFoundation,
@@ -228,13 +249,25 @@ class PositionError(CruelError):
 # --- redeal orders ----------------------------------------------------------------------------
 
 
-def redeal_piles(piles: Sequence[Sequence[Card]], order: str = "bottom-up") -> list[list[Card]]:
-    """The 12 piles a redeal in ``order`` makes of ``piles`` (which it does not change).
+def redeal_piles(
+    piles: Sequence[Sequence[Card]], order: str = "bottom-up", deal: str = "packets-of-4"
+) -> list[list[Card]]:
+    """The piles a redeal in ``order`` makes of ``piles`` (which it does not change), as many
+    as there are.
 
-    The redeal reads :func:`tableau_sequence` and cuts it into packets of 4; top-down turns
-    each packet over, since a packet's first card becomes the top of its new pile.
+    The redeal reads :func:`tableau_sequence` and cuts it into packets of 4 (``deal``
+    ``packets-of-4``), or gives its cards one at a time to each pile in turn (``one-at-a-time``:
+    card k to pile k mod the number of piles); top-down turns each new pile over, since the first
+    card a pile gets becomes its top.
     """
-    new = list(_PACKETS(tableau_sequence(piles, order)))
+    seq = tableau_sequence(piles, order)
+    n = len(piles)
+    if deal == "one-at-a-time":
+        new = [seq[j::n] for j in range(n)]
+    elif n == NUM_PILES:
+        new = list(_PACKETS(seq))
+    else:
+        new = [seq[i : i + PACKET] for i in range(0, n * PACKET, PACKET)]
     if order != "bottom-up":
         new = [packet[::-1] for packet in new]
     return new
@@ -277,7 +310,27 @@ def tableau_sequence(piles: Sequence[Sequence[Card]], order: str = "bottom-up") 
     return seq
 
 
-_COMPLETE: list[int] = [KING] * 4  # the foundations of a won game
+_COMPLETE: list[int] = [KING] * 4  # the foundations of a won game (13 cards on each)
+
+
+def foundation_rank(rules: Rules, count: int) -> int:
+    """The rank of the top card of a foundation holding ``count`` cards (0: empty)."""
+    if rules.foundation_direction == "up" or count == 0:
+        return count
+    return KING + 1 - count
+
+
+def start_foundations(rules: Rules) -> list[int]:
+    """The foundations of a deal: one card on each, or none when no cards start there."""
+    return [0, 0, 0, 0] if rules.foundation_base == "none" else [1, 1, 1, 1]
+
+
+def _foundation_cards(rules: Rules, suit: int, count: int) -> list[Card]:
+    if rules.foundation_direction == "up":
+        return [cards.make(suit, r) for r in range(1, count + 1)]
+    return [cards.make(suit, r) for r in range(KING + 1 - count, KING + 1)]
+
+
 # The pile numbers, and what a move may name as its target (None: the foundation). Bad input is
 # also of any type: a set look-up refuses it as surely as a range check, and costs less.
 _PILE_NUMBERS: frozenset[int] = frozenset(range(1, NUM_PILES + 1))
@@ -295,17 +348,27 @@ class Game:
     def __init__(
         self,
         piles: Sequence[Sequence[Card]],
-        foundations: Sequence[int] = (1, 1, 1, 1),
+        foundations: Sequence[int] | None = None,
         rules: Rules = DEFAULT,
         *,
         moves: int = 0,
         redeals: int = 0,
     ) -> None:
-        """A position; raises :class:`PositionError` unless it holds each card exactly once."""
-        if len(piles) != NUM_PILES:
-            raise PositionError(f"a position has {NUM_PILES} piles, not {len(piles)}")
-        if len(foundations) != 4 or any(not 1 <= r <= KING for r in foundations):
-            raise PositionError("foundations must give a rank 1-13 for each of S H D C")
+        """A position; raises :class:`PositionError` unless it holds each card exactly once.
+
+        ``foundations`` counts the cards on each suit's foundation (S H D C); by default, those
+        of a deal under ``rules``. A profile other than Cruel's own layout makes the game a
+        :class:`VariantGame`.
+        """
+        if foundations is None:
+            foundations = start_foundations(rules)
+        if len(piles) != rules.pile_count:
+            raise PositionError(f"a position has {rules.pile_count} piles, not {len(piles)}")
+        low = 0 if rules.foundation_base == "none" else 1
+        if len(foundations) != 4 or any(not low <= r <= KING for r in foundations):
+            raise PositionError(f"foundations must give a card count {low}-13 for each of S H D C")
+        if not rules.cruel_layout:
+            self.__class__ = VariantGame
         self.rules = rules
         self.piles: list[list[Card]] = [list(p) for p in piles]
         self.foundations: list[int] = list(foundations)
@@ -315,7 +378,8 @@ class Game:
 
     def _check_cards(self) -> None:
         seen = [c for p in self.piles for c in p]
-        seen += [cards.make(s, r) for s in range(4) for r in range(1, self.foundations[s] + 1)]
+        for s in range(4):
+            seen += _foundation_cards(self.rules, s, self.foundations[s])
         if len(seen) != 52 or set(seen) != set(cards.DECK):
             missing = sorted(set(cards.DECK) - set(seen))
             doubled = sorted({c for c in seen if seen.count(c) > 1})
@@ -325,13 +389,16 @@ class Game:
 
     @classmethod
     def from_deal(cls, piles: Sequence[Sequence[Card]], rules: Rules = DEFAULT) -> Game:
-        """The opening position of a deal (12 piles of 4, no aces; aces on the foundations)."""
-        return cls(piles, (1, 1, 1, 1), rules)
+        """The opening position of a deal (12 piles of 4, no aces; aces on the foundations; or
+        what the profile deals)."""
+        return cls(piles, None, rules)
 
     @classmethod
     def trusted(cls, piles: list[list[Card]], rules: Rules = DEFAULT) -> Game:
         """The opening position of piles already checked to be a deal (see
         :func:`cruel_tools.deals.check_piles`); takes ownership of ``piles``."""
+        if not rules.cruel_layout:
+            return cls(piles, None, rules)
         g = object.__new__(cls)
         g.rules, g.piles, g.foundations, g.moves, g.redeals = rules, piles, [1, 1, 1, 1], 0, 0
         return g
@@ -350,7 +417,7 @@ class Game:
 
     @property
     def foundation_cards(self) -> int:
-        """Cards on the foundations, aces included (4-52)."""
+        """Cards on the foundations, aces included (4-52; 0-52 when none start there)."""
         f = self.foundations
         return f[0] + f[1] + f[2] + f[3]
 
@@ -404,6 +471,8 @@ class Game:
         :raises EmptyTarget: pile ``target`` is empty.
         :raises WrongSuit: the top card of ``target`` is of another suit.
         :raises WrongRank: it is of the same suit but not one rank higher (or the card is a king).
+        :raises WrongColour: under an alternate-colour build (:class:`VariantGame`), the top card
+            of ``target`` is of the moving card's colour.
         """
         if source not in _PILE_NUMBERS or target not in _TARGETS:
             raise BadPile(f"piles are numbered 1 to {NUM_PILES}")
@@ -560,3 +629,176 @@ def _foundation_needs(suit: int, top_rank: int) -> str:
     if top_rank == KING:
         return f"nothing: the {cards.SUIT_SYMBOLS[suit]} foundation is complete"
     return cards.symbol(cards.make(suit, top_rank + 1))
+
+
+# --- the rest of the family ---------------------------------------------------------------------
+
+# Red or black per suit (S H D C): hearts and diamonds are red.
+_RED: tuple[bool, bool, bool, bool] = (False, True, True, False)
+
+
+class VariantGame(Game):
+    """A game under a profile other than Cruel's own layout and build (``Rules.cruel_layout``
+    false): 13 piles, foundations from the kings down or from nothing, an alternate-colour
+    tableau, redeals one card at a time. Made by :class:`Game`'s constructors, never directly.
+
+    Everything not overridden here (reading the position, status, :meth:`push`) is
+    :class:`Game`'s; what differs is written for clarity, not speed.
+    """
+
+    __slots__ = ()
+
+    def copy(self) -> Game:
+        g = object.__new__(VariantGame)
+        g.rules = self.rules
+        g.piles = [p[:] for p in self.piles]
+        g.foundations = self.foundations[:]
+        g.moves = self.moves
+        g.redeals = self.redeals
+        return g
+
+    def _next_rank(self, suit: int) -> int:
+        """The 0-based rank the foundation of ``suit`` takes next (-1 or 13 when complete)."""
+        n = self.foundations[suit]
+        return n if self.rules.foundation_direction == "up" else KING - 1 - n
+
+    def _fits(self, moving: Card, onto: Card) -> bool:
+        """Whether ``moving`` may go onto ``onto`` under the profile's tableau build."""
+        build = self.rules.tableau_build
+        if build == "down-in-suit":
+            return onto == moving + 1 and moving % 13 != 12
+        if _RED[moving // 13] == _RED[onto // 13]:
+            return False
+        step = onto % 13 - moving % 13
+        return step == -1 or (step == 1 and build == "up-or-down-alternate-colour")
+
+    def _build_error(self, source: int, target: int, moving: Card, onto: Card) -> IllegalMove:
+        build = self.rules.tableau_build
+        head = (
+            f"{cards.symbol(moving)} from pile {source} cannot go onto {cards.symbol(onto)} "
+            f"on pile {target}"
+        )
+        if build == "down-in-suit":
+            if moving % 13 == 12:
+                return WrongRank(f"{head} (a king builds on no card)")
+            cls = WrongRank if onto // 13 == moving // 13 else WrongSuit
+            return cls(f"{head} (needs {cards.symbol(moving + 1)})")
+        rank = cards.RANK_NAMES[moving % 13 + 1]
+        if build == "up-alternate-colour":
+            needs = "a card one rank lower" if moving % 13 else "nothing: an ace builds on no card"
+        else:
+            needs = "a card one rank lower or higher"
+        needs += " of the other colour"
+        if _RED[moving // 13] == _RED[onto // 13]:
+            return WrongColour(f"{head} (a {rank} needs {needs})")
+        return WrongRank(f"{head} (a {rank} needs {needs})")
+
+    def move(
+        self, source: int, target: int | None, count: int = 1, card: Card | None = None
+    ) -> None:
+        """As :meth:`Game.move`, under this profile's piles, foundations and build.
+
+        :raises WrongColour: under an alternate-colour build, the target's top card is of the
+            moving card's colour.
+        """
+        n = self.rules.pile_count
+        if not (isinstance(source, int) and 1 <= source <= n) or not (
+            target is None or (isinstance(target, int) and 1 <= target <= n)
+        ):
+            raise BadPile(f"piles are numbered 1 to {n}")
+        piles = self.piles
+        src = piles[source - 1]
+        if not src:
+            if self.is_won():
+                raise MoveAfterEnd("the game is already won")
+            raise EmptySource(f"pile {source} is empty")
+        if target == source:
+            raise SamePile(f"pile {source} cannot move onto itself")
+        if count != 1:
+            self._check_run(source, target, count)
+        moving = src[-count]
+        if card is not None and card != moving:
+            what = "top card" if count == 1 else f"run of {count} starts at"
+            raise CardMismatch(
+                f"the log says {cards.symbol(card)} but pile {source}'s {what} "
+                f"{cards.symbol(moving)}"
+            )
+        if target is None:
+            s, r = divmod(moving, 13)
+            if self._next_rank(s) != r:
+                raise NotNextOnFoundation(
+                    f"{cards.symbol(moving)} from pile {source} cannot go to the foundation "
+                    f"(needs {self._needs(s)})"
+                )
+            self.foundations[s] += 1
+            src.pop()
+        else:
+            dst = piles[target - 1]
+            if not dst:
+                raise EmptyTarget(
+                    f"{cards.symbol(moving)} from pile {source} cannot go onto pile {target}: "
+                    "it is empty, and empty piles stay closed"
+                )
+            onto = dst[-1]
+            if not self._fits(moving, onto):
+                raise self._build_error(source, target, moving, onto)
+            dst.extend(src[-count:])
+            del src[-count:]
+        self.moves += 1
+
+    def _needs(self, suit: int) -> str:
+        r = self._next_rank(suit)
+        if not 0 <= r < KING:
+            return f"nothing: the {cards.SUIT_SYMBOLS[suit]} foundation is complete"
+        return cards.symbol(cards.make(suit, r + 1))
+
+    def _new_piles(self) -> list[list[Card]]:
+        return redeal_piles(self.piles, self.rules.redeal_order, self.rules.redeal_deal)
+
+    def redeal_problem(self) -> IllegalMove | None:
+        return self._redeal_problem(self._new_piles() == self.piles)
+
+    def redeal(self) -> None:
+        new = self._new_piles()
+        problem = self._redeal_problem(new == self.piles)
+        if problem is not None:
+            raise problem
+        self.piles = new
+        self.redeals += 1
+
+    def card_moves(self) -> Iterator[Move]:
+        piles = self.piles
+        tops = {p[-1]: i for i, p in enumerate(piles, 1) if p}
+        runs = self.rules.run_moves
+        build = self.rules.tableau_build
+        for c, i in tops.items():
+            s, r = divmod(c, 13)
+            if self._next_rank(s) == r:
+                yield Move(i, None)
+            if runs:  # the down-in-suit build only (the rules refuse runs with any other)
+                p = piles[i - 1]
+                for k in range(1, self.run_length(i) + 1):
+                    deepest = p[-k]
+                    j = tops.get(deepest + 1)
+                    if j is not None and deepest % 13 != 12:
+                        yield Move(i, j, k)
+                continue
+            if build == "down-in-suit":
+                j = tops.get(c + 1)
+                if j is not None and r != 12:
+                    yield Move(i, j)
+                continue
+            targets = []
+            for t in _OTHER_COLOUR[s]:
+                if r >= 1:
+                    targets.append(tops.get(t * 13 + r - 1))
+                if build == "up-or-down-alternate-colour" and r <= 11:
+                    targets.append(tops.get(t * 13 + r + 1))
+            for j in sorted(t for t in targets if t is not None):
+                yield Move(i, j)
+
+
+# The suits of the other colour, per suit (S H D C).
+_OTHER_COLOUR: tuple[tuple[int, ...], ...] = tuple(
+    tuple(t for t in range(4) if _RED[t] != _RED[s]) for s in range(4)
+)

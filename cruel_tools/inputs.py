@@ -25,7 +25,7 @@ from .cards import Card
 from .errors import CruelError
 from .game import Game, Step
 from .log import Deal, GameLog, Limits, LogFormatError, load, strip_bom
-from .rules import PRESETS, Rules
+from .rules import DEFAULT, PRESETS, Rules
 from .traversal import play
 from .verify import Source, Unit, VerifyReport, report_line, report_of
 
@@ -274,15 +274,20 @@ def deal_or_log(data: bytes, spec: str, limits: Limits = Limits()) -> Deal | Gam
         raise ValueError(f"{shown}: neither a deal nor a game log ({why})") from None
 
 
-def load_deal(spec: str, limits: Limits = Limits()) -> tuple[int | None, list[list[Card]]]:
+def load_deal(
+    spec: str, limits: Limits = Limits(), rules: Rules | None = None
+) -> tuple[int | None, list[list[Card]]]:
     """A deal from a number (``"17"``), or from a JSON file (``-`` for stdin) holding a deal or
-    a whole log (its deal). Raises ``ValueError`` subclasses (:class:`~cruel_tools.deals.BadDeal`
+    a whole log (its deal), under ``rules`` (default: a log's own, else ``cruel``). Raises
+    ``ValueError`` subclasses (:class:`~cruel_tools.deals.BadDeal`
     for piles that are not a deal, :class:`LogFormatError` for a bad log) or ``OSError``."""
     if spec.isascii() and spec.isdigit():
-        return int(spec), deals.deal_piles(int(spec))
+        return int(spec), deals.deal_piles(int(spec), rules or DEFAULT)
     parsed = deal_or_log(read_spec(spec, limits), spec, limits)
+    if isinstance(parsed, GameLog):
+        rules = rules or parsed.resolved_rules()
     deal = parsed.deal if isinstance(parsed, GameLog) else parsed
-    return deal.number, deals.resolve_deal(deal.number, deal.piles)
+    return deal.number, deals.resolve_deal(deal.number, deal.piles, rules or DEFAULT)
 
 
 def read_log(spec: str, limits: Limits = Limits()) -> tuple[Source, GameLog]:
@@ -368,12 +373,12 @@ def load_start(spec: str, rules_name: str | None = None, limits: Limits = Limits
     """
     rules = PRESETS[rules_name or "cruel"]
     if spec.isascii() and spec.isdigit():
-        piles = deals.deal_piles(int(spec))
+        piles = deals.deal_piles(int(spec), rules)
         return Start(int(spec), piles, rules, [], Game.from_deal(piles, rules))
     parsed = deal_or_log(read_spec(spec, limits), spec, limits)
     if isinstance(parsed, GameLog):
         return _start_after(parsed, display_name(spec), rules_name)
-    piles = deals.resolve_deal(parsed.number, parsed.piles)
+    piles = deals.resolve_deal(parsed.number, parsed.piles, rules)
     return Start(parsed.number, piles, rules, [], Game.from_deal(piles, rules))
 
 
@@ -390,5 +395,5 @@ def _start_after(log: GameLog, shown: str, rules_name: str | None) -> Start:
     if played.game is None or played.error is not None and played.error.code != "claim-mismatch":
         raise InvalidLog(report)
     warning = report_line(report) if played.error is not None else None
-    piles = deals.resolve_deal(log.deal.number, log.deal.piles)  # the deal, before the steps
+    piles = deals.resolve_deal(log.deal.number, log.deal.piles, rules)  # before the steps
     return Start(log.deal.number, piles, rules, log.steps(), played.game, warning)

@@ -32,7 +32,7 @@ from .cards import Card
 from .deals import MAX_DEAL_NUMBER
 from .documents import document_config
 from .errors import CruelError
-from .game import NUM_PILES, REDEAL, Move, Step
+from .game import MAX_PILES, NUM_PILES, REDEAL, Move, Step
 from .rules import PRESETS, PresetName, Rules
 
 FORMAT: Final = "cruel-log/1"
@@ -40,7 +40,7 @@ FORMAT: Final = "cruel-log/1"
 #: (RFC 8259 lets a parser ignore it), and :func:`load` does.
 BOM: Final = b"\xef\xbb\xbf"
 CARD_PATTERN = r"^(10|[2-9AaTtJjQqKk])([SsHhDdCc]|[♠♥♦♣]\ufe0f?)$"
-COMPACT_PATTERN = r"^(?:[Rr]|([1-9]|1[0-2])(?:[Ff]|-([1-9]|1[0-2])(?:[xX]([1-9]|1[0-2]))?))$"
+COMPACT_PATTERN = r"^(?:[Rr]|([1-9]|1[0-3])(?:[Ff]|-([1-9]|1[0-3])(?:[xX]([1-9]|1[0-2]))?))$"
 
 
 # --- limits and errors ------------------------------------------------------------------------
@@ -81,7 +81,9 @@ FORMAT_ERROR_CODES = ("unreadable", "too-large", "not-json", "too-many-moves", "
 CardText = Annotated[
     str, Field(pattern=CARD_PATTERN, description="rank then suit: 10H, TH, 4♦", examples=["10H"])
 ]
-PileNumber = Annotated[int, Field(ge=1, le=12, strict=True)]
+# 13 piles under a 13-pile profile (ripple-fan-pysolfc); under 12 piles the engine refuses pile 13
+# (bad-pile), as the format cannot know the profile's piles.
+PileNumber = Annotated[int, Field(ge=1, le=MAX_PILES, strict=True)]
 
 
 MoveEntry = TypedDict(  # a TypedDict, not a model: logs hold thousands of moves, dicts are cheap
@@ -95,8 +97,9 @@ MoveEntry = TypedDict(  # a TypedDict, not a model: logs hold thousands of moves
     },
 )
 MoveEntry.__doc__ = (
-    'A card move: "from" pile (1-12), "to" "foundation" or a pile, optional "card" (the moving '
-    'card; of a run, its deepest) and "count" (cards moved, default 1; runs under perseverance).'
+    'A card move: "from" pile (1-13; 1-12 under most profiles), "to" "foundation" or a pile, '
+    'optional "card" (the moving card; of a run, its deepest) and "count" (cards moved, '
+    "default 1; runs under perseverance)."
 )
 MoveEntry = with_config(ConfigDict(extra="forbid", title="MoveEntry"))(MoveEntry)  # type: ignore[misc]
 
@@ -144,7 +147,11 @@ class Deal(BaseModel):
         None, description="A deal number (docs/deals.md)."
     )
     piles: list[list[CardText]] | None = Field(
-        None, description="12 piles of 4 cards, each bottom to top: the 48 cards that are not aces."
+        None,
+        description=(
+            "12 piles of 4 cards, each bottom to top: the 48 cards that are not aces (under "
+            "another profile its piles: 13 of all 52, or 12 of the 48 that are not kings)."
+        ),
     )
 
     @model_validator(mode="after")
@@ -160,7 +167,7 @@ class Claim(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     outcome: Literal["won", "blocked", "in_progress"] | None = None
-    foundation_cards: Annotated[int, Field(ge=4, le=52, strict=True)] | None = None
+    foundation_cards: Annotated[int, Field(ge=0, le=52, strict=True)] | None = None
     moves: Annotated[int, Field(ge=0, le=10**6, strict=True)] | None = None
     redeals: Annotated[int, Field(ge=0, le=10**6, strict=True)] | None = None
 
@@ -218,12 +225,12 @@ class GameLog(BaseModel):
 
 
 def _compact_table() -> dict[str, Step]:
-    """Every string the compact pattern accepts, with the step it stands for (3,626 of them)."""
+    """Every string the compact pattern accepts, with the step it stands for (4,253 of them)."""
     table: dict[str, Step] = {"R": REDEAL, "r": REDEAL}
-    for source in range(1, NUM_PILES + 1):
+    for source in range(1, MAX_PILES + 1):
         for f in "Ff":
             table[f"{source}{f}"] = Move(source, None)
-        for target in range(1, NUM_PILES + 1):
+        for target in range(1, MAX_PILES + 1):
             table[f"{source}-{target}"] = Move(source, target)
             for count in range(1, NUM_PILES + 1):
                 for x in "xX":
@@ -234,7 +241,7 @@ def _compact_table() -> dict[str, Step]:
 #: The compact moves (``"3F"``, ``"3-7"``, ``"3-7x2"``, ``"R"``), each with its step. A test
 #: checks that these keys are exactly the strings :data:`COMPACT_PATTERN` accepts.
 COMPACT_STEPS: Final[dict[str, Step]] = _compact_table()
-_PILES: Final = frozenset(range(1, NUM_PILES + 1))
+_PILES: Final = frozenset(range(1, MAX_PILES + 1))
 # Every single-card move, by (source, target, card): looking one up costs a fifth of building a
 # Move (a NamedTuple's constructor is Python code), and a log has thousands of them.
 _SINGLE: Final[dict[tuple[int, int | None, Card | None], Move]] = {
@@ -385,7 +392,7 @@ def _short_repr(value: Any) -> str:
 
 # A compact move's shape with any numbers: "4-13" is refused for its pile, not its shape.
 _COMPACT_SHAPE: Final = re.compile(r"(\d+)(?:[Ff]|-(\d+)(?:[xX](\d+))?)")
-_PILES_RULE: Final = f"piles are numbered 1 to {NUM_PILES}"
+_PILES_RULE: Final = f"piles are numbered 1 to {MAX_PILES}"
 _RUN_RULE: Final = f"a run is 1 to {NUM_PILES} cards"
 
 
@@ -393,7 +400,7 @@ def _compact_message(value: Any, shown: str) -> str:
     shape = _COMPACT_SHAPE.fullmatch(value) if isinstance(value, str) else None
     if shape is not None:
         source, target, count = shape.groups()
-        if not all(1 <= int(p) <= NUM_PILES for p in (source, target) if p is not None):
+        if not all(1 <= int(p) <= MAX_PILES for p in (source, target) if p is not None):
             return f"not a move: {shown}: {_PILES_RULE} (compact moves are like 3F, 3-7, 3-7x2)"
         if count is not None:
             return f"not a move: {shown}: {_RUN_RULE} (like 3-7x2)"

@@ -1,21 +1,25 @@
 """Rules profiles: the parameters on which readings of Cruel differ, and their named presets.
 
-Everything the readings in the seeds agree on (12 piles dealt in packets of 4, single top cards
-built down in suit or played up to the foundation, closed empty piles, unshuffled redeals that must
-change the layout) is fixed in :mod:`cruel_tools.game`. A profile only says *which* reading of
-the contested points applies.
+Everything the readings in the seeds agree on (closed empty piles, unshuffled redeals that must
+change the layout, one pack) is fixed in :mod:`cruel_tools.game`. A profile says *which* reading of
+the contested points applies, and for the rest of the family (Ripple Fan, Royal Family) the layout,
+the foundations, the tableau build and how a redeal lays the cards out.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .errors import CruelError
 
 __all__ = [
     "RedealOrder",
+    "FoundationBase",
+    "FoundationDirection",
+    "TableauBuild",
+    "RedealDeal",
     "PresetName",
     "PRESET_TABLE",
     "Rules",
@@ -26,6 +30,10 @@ __all__ = [
 ]
 
 RedealOrder = Literal["bottom-up", "top-down"]
+FoundationBase = Literal["ace", "king", "none"]
+FoundationDirection = Literal["up", "down"]
+TableauBuild = Literal["down-in-suit", "up-alternate-colour", "up-or-down-alternate-colour"]
+RedealDeal = Literal["packets-of-4", "one-at-a-time"]
 
 #: The one table of presets: each name, the contested points it settles (the rest keep the
 #: defaults of :class:`Rules`) and where its reading comes from. :data:`PresetName` and
@@ -52,6 +60,33 @@ PRESET_TABLE: Final[tuple[tuple[str, dict[str, Any], str], ...]] = (
         "pysolfc",
         {"redeal_order": "top-down"},
         "The redeal order issue #2 attributes to the PySolFC program (docs/rules.md: a caveat).",
+    ),
+    (
+        "ripple-fan",
+        {"redeal_deal": "one-at-a-time"},
+        'Seed 003\'s "Ripple Fan": redeals deal the cards one at a time across the fans.',
+    ),
+    (
+        "royal-family",
+        {"tableau_build": "up-alternate-colour"},
+        'Seed 003\'s "Royal Family": the tableau builds up in alternating colours.',
+    ),
+    (
+        "ripple-fan-pysolfc",
+        {"pile_count": 13, "foundation_base": "none", "redeal_order": "top-down"},
+        "PySolFC's Ripple Fan (bakersdozen.py, RippleFan): 13 piles of 4 from all 52 cards.",
+    ),
+    (
+        "royal-family-pysolfc",
+        {
+            "foundation_base": "king",
+            "foundation_direction": "down",
+            "tableau_build": "up-or-down-alternate-colour",
+            "max_redeals": 1,
+            "redeal_order": "top-down",
+        },
+        "PySolFC's Royal Family (bakersdozen.py, RoyalFamily): kings down, up or down in "
+        "alternate colours, one redeal.",
     ),
 )
 
@@ -88,6 +123,67 @@ class Rules(BaseModel):
             "move as a unit onto the card one rank above its deepest card (Perseverance)."
         ),
     )
+    pile_count: Literal[12, 13] = Field(
+        12,
+        description=(
+            "Tableau piles, 4 cards each at the deal: 12 (48 cards, 4 on the foundations) or 13 "
+            "(all 52, foundations empty)."
+        ),
+    )
+    foundation_base: FoundationBase = Field(
+        "ace",
+        description=(
+            "The cards that start on the foundations: the aces, the kings, or none (each "
+            "foundation then starts with its first card played to it)."
+        ),
+    )
+    foundation_direction: FoundationDirection = Field(
+        "up",
+        description="up: a foundation builds A, 2, ..., K by suit; down: K, Q, ..., A by suit.",
+    )
+    tableau_build: TableauBuild = Field(
+        "down-in-suit",
+        description=(
+            "What a card may go onto in the tableau: one rank higher of its suit "
+            "(down-in-suit); one rank lower of the other colour (up-alternate-colour); one rank "
+            "higher or lower of the other colour (up-or-down-alternate-colour)."
+        ),
+    )
+    redeal_deal: RedealDeal = Field(
+        "packets-of-4",
+        description=(
+            "How a redeal lays out the gathered sequence: in packets of 4, pile by pile; or one "
+            "card at a time to each pile in turn (card k to pile k mod piles), across all piles."
+        ),
+    )
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Rules:
+        # The combinations no game has and the engine does not define.
+        if self.foundation_base == "ace" and self.foundation_direction != "up":
+            raise ValueError("foundations based on the aces build up")
+        if self.foundation_base == "king" and self.foundation_direction != "down":
+            raise ValueError("foundations based on the kings build down")
+        dealt = 52 if self.foundation_base == "none" else 48
+        if self.pile_count * 4 != dealt:
+            raise ValueError(
+                f"{self.pile_count} piles of 4 do not hold the {dealt} cards left to deal"
+            )
+        if self.run_moves and self.tableau_build != "down-in-suit":
+            raise ValueError("run moves are defined only for the down-in-suit build")
+        return self
+
+    @property
+    def cruel_layout(self) -> bool:
+        """Whether this is Cruel's own layout and build (12 piles, aces up, down in suit,
+        packets of 4): the engine's fast path, and what the solver's proven rules assume besides
+        their own conditions."""
+        return (
+            self.pile_count == 12
+            and self.foundation_base == "ace"
+            and self.tableau_build == "down-in-suit"
+            and self.redeal_deal == "packets-of-4"
+        )
 
 
 #: The presets by name (see :data:`PRESET_TABLE` for the source of each).

@@ -99,7 +99,7 @@ def play(log: GameLog, visitor: Visitor | None = None) -> Played:
     rules = log.resolved_rules()
     number = log.deal.number
     try:
-        piles = resolve_deal(number, log.deal.piles)
+        piles = resolve_deal(number, log.deal.piles, rules)
     except BadDeal as exc:
         played = Played(rules, number, None, 0, deal_error(exc))
         visitor.end(played)

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from . import cards
 from .documents import document_config
-from .game import Game, Outcome
+from .game import Game, Outcome, foundation_rank
 from .log import GameLog, Limits, LogFormatError, load
 from .rules import Rules
 from .traversal import ErrorInfo, Played, play
@@ -50,9 +50,11 @@ class FinalPosition(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     foundations: dict[Literal["S", "H", "D", "C"], int] = Field(
-        description="Rank of each foundation's top card, 1 (ace) to 13 (king)."
+        description="Rank of each foundation's top card, 1 (ace) to 13 (king); 0 while empty."
     )
-    piles: list[list[str]] = Field(description="The 12 piles, each bottom to top.")
+    piles: list[list[str]] = Field(
+        description="The 12 piles (13 under ripple-fan-pysolfc), each bottom to top."
+    )
 
 
 class VerifyReport(BaseModel):
@@ -85,6 +87,8 @@ class VerifyReport(BaseModel):
 # it halves the cost of a report, and the report schema test checks what they serialize to.
 def final_position(game: Game) -> FinalPosition:
     f, name = game.foundations, cards.name
+    if game.rules.foundation_direction != "up":  # counts of cards; the report gives top ranks
+        f = [foundation_rank(game.rules, n) for n in f]
     return FinalPosition.model_construct(
         foundations={"S": f[0], "H": f[1], "D": f[2], "C": f[3]},
         piles=[[name(c) for c in p] for p in game.piles],

@@ -9,7 +9,7 @@ from typing import Any
 from cruel_tools import cards
 from cruel_tools.cards import Card
 from cruel_tools.deals import deal_piles
-from cruel_tools.game import Game, Move, Step
+from cruel_tools.game import Game, Move, Step, start_foundations
 from cruel_tools.log import step_entry
 from cruel_tools.rules import DEFAULT, Rules
 
@@ -30,17 +30,21 @@ def position(piles: Sequence[str], foundations: str = "", rules: Rules = DEFAULT
     a named pile nor on a foundation are dealt, in deck order, onto piles after the named ones, so
     tests can name only the piles they care about.
     """
-    tops = [1, 1, 1, 1]
+    tops = start_foundations(rules)
     for item in foundations.split():
         tops["SHDC".index(item[0])] = int(item[1:])
     named = [pile(p) for p in piles]
     used = {x for p in named for x in p}
-    on_found = {cards.make(s, r) for s in range(4) for r in range(1, tops[s] + 1)}
+    down = rules.foundation_direction == "down"
+    on_found = {
+        cards.make(s, 14 - r if down else r) for s in range(4) for r in range(1, tops[s] + 1)
+    }
     rest = [x for x in cards.DECK if x not in used and x not in on_found]
-    full = named + [[] for _ in range(12 - len(named))]
+    n = rules.pile_count
+    full = named + [[] for _ in range(n - len(named))]
     # Fill the unnamed piles with the remaining cards, four at a time, the last pile taking
     # any surplus.
-    free = list(range(len(named), 12))
+    free = list(range(len(named), n))
     for k, i in enumerate(free):
         chunk = rest[4 * k : 4 * k + 4] if k < len(free) - 1 else rest[4 * k :]
         full[i] = chunk
@@ -51,7 +55,7 @@ def random_game(
     number: int, rng: random.Random, rules: Rules = DEFAULT, max_steps: int = 60
 ) -> tuple[list[list[Card]], list[Step], Game]:
     """Play up to ``max_steps`` random legal steps from deal ``number``."""
-    piles = deal_piles(number)
+    piles = deal_piles(number, rules)
     game = Game.from_deal(piles, rules)
     steps: list[Step] = []
     for _ in range(max_steps):

@@ -372,7 +372,7 @@ def _documented_move_errors() -> list[str]:
 
 def test_every_move_error_is_listed_explained_and_documented() -> None:
     classes = _move_error_classes()
-    assert len(classes) == 15
+    assert len(classes) == 16
     documented = _documented_move_errors()
     raises = (Game.move.__doc__ or "") + (Game.redeal.__doc__ or "")
     for cls in classes:
@@ -393,6 +393,10 @@ def test_presets() -> None:
         "cruel-limited-5",
         "perseverance",
         "pysolfc",
+        "ripple-fan",
+        "royal-family",
+        "ripple-fan-pysolfc",
+        "royal-family-pysolfc",
     }
     assert PRESETS["perseverance"].max_redeals == 2 and PRESETS["perseverance"].run_moves
     assert PRESETS["pysolfc"].redeal_order == "top-down"
@@ -422,3 +426,12 @@ def test_kings_build_on_nothing_message() -> None:
     g = position(["KH", "JH 5S"], foundations="H10")
     msg = raises("wrong-suit", g.move, 1, 2)
     assert msg.endswith("(a king builds on no card)")
+
+
+def test_wrong_colour_under_royal_family() -> None:
+    g = position(["9H 6H", "KD 5D"], rules=preset("royal-family"))
+    msg = raises("wrong-colour", g.move, 1, 2)
+    assert msg == (
+        "6♥ from pile 1 cannot go onto 5♦ on pile 2 "
+        "(a 6 needs a card one rank lower of the other colour)"
+    )

@@ -61,8 +61,9 @@ def test_compact_table_is_exactly_the_compact_pattern() -> None:
     pattern = re.compile(COMPACT_PATTERN)
     assert all(pattern.fullmatch(text) for text in COMPACT_STEPS)
     # The pattern's language, counted: R or r; per source pile, F or f, or "-" and a target
-    # pile, optionally followed by x or X and a count of 1-12.
-    assert len(COMPACT_STEPS) == 2 + 12 * (2 + 12 * (1 + 2 * 12))
+    # pile, optionally followed by x or X and a count of 1-12. Piles 1-13: a 13-pile profile
+    # (ripple-fan-pysolfc) names pile 13; under 12 piles the engine refuses it (bad-pile).
+    assert len(COMPACT_STEPS) == 2 + 13 * (2 + 13 * (1 + 2 * 12))
 
 
 @given(st.from_regex(COMPACT_PATTERN.rstrip("$") + r"\Z", fullmatch=True))
@@ -218,7 +219,7 @@ def test_decode_refuses_what_the_model_refuses() -> None:
     for bad in [
         {**ok, "from": True},
         {**ok, "from": 3.0},
-        {**ok, "to": 13},
+        {**ok, "to": 14},
         {**ok, "card": None},
         {**ok, "card": "1H"},
         {**ok, "count": 0},
@@ -226,7 +227,7 @@ def test_decode_refuses_what_the_model_refuses() -> None:
         {**ok, "extra": 1},
         {"type": "redeal", "x": 1},
         {"from": 3, "to": "foundation"},
-        "13F",
+        "14F",
         3,
         None,
         [],

@@ -55,7 +55,7 @@ def test_compact_moves(text: str, step: object) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["0F", "13F", "3", "3-", "3-13", "3 F", " R", "R\n", "3-7x0", "3-7x13", "F3", "", "RR"]
+    "text", ["0F", "14F", "3", "3-", "3-14", "3 F", " R", "R\n", "3-7x0", "3-7x13", "F3", "", "RR"]
 )
 def test_not_compact_moves(text: str) -> None:
     with pytest.raises(ValueError):
@@ -190,17 +190,17 @@ def test_a_deal_that_is_not_an_object_is_shown_how_to_write_it(deal: object, wor
 @pytest.mark.parametrize(
     ("move", "path", "words"),
     [
-        ("4-13", "/moves/0", "not a move: '4-13': piles are numbered 1 to 12"),
-        ("13F", "/moves/0", "not a move: '13F': piles are numbered 1 to 12"),
-        ("0-3", "/moves/0", "not a move: '0-3': piles are numbered 1 to 12"),
+        ("4-14", "/moves/0", "not a move: '4-14': piles are numbered 1 to 13"),
+        ("14F", "/moves/0", "not a move: '14F': piles are numbered 1 to 13"),
+        ("0-3", "/moves/0", "not a move: '0-3': piles are numbered 1 to 13"),
         ("3-7x13", "/moves/0", "not a move: '3-7x13': a run is 1 to 12 cards"),
         ("3-7y", "/moves/0", "not a move: '3-7y' (compact moves are like 3F, 3-7, 3-7x2 or R)"),
-        ({"type": "move", "from": 13, "to": 2}, "/moves/0/from", "no pile 13: piles are numbered"),
+        ({"type": "move", "from": 14, "to": 2}, "/moves/0/from", "no pile 14: piles are numbered"),
         ({"type": "move", "from": 1, "to": 0}, "/moves/0/to", "no pile 0: piles are numbered"),
         ({"type": "move", "from": 1, "to": 2, "count": 0}, "/moves/0/count", "count 0: a run is"),
     ],
 )
-def test_a_pile_out_of_range_says_piles_are_1_to_12(move: object, path: str, words: str) -> None:
+def test_a_pile_out_of_range_says_piles_are_1_to_13(move: object, path: str, words: str) -> None:
     with pytest.raises(LogFormatError) as info:
         load(orjson.dumps({**BASE, "moves": [move]}))
     assert info.value.path == path

@@ -23,7 +23,7 @@ from cruel_tools.game import (
     tableau_sequence,
 )
 from cruel_tools.log import load, step_entry, to_step
-from cruel_tools.rules import PRESETS
+from cruel_tools.rules import PRESETS, Rules
 from cruel_tools.verify import verify_bytes
 
 from .helpers import log_dict, random_game
@@ -37,18 +37,32 @@ FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthChe
 # An independent statement of the single-card rules, written from the seeds rather than from
 # cruel_tools.game, so the engine is checked against something other than itself.
 def oracle_card_moves(
-    piles: list[list[int]], foundations: list[int]
+    piles: list[list[int]], foundations: list[int], rules: Rules = PRESETS["cruel"]
 ) -> set[tuple[int, int | None]]:
     legal: set[tuple[int, int | None]] = set()
+    red = {"S": False, "H": True, "D": True, "C": False}
     for i, p in enumerate(piles, 1):
         if not p:
             continue
         card = p[-1]
         suit, rank = cards.suit(card), cards.rank(card)
-        if foundations[suit] == rank - 1:
+        # foundations count their cards: up from the ace, or down from the king
+        if rules.foundation_direction == "up" and foundations[suit] == rank - 1:
+            legal.add((i, None))
+        if rules.foundation_direction == "down" and foundations[suit] == 13 - rank:
             legal.add((i, None))
         for j, q in enumerate(piles, 1):
-            if j != i and q and cards.suit(q[-1]) == suit and cards.rank(q[-1]) == rank + 1:
+            if j == i or not q:
+                continue
+            other, orank = cards.suit(q[-1]), cards.rank(q[-1])
+            colours_differ = red["SHDC"[suit]] != red["SHDC"[other]]
+            if rules.tableau_build == "down-in-suit":
+                ok = other == suit and orank == rank + 1
+            elif rules.tableau_build == "up-alternate-colour":
+                ok = colours_differ and orank == rank - 1
+            else:
+                ok = colours_differ and abs(orank - rank) == 1
+            if ok:
                 legal.add((i, j))
     return legal
 
@@ -57,14 +71,25 @@ def oracle_card_moves(
 @given(
     deal_numbers,
     seeds,
-    st.sampled_from(["cruel", "cruel-when-stuck", "cruel-limited-3", "pysolfc"]),
+    st.sampled_from(
+        [
+            "cruel",
+            "cruel-when-stuck",
+            "cruel-limited-3",
+            "pysolfc",
+            "ripple-fan",
+            "royal-family",
+            "ripple-fan-pysolfc",
+            "royal-family-pysolfc",
+        ]
+    ),
 )
 def test_card_moves_match_the_oracle_along_random_games(number: int, seed: int, name: str) -> None:
     rng = random.Random(seed)
     game = Game.from_deal(random_game(number, rng, PRESETS[name], 0)[0], PRESETS[name])
     for _ in range(40):
         engine = {(m.source, m.target) for m in game.card_moves()}
-        assert engine == oracle_card_moves(game.piles, game.foundations)
+        assert engine == oracle_card_moves(game.piles, game.foundations, PRESETS[name])
         options = list(game.legal_steps())
         if not options:
             break

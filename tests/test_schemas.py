@@ -59,7 +59,7 @@ def test_logs_and_reports_satisfy_their_schemas(number: int, seed: int, name: st
     piles, steps, _ = random_game(number, random.Random(seed), PRESETS[name], max_steps=30)
     doc = log_dict(piles, steps, name, meta={"player": "x"})
     LOG_SCHEMA.validate(doc)
-    bad = dict(doc, moves=doc["moves"] + [{"type": "move", "from": 13, "to": 1}])
+    bad = dict(doc, moves=doc["moves"] + [{"type": "move", "from": 14, "to": 1}])
     assert not LOG_SCHEMA.is_valid(bad)
     with pytest.raises(LogFormatError):
         from_object(bad)
@@ -96,7 +96,7 @@ def test_schema_and_model_accept_the_same_examples(doc: dict) -> None:  # type: 
     "doc",
     [
         {"format": "cruel-log/1", "deal": {"number": 5}, "moves": ["3 F"]},
-        {"format": "cruel-log/1", "deal": {"number": 5}, "moves": ["13F"]},
+        {"format": "cruel-log/1", "deal": {"number": 5}, "moves": ["14F"]},
         {"format": "cruel-log/1", "deal": {"number": 5}, "extra": 1},
         {
             "format": "cruel-log/1",
