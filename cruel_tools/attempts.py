@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import datetime as dt
 import secrets
-import sqlite3
-import threading
 from collections.abc import Hashable
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,9 +19,10 @@ from typing import Final, Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from .documents import document_config
-from .leaderboard import PlayerName, StoreBusy, StoreError, is_busy
+from .leaderboard import PlayerName, StoreError, prepare
 from .log import LogFormatError
 from .names import MAX_LENGTH
+from .store import Connection, Database, SqliteDatabase, attach, database_errors, name_of
 from .traversal import ErrorInfo
 
 __all__ = [
@@ -37,6 +36,7 @@ __all__ = [
     "new_attempt_id",
     "AttemptUse",
     "Attempts",
+    "SCHEMA",
 ]
 
 ATTEMPT_FORMAT: Final = "cruel-attempt/1"
@@ -111,7 +111,8 @@ def _key_text(sender: Hashable) -> str:
     return str(sender)
 
 
-_SCHEMA = """
+#: The table of attempts (made with the leaderboards' on PostgreSQL).
+SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS attempts (
     id TEXT PRIMARY KEY,                    -- new_attempt_id()
     puzzle TEXT NOT NULL,
@@ -135,7 +136,7 @@ class AttemptUse:
     sender: str
     arrived_at: dt.datetime
 
-    def check(self, db: sqlite3.Connection) -> ErrorInfo | int:
+    def check(self, db: Connection) -> ErrorInfo | int:
         """The entry's elapsed milliseconds, from the attempt's start to the submission's
         arrival; or why the attempt may not time it (a ``bad-attempt`` rejection)."""
         row = db.execute(
@@ -156,7 +157,7 @@ class AttemptUse:
         elapsed = self.arrived_at - dt.datetime.fromisoformat(started_at)
         return max(0, elapsed // dt.timedelta(milliseconds=1))
 
-    def use(self, db: sqlite3.Connection, submission_id: int) -> None:
+    def use(self, db: Connection, submission_id: int) -> None:
         """Mark the attempt used by the new entry (in the same transaction as the entry)."""
         db.execute(
             "UPDATE attempts SET submission_id = ? WHERE id = ? AND submission_id IS NULL",
@@ -171,45 +172,46 @@ def _bad(message: str) -> ErrorInfo:
 class Attempts:
     """Started attempts, in a table ``attempts`` of the leaderboards' SQLite file."""
 
-    def __init__(self, path: Path | str, timeout: float = 10.0) -> None:
-        self.path = str(path)
-        self._lock = threading.Lock()
+    def __init__(self, target: Path | str | Database, timeout: float = 10.0) -> None:
+        """``target``: an SQLite file, a ``postgresql://`` URL, or an open :class:`Database`
+        (shared, not closed by :meth:`close`)."""
+        self.path = name_of(target)
         try:
-            self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=timeout)
-            with self._db as db:
-                db.executescript(_SCHEMA)
-        except sqlite3.Error as exc:
-            raise StoreError(f"{self.path}: cannot use as a database: {exc}") from None
+            self._db, self._own = attach(target, timeout)
+            if isinstance(self._db, SqliteDatabase):
+                with self._db.connection as raw:
+                    raw.executescript(SCHEMA)
+            else:
+                prepare(self._db, self.path)
+        except database_errors as exc:
+            message = " ".join(str(exc).split())
+            raise StoreError(f"{self.path}: cannot use as a database: {message}") from None
 
     def close(self) -> None:
-        with self._lock:
+        if self._own:
             self._db.close()
 
     def start(self, puzzle: str, player: str, sender: Hashable, now: dt.datetime) -> AttemptStarted:
-        """Start an attempt of ``player`` on ``puzzle`` at the server's time ``now``."""
+        """Start an attempt of ``player`` on ``puzzle`` at the server's time ``now`` (a
+        database locked for too long raises :class:`~cruel_tools.store.StoreBusy`)."""
         started = AttemptStarted(
             attempt=new_attempt_id(),
             puzzle=puzzle,
             player=player,
             started_at=now.astimezone(dt.UTC),
         )
-        try:
-            with self._lock, self._db as db:
-                db.execute(
-                    "INSERT INTO attempts (id, puzzle, player, sender, started_at)"
-                    " VALUES (?, ?, ?, ?, ?)",
-                    (
-                        started.attempt,
-                        puzzle,
-                        player,
-                        _key_text(sender),
-                        started.started_at.isoformat(),
-                    ),
-                )
-        except sqlite3.OperationalError as exc:  # "database is locked", after the timeout
-            if not is_busy(exc):
-                raise
-            raise StoreBusy(f"the leaderboard database is busy ({exc}); try again") from None
+        with self._db.write() as db:
+            db.execute(
+                "INSERT INTO attempts (id, puzzle, player, sender, started_at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (
+                    started.attempt,
+                    puzzle,
+                    player,
+                    _key_text(sender),
+                    started.started_at.isoformat(),
+                ),
+            )
         return started
 
     @staticmethod

@@ -49,6 +49,7 @@ from .inputs import (
     is_terminal,
     iter_units,
     load_deal,
+    load_deal_rules,
     load_start,
     read_log,
 )
@@ -531,10 +532,20 @@ def _puzzle_option(
 @app.command("deal")
 def deal_command(
     number: Annotated[int, typer.Argument(help="Deal number, 0 to 4294967295.")],
+    rules_name: Annotated[
+        str,
+        typer.Option(
+            "--rules",
+            metavar="PRESET",
+            help="Rules preset: its deck and piles (13 piles of all 52 cards under "
+            "ripple-fan-pysolfc, the 48 non-kings under royal-family-pysolfc).",
+        ),
+    ] = "cruel",
 ) -> None:
     """Print deal NUMBER's 12 piles (bottom to top) as JSON."""
+    chosen = _option("--rules", rules.preset, rules_name)
     try:
-        piles = deals.deal_piles(number)
+        piles = deals.deal_piles(number, chosen)
     except deals.DealNumberError as exc:
         raise _fail(str(exc), 2) from None
     _out(orjson.dumps({"number": number, "piles": [[cards.name(c) for c in p] for p in piles]}))
@@ -826,19 +837,26 @@ def show_command(
     no_color: NoColorOption = False,
     color: ColorOption = "auto",
     json: Annotated[bool, _json_option("the deal's number and piles (as cruel deal)")] = False,
+    rules_name: Annotated[
+        str | None,
+        typer.Option(
+            "--rules", metavar="PRESET", help="Rules preset (default: a log's own, else cruel)."
+        ),
+    ] = None,
 ) -> None:
     """Render a starting position: a deal number, a deal file or a log's deal."""
     _check_layout(layout)
     style = _style(layout, ascii_, _use_color(color, no_color))
+    chosen = None if rules_name is None else _option("--rules", rules.preset, rules_name)
     try:
-        number, piles = load_deal(deal_spec)
+        number, piles, chosen = load_deal_rules(deal_spec, rules=chosen)
     except (ValueError, OSError) as exc:
         raise _fail(str(exc), 1 if isinstance(exc, deals.BadDeal) else 2) from None
     if json:
         _out(orjson.dumps({"number": number, "piles": [[cards.name(c) for c in p] for p in piles]}))
         return
     title = f"Deal {number}" if number is not None else f"Deal from {deal_spec}"
-    for line in render.show(Game.trusted(piles), title, style):
+    for line in render.show(Game.trusted(piles, chosen), title, style):
         _out(line)
 
 
@@ -1163,7 +1181,7 @@ def grade_command(
     """
     chosen = _option("--rules", rules.preset, rules_name)
     try:
-        number, piles = load_deal(deal_spec)
+        number, piles = load_deal(deal_spec, rules=chosen)
     except (ValueError, OSError) as exc:
         raise _fail(str(exc), 1 if isinstance(exc, deals.BadDeal) else 2) from None
     result = grading.grade(piles, number, chosen)
@@ -1284,8 +1302,13 @@ def serve_command(
         Path, typer.Option("--puzzles", help="The puzzle set to serve (read once, at start).")
     ] = Path("puzzles"),
     db: Annotated[
-        Path, typer.Option("--db", help="SQLite file of the leaderboards (created if missing).")
-    ] = Path("cruel.sqlite"),
+        str,
+        typer.Option(
+            "--db",
+            help="SQLite file of the leaderboards (created if missing), or a PostgreSQL "
+            "server's postgresql://user@host:port/dbname URL.",
+        ),
+    ] = "cruel.sqlite",
     max_body: Annotated[
         int, typer.Option("--max-body", min=1024, help="Largest request body, in bytes.")
     ] = 1 << 20,
@@ -1377,7 +1400,7 @@ def serve_command(
     player_rate = _option("--rate-player", parse_rate, rate_player)
     settings = Settings(
         puzzles=puzzles_dir,
-        db=db,
+        db=_db_target(db),
         max_body=max_body,
         fixed_today=fixed,
         tz=tz,
@@ -1440,16 +1463,28 @@ keys_app = typer.Typer(
 app.add_typer(keys_app, name="keys")
 
 KeysDbOption = Annotated[
-    Path, typer.Option("--db", help="SQLite file of the leaderboards (created if missing).")
+    str,
+    typer.Option(
+        "--db",
+        help="SQLite file of the leaderboards (created if missing), or a postgresql:// URL.",
+    ),
 ]
 
 
-def _key_store(db: Path) -> keys.KeyStore:
+def _db_target(db: str) -> Path | str:
+    """``--db``: a ``postgresql://`` URL as it is (a Path would fold its ``//``), else a file."""
+    from .store import is_postgres
+
+    return db if is_postgres(db) else Path(db)
+
+
+def _key_store(db: str) -> keys.KeyStore:
     from .leaderboard import Leaderboards, StoreError
 
     try:
-        Leaderboards(db).close()  # the file is checked, and laid out, as cruel serve does it
-        return keys.KeyStore(db)
+        target = _db_target(db)
+        Leaderboards(target).close()  # the file is checked, and laid out, as cruel serve does it
+        return keys.KeyStore(target)
     except StoreError as exc:
         raise _fail(str(exc), 2) from None
 
@@ -1460,7 +1495,7 @@ def keys_add_command(
         str, typer.Option("--role", help="site (submits for its players) or admin (moderation).")
     ],
     name: Annotated[str, typer.Option("--name", help="A label: whose key it is.")],
-    db: KeysDbOption = Path("cruel.sqlite"),
+    db: KeysDbOption = "cruel.sqlite",
 ) -> None:
     """Make a key and print it, once: only its hash is kept."""
     store = _key_store(db)
@@ -1483,7 +1518,7 @@ def _when(at: dt.datetime | None) -> str:
 
 
 @keys_app.command("list")
-def keys_list_command(db: KeysDbOption = Path("cruel.sqlite")) -> None:
+def keys_list_command(db: KeysDbOption = "cruel.sqlite") -> None:
     """Every key's id, role, dates and name (never the keys themselves)."""
     store = _key_store(db)
     try:
@@ -1499,7 +1534,7 @@ def keys_list_command(db: KeysDbOption = Path("cruel.sqlite")) -> None:
 @keys_app.command("revoke")
 def keys_revoke_command(
     key_id: Annotated[int, typer.Argument(metavar="ID", help="The key's id (cruel keys list).")],
-    db: KeysDbOption = Path("cruel.sqlite"),
+    db: KeysDbOption = "cruel.sqlite",
 ) -> None:
     """Revoke a key, for good: a running server refuses it from its next request on."""
     store = _key_store(db)

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from .leaderboard import StoreError, is_busy
+from .leaderboard import StoreError
+from .store import is_busy
 
 __all__ = [
     "CHECK_INTERVAL",
@@ -177,7 +178,7 @@ class StoreWatch:
             )
         return None
 
-    def on_error(self, exc: sqlite3.Error) -> tuple[str, str]:
+    def on_error(self, exc: BaseException) -> tuple[str, str]:
         """The code and message to answer for ``exc``, raised by a store; starts a check of
         the file (in a thread of its own) unless the error is a full disk or a lock."""
         if is_full(exc):

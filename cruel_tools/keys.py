@@ -15,7 +15,6 @@ import hashlib
 import math
 import re
 import secrets
-import sqlite3
 import threading
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
@@ -23,7 +22,8 @@ from pathlib import Path
 from typing import Final, Literal, get_args
 
 from .errors import CruelError
-from .leaderboard import DB_VERSION, StoreError
+from .leaderboard import DB_VERSION, StoreError, prepare
+from .store import Database, SqliteDatabase, attach, database_errors, name_of
 
 __all__ = [
     "KEY_PREFIX",
@@ -41,6 +41,7 @@ __all__ = [
     "RateLimit",
     "parse_rate",
     "TokenBuckets",
+    "SCHEMA",
 ]
 
 KEY_PREFIX: Final = "cruel_"
@@ -97,7 +98,8 @@ class ApiKey:
         return self.revoked_at is not None
 
 
-_SCHEMA: Final = """
+#: The table of keys (made with the leaderboards' on PostgreSQL).
+SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS api_keys (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     hash TEXT NOT NULL UNIQUE,              -- key_hash(key): the key itself is never stored
@@ -122,24 +124,30 @@ class KeyStore:
     key revoked by ``cruel keys revoke`` is refused from the next request on, in every process.
     """
 
-    def __init__(self, path: Path | str, timeout: float = 10.0) -> None:
-        self.path = str(path)
-        self._lock = threading.Lock()
+    def __init__(self, target: Path | str | Database, timeout: float = 10.0) -> None:
+        """``target``: an SQLite file, a ``postgresql://`` URL, or an open :class:`Database`
+        (shared, not closed by :meth:`close`)."""
+        self.path = name_of(target)
         try:
-            self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=timeout)
-            version = self._db.execute("PRAGMA user_version").fetchone()[0]
-            if version > DB_VERSION:
-                raise StoreError(
-                    f"{self.path}: made by a newer cruel-tools (database version {version}, "
-                    f"this one knows {DB_VERSION})"
-                )
-            with self._db:
-                self._db.executescript(_SCHEMA)
-        except sqlite3.Error as exc:
-            raise StoreError(f"{self.path}: cannot use as a database: {exc}") from None
+            self._db, self._own = attach(target, timeout)
+            if isinstance(self._db, SqliteDatabase):
+                raw = self._db.connection
+                version = raw.execute("PRAGMA user_version").fetchone()[0]
+                if version > DB_VERSION:
+                    raise StoreError(
+                        f"{self.path}: made by a newer cruel-tools (database version {version}, "
+                        f"this one knows {DB_VERSION})"
+                    )
+                with raw:
+                    raw.executescript(SCHEMA)
+            else:
+                prepare(self._db, self.path)
+        except database_errors as exc:
+            message = " ".join(str(exc).split())
+            raise StoreError(f"{self.path}: cannot use as a database: {message}") from None
 
     def close(self) -> None:
-        with self._lock:
+        if self._own:
             self._db.close()
 
     def add(self, name: str, role: str, now: dt.datetime | None = None) -> tuple[ApiKey, str]:
@@ -149,7 +157,7 @@ class KeyStore:
         name = _clean_name(name)
         key = new_key()
         when = (now or dt.datetime.now(dt.UTC)).astimezone(dt.UTC)
-        with self._lock, self._db as db:
+        with self._db.write() as db:
             (key_id,) = db.execute(
                 "INSERT INTO api_keys (hash, name, role, created_at) VALUES (?, ?, ?, ?)"
                 " RETURNING id",
@@ -159,21 +167,19 @@ class KeyStore:
 
     def keys(self) -> list[ApiKey]:
         """Every key ever made, revoked ones too, oldest first."""
-        with self._lock:
-            rows = self._db.execute(f"SELECT {_COLUMNS} FROM api_keys ORDER BY id").fetchall()
+        with self._db.read() as db:
+            rows = db.execute(f"SELECT {_COLUMNS} FROM api_keys ORDER BY id").fetchall()
         return [_api_key(row) for row in rows]
 
     def get(self, key_id: int) -> ApiKey | None:
-        with self._lock:
-            row = self._db.execute(
-                f"SELECT {_COLUMNS} FROM api_keys WHERE id = ?", (key_id,)
-            ).fetchone()
+        with self._db.read() as db:
+            row = db.execute(f"SELECT {_COLUMNS} FROM api_keys WHERE id = ?", (key_id,)).fetchone()
         return _api_key(row) if row else None
 
     def revoke(self, key_id: int, now: dt.datetime | None = None) -> ApiKey:
         """Revoke a key (for good); a key revoked already keeps its first revocation date."""
         when = (now or dt.datetime.now(dt.UTC)).astimezone(dt.UTC)
-        with self._lock, self._db as db:
+        with self._db.write() as db:
             db.execute(
                 "UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
                 (when.isoformat(), key_id),
@@ -190,8 +196,8 @@ class KeyStore:
         """
         if not _KEY_SHAPE.fullmatch(key):
             return None
-        with self._lock:
-            row = self._db.execute(
+        with self._db.read() as db:
+            row = db.execute(
                 f"SELECT {_COLUMNS} FROM api_keys WHERE hash = ?", (key_hash(key),)
             ).fetchone()
         return _api_key(row) if row else None

@@ -14,7 +14,6 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import sqlite3
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +29,18 @@ from .log import GameLog, Limits, LogFormatError, compact, load
 from .names import MAX_LENGTH, PlayerNameError, enforce, lookalike_message, skeleton
 from .puzzles import Puzzle, is_open, solution_is_public, verify_for_puzzle
 from .stats import Game, Record, aggregate
+from .store import (
+    Connection,
+    Database,
+    SqliteDatabase,
+    attach,
+    database_errors,
+    describe,
+    name_of,
+)
+from .store import StoreBusy as StoreBusy  # re-exported: their old home
+from .store import WouldWait as WouldWait
+from .store import is_busy as is_busy
 from .traversal import ErrorInfo
 from .verify import VerifyReport
 
@@ -45,9 +56,6 @@ __all__ = [
     "AttemptId",
     "Order",
     "StoreError",
-    "StoreBusy",
-    "WouldWait",
-    "is_busy",
     "Submission",
     "SubmissionResult",
     "Entry",
@@ -62,7 +70,8 @@ __all__ = [
     "judge",
     "Leaderboards",
     "record_from_store",
-    "reader",
+    "prepare",
+    "PG_MIGRATIONS",
 ]
 
 SUBMISSION_FORMAT: Final = "cruel-submission/1"
@@ -120,35 +129,14 @@ PlayerName = Annotated[
 
 
 class StoreError(CruelError):
-    """The database cannot be used (cannot be opened, not SQLite, or made by a newer
+    """The database cannot be used (cannot be opened or reached, not SQLite, or made by a newer
     cruel-tools)."""
 
     code = "bad-database"
 
 
-class StoreBusy(Exception):
-    """The database stayed locked by another process for longer than the store waits.
-
-    Not a :class:`~cruel_tools.errors.CruelError`: nothing is wrong with the input; retry.
-    """
-
-
-def is_busy(exc: sqlite3.Error) -> bool:
-    """Whether ``exc`` says only that the database is in use (SQLITE_BUSY, SQLITE_LOCKED): the
-    one failure a retry may cure. Any other (a full disk, a corrupted or vanished file) is not
-    "busy", and is not answered as such (docs/service.md, Errors)."""
-    code = getattr(exc, "sqlite_errorcode", None)
-    if code is not None:
-        return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
-    return "locked" in str(exc) or "busy" in str(exc)
-
-
-class WouldWait(Exception):
-    """Storing would have to wait for the database (asked not to).
-
-    Not a :class:`~cruel_tools.errors.CruelError`: nothing is wrong with the input; store it
-    again where waiting is harmless.
-    """
+# StoreBusy, WouldWait and is_busy live in cruel_tools.store (both engines); importable from
+# here too, as before.
 
 
 # --- formats -------------------------------------------------------------------------------------
@@ -369,11 +357,11 @@ class AttemptClaim(Protocol):
     """A submission's claim on a server-timed attempt (made by :mod:`cruel_tools.attempts`),
     settled in the write transaction of a new entry."""
 
-    def check(self, db: sqlite3.Connection) -> ErrorInfo | int:
+    def check(self, db: Connection) -> ErrorInfo | int:
         """The entry's elapsed milliseconds, or why the attempt may not time it."""
         ...
 
-    def use(self, db: sqlite3.Connection, submission_id: int) -> None:
+    def use(self, db: Connection, submission_id: int) -> None:
         """Mark the attempt used by the new entry."""
         ...
 
@@ -479,59 +467,125 @@ CREATE INDEX IF NOT EXISTS players_skeleton ON players (skeleton);
 """
 
 
-class Leaderboards:
-    """Accepted wins of every puzzle, in one SQLite file (created if missing).
+#: The versioned migrations of a PostgreSQL store, in order: (version, what it does). A store
+#: records each one applied in its table ``cruel_migrations``; the versions are SQLite's
+#: ``user_version`` (:data:`DB_VERSION`), the same layout. PostgreSQL stores began at version
+#: 4, so its first migration makes the whole layout of version 4; a later version appends its
+#: own statements here (and its upgrade of SQLite files to :func:`_migrate_sqlite`).
+PG_MIGRATIONS: Final[tuple[tuple[int, str], ...]] = (
+    (4, "the layout of version 4: submissions, players, moderation, keys, attempts"),
+)
 
-    Safe to share between threads; several processes may share the file too (WAL mode, and
-    the unique key keeps a game from being stored twice whoever wins the race). Reads have a
-    connection of their own, so they never queue behind a write waiting for another process.
-    """
 
-    def __init__(self, path: Path | str, timeout: float = 10.0) -> None:
-        """``timeout``: how long a write waits for another process's lock before
-        :class:`StoreBusy`."""
-        self.path = str(path)
-        self.timeout_ms = int(timeout * 1000)
-        self._lock = threading.RLock()  # one thread at a time on each connection
-        try:
-            self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=timeout)
-            self._migrate()
-            self._reader, self._read_lock = reader(self.path, self._db, self._lock)
-        except sqlite3.Error as exc:
-            raise StoreError(f"{self.path}: cannot use as a database: {exc}") from None
+def _pg_migration(version: int) -> str:
+    """The statements of a PostgreSQL migration (the store modules' own definitions, in this
+    engine's words)."""
+    from .attempts import SCHEMA as ATTEMPTS  # they import this module
+    from .keys import SCHEMA as KEYS
 
-    def _migrate(self) -> None:
-        db = self._db
-        version = db.execute("PRAGMA user_version").fetchone()[0]
+    if version == 4:
+        return "\n".join([_SCHEMA, _index_ddl(), _moderation_schema(), KEYS, ATTEMPTS])
+    raise AssertionError(f"no migration to version {version}")
+
+
+def prepare(database: Database, name: str | None = None) -> None:
+    """Bring the store's layout up to :data:`DB_VERSION` (once per :class:`Database`), or refuse
+    one made by a newer cruel-tools (:class:`StoreError`). SQLite keeps its version in
+    ``user_version``; PostgreSQL in the table ``cruel_migrations``, where several instances
+    starting at once take turns (an advisory lock), and each migration is one transaction
+    (PostgreSQL's definitions are transactional: a failed one leaves nothing behind)."""
+    name = name or describe(database.target)
+    if getattr(database, "prepared", False):
+        return
+    if isinstance(database, SqliteDatabase):
+        _migrate_sqlite(database, name)
+        database.open_reader()
+        database.prepared = True
+        return
+    with database.write(lock="cruel-tools migrations") as db:
+        db.script(
+            "CREATE TABLE IF NOT EXISTS cruel_migrations (\n"
+            "    version INTEGER PRIMARY KEY,\n"
+            "    description TEXT NOT NULL,\n"
+            "    applied_at TEXT NOT NULL\n"
+            ");"
+        )
+        found = db.execute("SELECT COALESCE(MAX(version), 0) FROM cruel_migrations").fetchone()
+        version = int(found[0])
         if version > DB_VERSION:
             raise StoreError(
-                f"{self.path}: made by a newer cruel-tools (database version {version}, "
+                f"{name}: made by a newer cruel-tools (database version {version}, "
                 f"this one knows {DB_VERSION})"
             )
-        if self.path != ":memory:":
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")  # WAL's usual pairing: no fsync per commit
-        with db:
-            db.executescript(_SCHEMA)
-            if version < 2:  # version 1 had no players table: every name stored is a player
-                first_seen = "SELECT player FROM submissions GROUP BY player ORDER BY MIN(id)"
-                names = db.execute(first_seen).fetchall()
-                db.executemany(
-                    "INSERT OR IGNORE INTO players (player, skeleton) VALUES (?, ?)",
-                    [(name, skeleton(name)) for (name,) in names],
+        now = dt.datetime.now(dt.UTC).isoformat()
+        for number, description in PG_MIGRATIONS:
+            if number > version:
+                db.script(_pg_migration(number))
+                db.execute(
+                    "INSERT INTO cruel_migrations (version, description, applied_at)"
+                    " VALUES (?, ?, ?)",
+                    (number, description, now),
                 )
-            if version < 3:
-                _add_elapsed(db)
-            if version < 4:
-                _add_actions(db)
-            _rank_indexes(db)
-            db.executescript(_moderation_schema())  # after the columns: its view is of them all
-            db.execute(f"PRAGMA user_version = {DB_VERSION}")
+    database.prepared = True
+
+
+def _migrate_sqlite(database: SqliteDatabase, name: str) -> None:
+    db = database.connection
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    if version > DB_VERSION:
+        raise StoreError(
+            f"{name}: made by a newer cruel-tools (database version {version}, "
+            f"this one knows {DB_VERSION})"
+        )
+    if database.target != ":memory:":
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")  # WAL's usual pairing: no fsync per commit
+    with db:
+        db.executescript(_SCHEMA)
+        if version < 2:  # version 1 had no players table: every name stored is a player
+            first_seen = "SELECT player FROM submissions GROUP BY player ORDER BY MIN(id)"
+            names = db.execute(first_seen).fetchall()
+            db.executemany(
+                "INSERT OR IGNORE INTO players (player, skeleton) VALUES (?, ?)",
+                [(name, skeleton(name)) for (name,) in names],
+            )
+        if version < 3:
+            _add_elapsed(db)
+        if version < 4:
+            _add_actions(db)
+        db.executescript(_index_ddl())
+        db.executescript(_moderation_schema())  # after the columns: its view is of them all
+        db.execute(f"PRAGMA user_version = {DB_VERSION}")
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+class Leaderboards:
+    """Accepted wins of every puzzle, in an SQLite file (created if missing) or a PostgreSQL
+    database (a ``postgresql://`` URL; :mod:`cruel_tools.store`).
+
+    Safe to share between threads; several processes may share the store too (SQLite: WAL mode;
+    PostgreSQL: any number of instances), and the unique key keeps a game from being stored
+    twice whoever wins the race. Reads have a connection of their own, so they never queue
+    behind a write waiting for another process.
+    """
+
+    def __init__(self, target: Path | str | Database, timeout: float = 10.0) -> None:
+        """``target``: a file's path, a ``postgresql://`` URL, or an open :class:`Database`
+        (shared, not closed by :meth:`close`). ``timeout``: how long a write waits for another
+        process's lock before :class:`StoreBusy`."""
+        self.path = name_of(target)
+        try:
+            self.database, self._own = attach(target, timeout)
+            prepare(self.database, self.path)
+        except database_errors as exc:
+            raise StoreError(f"{self.path}: cannot use as a database: {_one_line(exc)}") from None
 
     def close(self) -> None:
-        with self._lock, self._read_lock:
-            self._db.close()
-            self._reader.close()
+        if self._own:
+            self.database.close()
 
     def submit(
         self,
@@ -550,38 +604,29 @@ class Leaderboards:
         there already.
 
         ``wait=False`` never waits (for another thread or process using the database): it
-        raises :class:`WouldWait` instead, and the caller may retry where waiting is harmless.
-        A wait over the store's timeout raises :class:`StoreBusy`.
+        raises :class:`WouldWait` instead, and the caller may retry where waiting is harmless
+        (SQLite; PostgreSQL's writers wait only for the same player's). A wait over the store's
+        timeout raises :class:`StoreBusy`.
         """
         if judgement.reason is not None:
             return judgement.result(reason=judgement.reason)
-        if not self._lock.acquire(blocking=wait):
-            raise WouldWait("the leaderboard database is in use")
-        try:
-            self._db.execute(f"PRAGMA busy_timeout = {self.timeout_ms if wait else 0}")
-            return self._insert(judgement, (now or dt.datetime.now(dt.UTC)).astimezone(dt.UTC))
-        except sqlite3.OperationalError as exc:  # "database is locked", after the busy timeout
-            if not is_busy(exc):
-                raise  # a full disk, a broken file: not "busy" (the service says which)
-            if not wait:
-                raise WouldWait(str(exc)) from None
-            raise StoreBusy(f"the leaderboard database is busy ({exc}); try again") from None
-        finally:
-            self._lock.release()
+        when = (now or dt.datetime.now(dt.UTC)).astimezone(dt.UTC)
+        return self._insert(judgement, when, wait)
 
-    def _insert(self, judgement: Judgement, when: dt.datetime) -> SubmissionResult:
+    def _insert(
+        self, judgement: Judgement, when: dt.datetime, wait: bool = True
+    ) -> SubmissionResult:
         """Insert the judged game unless this player's is there; the result, with the entry."""
         key = (judgement.puzzle, judgement.player, judgement.game)
         find = (
             f"SELECT id, {', '.join(SCORE)}, submitted_at, elapsed_ms FROM submissions"
             " WHERE puzzle = ? AND player = ? AND game = ?"
         )
-        with self._db as db:
-            # The write lock is taken first: a read that later wants to write is refused at
-            # once when another process writes (SQLite's deadlock rule), not made to wait.
-            db.execute("BEGIN IMMEDIATE")
-            # Looked up first, because a refused INSERT still uses up an AUTOINCREMENT id; the
-            # unique key settles a race with another process between the two statements.
+        # PostgreSQL: writers of one name skeleton (a player and their lookalikes) wait for each
+        # other, in every instance; SQLite's BEGIN IMMEDIATE holds the whole file.
+        with self.database.write(lock=skeleton(judgement.player), wait=wait) as db:
+            # Looked up first, because a refused INSERT still uses up an id; the unique key
+            # settles a race with another process between the two statements.
             stored = db.execute(find, key).fetchone()
             new = stored is None
             elapsed = None
@@ -655,6 +700,7 @@ class Leaderboards:
             f"(SELECT * FROM visible_submissions AS v WHERE {where}"
             f"{best if best_per_player else ''})"
         )
+        source += " AS page"  # PostgreSQL names every subquery
         columns = (
             f"player, moves, redeals, actions, submitted_at, id, elapsed_ms, {', '.join(SCORE)}"
         )
@@ -662,23 +708,21 @@ class Leaderboards:
         def tie(row: tuple[Any, ...]) -> tuple[Any, ...]:
             return (row[6],) if timed else row[7:]
 
-        with self._read_lock:
-            # One read transaction, so the total, the page and its first rank come from the same
-            # snapshot.
-            with self._reader as db:
-                db.execute("BEGIN")
-                total = db.execute(f"SELECT COUNT(*) FROM {source}", (puzzle_id,)).fetchone()[0]
-                rows = db.execute(
-                    f"SELECT {columns} FROM {source} ORDER BY {order} LIMIT ? OFFSET ?",
-                    (puzzle_id, limit, offset),
-                ).fetchall()
-                # A page may start inside a tie: its first entry's rank is counted, not offset + 1.
-                if not rows:
-                    first = 0
-                elif timed:
-                    first = _time_rank(db, puzzle_id, rows[0][6], best_per_player)
-                else:
-                    first = _rank(db, puzzle_id, rows[0][7:], best_per_player)
+        # One read transaction, so the total, the page and its first rank come from the same
+        # snapshot.
+        with self.database.read() as db:
+            total = db.execute(f"SELECT COUNT(*) FROM {source}", (puzzle_id,)).fetchone()[0]
+            rows = db.execute(
+                f"SELECT {columns} FROM {source} ORDER BY {order} LIMIT ? OFFSET ?",
+                (puzzle_id, limit, offset),
+            ).fetchall()
+            # A page may start inside a tie: its first entry's rank is counted, not offset + 1.
+            if not rows:
+                first = 0
+            elif timed:
+                first = _time_rank(db, puzzle_id, rows[0][6], best_per_player)
+            else:
+                first = _rank(db, puzzle_id, rows[0][7:], best_per_player)
         entries: list[Entry] = []
         for k, row in enumerate(rows):
             player, moves, redeals, actions, at, sid, elapsed = row[:7]
@@ -713,8 +757,8 @@ class Leaderboards:
         """The player and the moves (compact form) of a listed entry of ``puzzle_id``; None when
         there is no such entry, or it is not listed (hidden by a moderator, or its player banned).
         """
-        with self._read_lock:
-            row = self._reader.execute(
+        with self.database.read() as db:
+            row = db.execute(
                 "SELECT player, log FROM visible_submissions WHERE id = ? AND puzzle = ?",
                 (submission_id, puzzle_id),
             ).fetchone()
@@ -722,41 +766,37 @@ class Leaderboards:
 
     def count(self) -> int:
         """Accepted entries over all puzzles."""
-        with self._read_lock:
-            return int(self._reader.execute("SELECT COUNT(*) FROM submissions").fetchone()[0])
+        with self.database.read() as db:
+            return int(db.execute("SELECT COUNT(*) FROM submissions").fetchone()[0])
 
     def player_games(self, player: str) -> PlayerGames | None:
         """The games of ``player`` (an enforced name) in the store, for player records; None
         when no such player has ever stored an entry or started an attempt."""
-        with self._read_lock:
-            with self._reader as db:
-                db.execute("BEGIN")  # one snapshot for every read
-                known = db.execute("SELECT 1 FROM players WHERE player = ?", (player,)).fetchone()
-                rows = db.execute(
-                    "SELECT puzzle, moves, submitted_at, elapsed_ms FROM visible_submissions"
-                    " WHERE player = ? ORDER BY id",
+        with self.database.read() as db:  # one snapshot for every read
+            known = db.execute("SELECT 1 FROM players WHERE player = ?", (player,)).fetchone()
+            rows = db.execute(
+                "SELECT puzzle, moves, submitted_at, elapsed_ms FROM visible_submissions"
+                " WHERE player = ? ORDER BY id",
+                (player,),
+            ).fetchall()
+            has_attempts = db.has_table("attempts")
+            started: list[tuple[str, str]] = []
+            tried = None
+            if has_attempts:
+                tried = db.execute(
+                    "SELECT 1 FROM attempts WHERE player = ? LIMIT 1", (player,)
+                ).fetchone()
+                # Attempts that timed no entry (a banned player's count nowhere, as their
+                # entries); an attempt that timed an entry is that entry's game (listed: the
+                # win; hidden or deleted: nothing, as the entry).
+                started = db.execute(
+                    "SELECT puzzle, started_at FROM attempts AS a"
+                    " WHERE a.player = ? AND a.submission_id IS NULL"
+                    " AND NOT EXISTS (SELECT 1 FROM banned_players AS b"
+                    " WHERE b.player = a.player)"
+                    " ORDER BY a.started_at",
                     (player,),
                 ).fetchall()
-                has_attempts = db.execute(
-                    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'attempts'"
-                ).fetchone()
-                started: list[tuple[str, str]] = []
-                tried = None
-                if has_attempts:
-                    tried = db.execute(
-                        "SELECT 1 FROM attempts WHERE player = ? LIMIT 1", (player,)
-                    ).fetchone()
-                    # Attempts that timed no entry (a banned player's count nowhere, as their
-                    # entries); an attempt that timed an entry is that entry's game (listed: the
-                    # win; hidden or deleted: nothing, as the entry).
-                    started = db.execute(
-                        "SELECT puzzle, started_at FROM attempts AS a"
-                        " WHERE a.player = ? AND a.submission_id IS NULL"
-                        " AND NOT EXISTS (SELECT 1 FROM banned_players AS b"
-                        " WHERE b.player = a.player)"
-                        " ORDER BY a.started_at",
-                        (player,),
-                    ).fetchall()
         if known is None and tried is None and not rows:
             return None
         return PlayerGames(
@@ -777,22 +817,6 @@ class PlayerGames:
     unfinished: list[tuple[str, dt.datetime]]
 
 
-def reader(
-    path: str, writer: sqlite3.Connection, writer_lock: threading.RLock | threading.Lock
-) -> tuple[sqlite3.Connection, threading.RLock | threading.Lock]:
-    """A read-only connection to the store at ``path`` and its lock, so that reads never queue
-    behind a write waiting for another process's lock; for ``:memory:`` the writer's own (a
-    second connection would be a second database).
-
-    :raises sqlite3.Error: the file cannot be opened.
-    """
-    if path == ":memory:":
-        return writer, writer_lock
-    connection = sqlite3.connect(path, check_same_thread=False)
-    connection.execute("PRAGMA query_only = 1")
-    return connection, threading.RLock()
-
-
 def _order(timed: bool) -> tuple[str, ...]:
     """The columns a leaderboard is listed by: :data:`SCORE` (``timed``: after the time), then
     the submission's id (earliest first within a tie)."""
@@ -808,7 +832,7 @@ def _add_elapsed(db: sqlite3.Connection) -> None:
 
 def _add_actions(db: sqlite3.Connection) -> None:
     """Version 4: ``submissions.actions`` (moves + redeals, generated: a table made earlier
-    lacks it); the indexes of ranking by moves go, :func:`_rank_indexes` makes those by score."""
+    lacks it); the indexes of ranking by moves go, :func:`_index_ddl` makes those by score."""
     columns = {row[1] for row in db.execute("PRAGMA table_xinfo(submissions)")}
     if "actions" not in columns:
         db.execute(
@@ -819,28 +843,23 @@ def _add_actions(db: sqlite3.Connection) -> None:
     db.execute("DROP INDEX IF EXISTS submissions_time")  # (puzzle, elapsed_ms, moves, ...)
 
 
-def _rank_indexes(db: sqlite3.Connection) -> None:
+def _index_ddl() -> str:
     """The indexes of the leaderboard's orders (:func:`_order`): the page and rank count of
     each order, and a player's best entry (``best_per_player``)."""
     score = ", ".join(_order(timed=False))
-    db.execute(f"CREATE INDEX IF NOT EXISTS submissions_score ON submissions (puzzle, {score})")
-    db.execute(
-        f"CREATE INDEX IF NOT EXISTS submissions_best ON submissions (puzzle, player, {score})"
-    )
     timed = ", ".join(_order(timed=True))
-    db.execute(
+    return (
+        f"CREATE INDEX IF NOT EXISTS submissions_score ON submissions (puzzle, {score});\n"
+        "CREATE INDEX IF NOT EXISTS submissions_best ON submissions"
+        f" (puzzle, player, {score});\n"
         "CREATE INDEX IF NOT EXISTS submissions_timed ON submissions"
-        f" (puzzle, {timed}) WHERE elapsed_ms IS NOT NULL"
-    )
-    db.execute(
+        f" (puzzle, {timed}) WHERE elapsed_ms IS NOT NULL;\n"
         "CREATE INDEX IF NOT EXISTS submissions_best_timed ON submissions"
-        f" (puzzle, player, {timed}) WHERE elapsed_ms IS NOT NULL"
+        f" (puzzle, player, {timed}) WHERE elapsed_ms IS NOT NULL;\n"
     )
 
 
-def _rank(
-    db: sqlite3.Connection, puzzle_id: str, score: tuple[int, ...], players: bool = False
-) -> int:
+def _rank(db: Connection, puzzle_id: str, score: tuple[int, ...], players: bool = False) -> int:
     """1 + the entries of the puzzle (``players``: the players) with a strictly better
     :data:`SCORE` than ``score``: a count over the index ``submissions_score``, however long
     the board."""
@@ -853,7 +872,7 @@ def _rank(
     return int(better) + 1
 
 
-def _time_rank(db: sqlite3.Connection, puzzle_id: str, elapsed: int, players: bool) -> int:
+def _time_rank(db: Connection, puzzle_id: str, elapsed: int, players: bool) -> int:
     """1 + the timed entries of the puzzle (``players``: the players) strictly faster than
     ``elapsed`` milliseconds (index ``submissions_timed``)."""
     what = "COUNT(DISTINCT player)" if players else "COUNT(*)"
@@ -873,20 +892,20 @@ def _moderation_schema() -> str:
     return SCHEMA
 
 
-def _listed(db: sqlite3.Connection, submission_id: int) -> bool:
+def _listed(db: Connection, submission_id: int) -> bool:
     """Whether the entry is on its leaderboard: neither hidden nor its player banned."""
     found = db.execute("SELECT 1 FROM visible_submissions WHERE id = ?", (submission_id,))
     return found.fetchone() is not None
 
 
-def _lookalike(db: sqlite3.Connection, player: str) -> ErrorInfo | None:
+def _lookalike(db: Connection, player: str) -> ErrorInfo | None:
     """Why ``player`` may not have an entry: its name looks like an existing player's (another
     spelling with the same skeleton). None: a player already, or now one (it is registered)."""
     if db.execute("SELECT 1 FROM players WHERE player = ?", (player,)).fetchone():
         return None
     key = skeleton(player)
     other = db.execute(
-        "SELECT player FROM players WHERE skeleton = ? ORDER BY rowid LIMIT 1", (key,)
+        "SELECT player FROM players WHERE skeleton = ? ORDER BY player LIMIT 1", (key,)
     ).fetchone()
     if other is None:
         db.execute("INSERT INTO players (player, skeleton) VALUES (?, ?)", (player, key))

@@ -18,10 +18,8 @@ See ``docs/service.md`` (Moderation).
 from __future__ import annotations
 
 import datetime as dt
-import sqlite3
-import threading
 from pathlib import Path
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
@@ -29,7 +27,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from .documents import document_config
 from .errors import CruelError
 from .keys import ApiKey
-from .leaderboard import MAX_PAGE, StoreBusy, StoreError, is_busy, reader
+from .leaderboard import MAX_PAGE, StoreError, prepare
+from .store import Connection, Database, SqliteDatabase, attach, database_errors, name_of
 
 __all__ = [
     "MODERATION_FORMAT",
@@ -227,25 +226,27 @@ class Moderation:
     :class:`~cruel_tools.leaderboard.StoreBusy`.
     """
 
-    def __init__(self, path: Path | str, timeout: float = 10.0) -> None:
-        self.path = str(path)
-        self._lock = threading.Lock()
+    def __init__(self, target: Path | str | Database, timeout: float = 10.0) -> None:
+        """``target``: an SQLite file, a ``postgresql://`` URL, or an open :class:`Database`
+        (shared, not closed by :meth:`close`)."""
+        self.path = name_of(target)
         try:
-            self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=timeout)
-            with self._db:
-                self._db.executescript(SCHEMA)
-            # Bans are read on every submission, on the event loop: from a connection of their
-            # own, so that they never queue behind an act waiting for another process's lock.
-            self._reader, self._read_lock = reader(self.path, self._db, self._lock)
-        except sqlite3.Error as exc:
-            raise StoreError(f"{self.path}: cannot use as a database: {exc}") from None
+            self._db, self._own = attach(target, timeout)
+            if isinstance(self._db, SqliteDatabase):
+                with self._db.connection as raw:
+                    raw.executescript(SCHEMA)
+                # Bans are read on every submission: from a connection of their own, so that
+                # they never queue behind an act waiting for another process's lock.
+                self._db.open_reader()
+            else:
+                prepare(self._db, self.path)
+        except database_errors as exc:
+            message = " ".join(str(exc).split())
+            raise StoreError(f"{self.path}: cannot use as a database: {message}") from None
 
     def close(self) -> None:
-        with self._lock:
+        if self._own:
             self._db.close()
-        if self._reader is not self._db:
-            with self._read_lock:
-                self._reader.close()
 
     # -- acts --
 
@@ -274,14 +275,13 @@ class Moderation:
 
     def is_banned(self, player: str) -> bool:
         """Whether ``player`` (an enforced name) is banned; never waits for a write."""
-        with self._read_lock:
-            return self._banned(self._reader, player)
+        with self._db.read() as db:
+            return self._banned(db, player)
 
     def audit(self, limit: int = 100, offset: int = 0) -> AuditLog:
         """Entries ``offset`` to ``offset + limit`` of the audit log, newest first."""
         limit = max(0, min(limit, MAX_PAGE))
-        with self._lock, self._db as db:
-            db.execute("BEGIN")
+        with self._db.read() as db:
             total = db.execute("SELECT COUNT(*) FROM moderation_audit").fetchone()[0]
             rows = db.execute(
                 f"SELECT {_AUDIT} FROM moderation_audit ORDER BY id DESC LIMIT ? OFFSET ?",
@@ -292,54 +292,46 @@ class Moderation:
     # -- inside --
 
     @staticmethod
-    def _banned(db: sqlite3.Connection, player: str) -> bool:
+    def _banned(db: Connection, player: str) -> bool:
         found = db.execute("SELECT 1 FROM banned_players WHERE player = ?", (player,))
         return found.fetchone() is not None
 
-    def _write(self) -> sqlite3.Connection:
-        self._db.execute("BEGIN IMMEDIATE")
-        return self._db
+    def _write(self) -> Any:
+        """One act's transaction; acts take turns, in every instance (they are few)."""
+        return self._db.write(lock="cruel-tools moderation")
 
     def _on_submission(
         self, action: Action, sid: int, key: ApiKey, reason: str | None
     ) -> ModerationResult:
         when = _now()
-        try:
-            with self._lock, self._db:
-                db = self._write()
-                row = db.execute(f"SELECT {_RECORD} FROM submissions WHERE id = ?", (sid,))
-                found = row.fetchone()
-                if found is None:
-                    raise NoSuchSubmission(f"no submission has the id {sid} (or it was deleted)")
-                record = _record(found)
-                was_hidden = (
-                    db.execute(
-                        "SELECT 1 FROM hidden_submissions WHERE submission = ?", (sid,)
-                    ).fetchone()
-                    is not None
+        with self._write() as db:
+            row = db.execute(f"SELECT {_RECORD} FROM submissions WHERE id = ?", (sid,))
+            found = row.fetchone()
+            if found is None:
+                raise NoSuchSubmission(f"no submission has the id {sid} (or it was deleted)")
+            record = _record(found)
+            was_hidden = (
+                db.execute(
+                    "SELECT 1 FROM hidden_submissions WHERE submission = ?", (sid,)
+                ).fetchone()
+                is not None
+            )
+            if action == "hide":
+                changed = not was_hidden
+                db.execute(
+                    "INSERT INTO hidden_submissions (submission, hidden_at)"
+                    " VALUES (?, ?) ON CONFLICT DO NOTHING",
+                    (sid, when.isoformat()),
                 )
-                if action == "hide":
-                    changed = not was_hidden
-                    db.execute(
-                        "INSERT OR IGNORE INTO hidden_submissions (submission, hidden_at)"
-                        " VALUES (?, ?)",
-                        (sid, when.isoformat()),
-                    )
-                    hidden = True
-                else:
-                    changed = was_hidden or action == "delete"
-                    db.execute("DELETE FROM hidden_submissions WHERE submission = ?", (sid,))
-                    hidden = False
-                if action == "delete":
-                    db.execute("DELETE FROM submissions WHERE id = ?", (sid,))
-                banned = self._banned(db, record.player)
-                entry = self._log(
-                    db, when, key, action, changed, sid, record.player, reason, record
-                )
-        except sqlite3.OperationalError as exc:
-            if not is_busy(exc):
-                raise
-            raise StoreBusy(f"the leaderboard database is busy ({exc}); try again") from None
+                hidden = True
+            else:
+                changed = was_hidden or action == "delete"
+                db.execute("DELETE FROM hidden_submissions WHERE submission = ?", (sid,))
+                hidden = False
+            if action == "delete":
+                db.execute("DELETE FROM submissions WHERE id = ?", (sid,))
+            banned = self._banned(db, record.player)
+            entry = self._log(db, when, key, action, changed, sid, record.player, reason, record)
         return ModerationResult(
             action=action,
             changed=changed,
@@ -356,26 +348,21 @@ class Moderation:
         self, action: Action, player: str, key: ApiKey, reason: str | None
     ) -> ModerationResult:
         when = _now()
-        try:
-            with self._lock, self._db:
-                db = self._write()
-                was_banned = self._banned(db, player)
-                if action == "ban":
-                    db.execute(
-                        "INSERT OR IGNORE INTO banned_players (player, banned_at) VALUES (?, ?)",
-                        (player, when.isoformat()),
-                    )
-                else:
-                    db.execute("DELETE FROM banned_players WHERE player = ?", (player,))
-                changed = was_banned != (action == "ban")
-                (listed,) = db.execute(
-                    "SELECT COUNT(*) FROM visible_submissions WHERE player = ?", (player,)
-                ).fetchone()
-                entry = self._log(db, when, key, action, changed, None, player, reason, None)
-        except sqlite3.OperationalError as exc:
-            if not is_busy(exc):
-                raise
-            raise StoreBusy(f"the leaderboard database is busy ({exc}); try again") from None
+        with self._write() as db:
+            was_banned = self._banned(db, player)
+            if action == "ban":
+                db.execute(
+                    "INSERT INTO banned_players (player, banned_at) VALUES (?, ?)"
+                    " ON CONFLICT DO NOTHING",
+                    (player, when.isoformat()),
+                )
+            else:
+                db.execute("DELETE FROM banned_players WHERE player = ?", (player,))
+            changed = was_banned != (action == "ban")
+            (listed,) = db.execute(
+                "SELECT COUNT(*) FROM visible_submissions WHERE player = ?", (player,)
+            ).fetchone()
+            entry = self._log(db, when, key, action, changed, None, player, reason, None)
         return ModerationResult(
             action=action,
             changed=changed,
@@ -390,7 +377,7 @@ class Moderation:
 
     @staticmethod
     def _log(
-        db: sqlite3.Connection,
+        db: Connection,
         when: dt.datetime,
         key: ApiKey,
         action: Action,

@@ -14,7 +14,6 @@ import functools
 import hashlib
 import math
 import os
-import sqlite3
 import time
 from collections.abc import AsyncIterator, Callable, Hashable
 from contextlib import asynccontextmanager
@@ -49,10 +48,9 @@ from .leaderboard import (
     Leaderboard,
     Leaderboards,
     Order,
-    StoreBusy,
+    StoreError,
     Submission,
     SubmissionResult,
-    WouldWait,
     judge,
     parse_submission,
     record_from_store,
@@ -77,6 +75,7 @@ from .puzzles import (
 )
 from .render import ReplayDocument, replay_json
 from .stats import Record
+from .store import PostgresDatabase, ServerWatch, StoreBusy, database_errors, describe, is_postgres
 from .verify import VerifyReport, report_json, verify
 
 #: The most days ``GET /v1/puzzles/past`` lists at once.
@@ -442,16 +441,39 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     time_zone(settings.tz)  # refused here, at start, not on the first request
     puzzles = PuzzleSet.load(settings.puzzles)
-    boards = Leaderboards(settings.db, settings.db_timeout)
-    keys = KeyStore(settings.db, settings.db_timeout)  # after boards: the file is checked, in WAL
-    attempts = Attempts(settings.db, settings.db_timeout)
-    moderation = Moderation(settings.db, settings.db_timeout)
+    # SQLite: each store opens the file on connections of its own. PostgreSQL: one pool of
+    # connections for all of them, and no file to watch.
+    shared: PostgresDatabase | None = None
+    target: Any = settings.db
+    if is_postgres(settings.db):
+        try:
+            shared = PostgresDatabase(str(settings.db), settings.db_timeout)
+        except database_errors as exc:
+            message = " ".join(str(exc).split()) or type(exc).__name__
+            where = describe(settings.db)
+            raise StoreError(f"{where}: cannot use as a database: {message}") from None
+        target = shared
+    try:
+        boards = Leaderboards(target, settings.db_timeout)
+        keys = KeyStore(target, settings.db_timeout)  # after boards: the file is checked, in WAL
+        attempts = Attempts(target, settings.db_timeout)
+        moderation = Moderation(target, settings.db_timeout)
+    except StoreError:
+        if shared is not None:
+            shared.close()
+        raise
 
     def close_stores() -> None:
         for store in (boards, keys, attempts, moderation):
             store.close()
+        if shared is not None:
+            shared.close()
 
-    watch = StoreWatch(str(settings.db), close_stores, settings.check_interval)
+    watch: StoreWatch | ServerWatch
+    if shared is not None:
+        watch = ServerWatch(shared.target)
+    else:
+        watch = StoreWatch(str(settings.db), close_stores, settings.check_interval)
     watch.check_at_start()  # a damaged file is refused before anything is served from it
     limits = settings.limits
     key_buckets, player_buckets = (
@@ -464,10 +486,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         watch.start()
         yield
         watch.stop()
-        boards.close()
-        keys.close()
-        attempts.close()
-        moderation.close()
+        close_stores()
 
     app = FastAPI(
         title="cruel-tools",
@@ -493,10 +512,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise ApiError(404, NOT_OPEN, _not_open(puzzle_id), "path", "id")
         return puzzle
 
-    def submitter(request: Request) -> Hashable:
+    async def submitter(request: Request) -> Hashable:
         """Who sends this write: the id of a valid key whose role may submit (or, on an open
         server, :data:`OPEN_BUCKET` for no key); otherwise 401 or 403."""
-        found = _bearer_key(keys, request)
+        found = await _bearer_key(keys, request)
         if found is None:
             if settings.open:
                 return OPEN_BUCKET
@@ -518,10 +537,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         """Liveness and what is being served; 503, with ``status`` and ``problem``, when the
         database cannot be used (docs/service.md, Integrity)."""
         try:
-            count: int | None = boards.count()
-        except sqlite3.Error as exc:
+            count: int | None = await run_in_threadpool(boards.count)
+        except database_errors as exc:
             watch.on_error(exc)
             count = None
+        else:
+            if isinstance(watch, ServerWatch):
+                watch.succeeded()  # the server answers again
         problem = watch.problem()
         status = "ok" if problem is None else "unavailable"
         body = Health(
@@ -739,7 +761,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 "path",
                 "id",
             )
-        found = boards.entry_moves(puzzle.id, submission_id)
+        found = await run_in_threadpool(boards.entry_moves, puzzle.id, submission_id)
         if found is None:
             raise ApiError(
                 404,
@@ -770,7 +792,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         201: a new entry. 200: a verdict without a new entry (rejected, or already there).
         """
         arrived_at = settings.wall_clock()  # a server-timed attempt ends here
-        sender = submitter(request)
+        sender = await submitter(request)
         _throttle(key_buckets, sender, "from this key", "header", "authorization")
         puzzle = puzzle_or_404(id)
         body = await _read_body(request, settings.max_body)
@@ -778,7 +800,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             submission = parse_submission(body, limits)
         except LogFormatError as exc:
             raise _format_error(exc) from None
-        _refuse_banned(moderation, submission.player)
+        await _refuse_banned(moderation, submission.player)
         _throttle(player_buckets, submission.player, "for this player", "body", "/player")
         judgement = judge(puzzle, submission, settings.today())
         if submission.attempt is not None:
@@ -786,14 +808,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 submission.attempt, puzzle.id, submission.player, sender, arrived_at
             )
             judgement = dataclasses.replace(judgement, attempt=claim)
-        # Work runs on the event loop (the limits bound it, and a trip to a worker thread
-        # costs a third of the throughput), except a wait for the database: only when another
-        # process holds it does the write go to a worker thread, to wait there.
+        # Verifying runs on the event loop (the limits bound it); the database's work runs in a
+        # worker thread, so that no write, and no wait for another process, holds up the loop.
         try:
-            try:
-                result = boards.store(judgement, arrived_at, wait=False)
-            except WouldWait:
-                result = await run_in_threadpool(boards.store, judgement, arrived_at)
+            result = await run_in_threadpool(boards.store, judgement, arrived_at)
         except StoreBusy as exc:
             raise ApiError(503, "busy", str(exc)) from None
         created = result.accepted and not result.duplicate
@@ -820,7 +838,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         scores share a rank (1, 1, 3, ...), listed earliest first. ``by=time``: server-timed
         wins, fastest first."""
         puzzle = puzzle_or_404(id)
-        return _json(boards.leaderboard(puzzle.id, limit, offset, best_per_player, by))
+        page = await run_in_threadpool(
+            boards.leaderboard, puzzle.id, limit, offset, best_per_player, by
+        )
+        return _json(page)
 
     @app.post(
         "/v1/puzzles/{id}/attempts",
@@ -834,7 +855,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         id is timed by the server, from now to its arrival. Keys, roles, rate limits (the
         submissions' buckets) and the embargo are those of submissions."""
         now = settings.wall_clock()
-        sender = submitter(request)
+        sender = await submitter(request)
         _throttle(key_buckets, sender, "from this key", "header", "authorization")
         puzzle = puzzle_or_404(id)
         body = await _read_body(request, settings.max_body)
@@ -866,7 +887,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             player = enforce(name)  # the name as submissions store it
         except PlayerNameError as exc:
             raise ApiError(422, exc.code, str(exc), "path", "name") from None
-        found = boards.player_games(player)
+        found = await run_in_threadpool(boards.player_games, player)
         if found is None:
             raise ApiError(
                 404,
@@ -958,14 +979,17 @@ def _handle_errors(app: FastAPI) -> None:
         return _error_response(ApiError(500, "internal-error", message))
 
 
-def _handle_store_errors(app: FastAPI, watch: StoreWatch) -> None:
+def _handle_store_errors(app: FastAPI, watch: StoreWatch | ServerWatch) -> None:
     """A database error is 503 with its code (``disk-full``, ``store-unavailable``, ``busy``),
-    never a 500 with a traceback; all but a full disk and a lock start a check of the file."""
+    never a 500 with a traceback; all but a full disk and a lock start a check of the file
+    (SQLite); PostgreSQL's lost connection or failed server is ``store-unavailable``."""
 
-    @app.exception_handler(sqlite3.Error)
-    async def store_error(request: Request, exc: sqlite3.Error) -> Response:
+    async def store_error(request: Request, exc: Exception) -> Response:
         code, message = watch.on_error(exc)
         return _error_response(ApiError(503, code, message, headers={"Retry-After": "10"}))
+
+    for kind in database_errors:
+        app.add_exception_handler(kind, store_error)
 
 
 # --- moderation (docs/service.md, Moderation) ----------------------------------------------------
@@ -994,14 +1018,14 @@ def _moderation_body_doc() -> dict[str, Any]:
     return {"requestBody": {"required": False, "content": content}, "security": [{_BEARER: []}]}
 
 
-def _refuse_banned(moderation: Moderation, player: str) -> None:
+async def _refuse_banned(moderation: Moderation, player: str) -> None:
     """403 ``player-banned`` for a banned player's submission (before it is verified)."""
-    if moderation.is_banned(player):
+    if await run_in_threadpool(moderation.is_banned, player):
         message = f"player {player!r} is banned from the leaderboards"
         raise ApiError(403, "player-banned", message, "body", "/player")
 
 
-def _bearer_key(keys: KeyStore, request: Request) -> ApiKey | None:
+async def _bearer_key(keys: KeyStore, request: Request) -> ApiKey | None:
     """The valid key in the request's ``Authorization: Bearer`` header, None when there is no
     such header; 401 for a header that is not a bearer key, an unknown key or a revoked one.
     The one reading of keys: each route then says which roles it takes."""
@@ -1011,7 +1035,7 @@ def _bearer_key(keys: KeyStore, request: Request) -> ApiKey | None:
     scheme, _, key = header.strip().partition(" ")
     if scheme.lower() != "bearer" or not key.strip():
         raise _unauthorized("bad-key", "the Authorization header is not 'Bearer <key>'")
-    found = keys.find(key.strip())
+    found = await run_in_threadpool(keys.find, key.strip())
     if found is None:
         raise _unauthorized("bad-key", "not an API key of this service")
     if found.revoked_at is not None:
@@ -1020,9 +1044,9 @@ def _bearer_key(keys: KeyStore, request: Request) -> ApiKey | None:
     return found
 
 
-def _admin(keys: KeyStore, request: Request) -> ApiKey:
+async def _admin(keys: KeyStore, request: Request) -> ApiKey:
     """The valid admin key this request is sent with; otherwise 401 or 403 (never ``--open``)."""
-    found = _bearer_key(keys, request)
+    found = await _bearer_key(keys, request)
     if found is None:
         raise _unauthorized(
             "missing-key", "moderation needs an admin API key: Authorization: Bearer <key>"
@@ -1093,7 +1117,7 @@ def _moderation_routes(app: FastAPI, keys: KeyStore, moderation: Moderation) -> 
     ) -> Response:
         """Check the key, then the target, then the body; then act, in a worker thread (a
         wait for the database does not hold up the event loop)."""
-        key = _admin(keys, request)
+        key = await _admin(keys, request)
         what = target()
         reason = await _reason(request)
         try:
@@ -1150,7 +1174,7 @@ def _moderation_routes(app: FastAPI, keys: KeyStore, moderation: Moderation) -> 
         offset: Annotated[int, Query(ge=0, le=10**9, description="Acts to skip.")] = 0,
     ) -> Response:
         """The audit log of moderation, newest act first."""
-        _admin(keys, request)
+        await _admin(keys, request)
         try:
             return _json(await run_in_threadpool(moderation.audit, limit, offset))
         except StoreBusy as exc:

@@ -21,6 +21,9 @@ from cruel_tools.leaderboard import DB_VERSION, Leaderboards, judge, parse_submi
 from cruel_tools.log import LogFormatError, load
 
 from .helpers import other_win, published_puzzles, puzzle_log
+from .stores import sqlite_only, store_target
+
+__all__ = ["sqlite_only", "store_target"]  # the fixture: both engines
 
 ROOT = Path(__file__).parent.parent
 TODAY = dt.date(2027, 1, 5)
@@ -44,8 +47,9 @@ class WallClock:
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> Path:
-    return tmp_path / "cruel.sqlite"
+def db(store_target: Path | str) -> Path | str:
+    """The store: an SQLite file, or a fresh PostgreSQL schema (tests.stores)."""
+    return store_target
 
 
 @pytest.fixture

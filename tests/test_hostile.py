@@ -395,8 +395,9 @@ def test_a_full_disk_is_disk_full_not_busy(tmp_path: Path, monkeypatch: pytest.M
 
     def on_a_full_disk(self: Leaderboards, *args: Any) -> Any:
         # SQLite's own SQLITE_FULL: no page may be added to the file.
-        pages = self._db.execute("PRAGMA page_count").fetchone()[0]
-        self._db.execute(f"PRAGMA max_page_count = {pages}")
+        db = self.database.connection  # type: ignore[attr-defined]
+        pages = db.execute("PRAGMA page_count").fetchone()[0]
+        db.execute(f"PRAGMA max_page_count = {pages}")
         return insert(self, *args)
 
     monkeypatch.setattr(Leaderboards, "_insert", on_a_full_disk)

@@ -29,6 +29,9 @@ from cruel_tools.keys import (
 from cruel_tools.leaderboard import StoreError
 
 from .helpers import published_puzzles, puzzle_log
+from .stores import sqlite_only, store_target
+
+__all__ = ["sqlite_only", "store_target"]  # the fixture: both engines
 
 ROOT = Path(__file__).parent.parent
 TODAY = dt.date(2027, 1, 5)
@@ -53,8 +56,9 @@ def settings(db: Path, clock: Clock | None = None, **fields: Any) -> service.Set
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> Path:
-    return tmp_path / "cruel.sqlite"
+def db(store_target: Path | str) -> Path | str:
+    """The store: an SQLite file, or a fresh PostgreSQL schema (tests.stores)."""
+    return store_target
 
 
 @pytest.fixture
@@ -160,6 +164,14 @@ def test_an_open_server_takes_keyless_submissions_and_still_checks_keys(db: Path
 
 def test_keys_are_stored_hashed(db: Path, store: KeyStore) -> None:
     keys = [store.add(f"site {n}", "site")[1] for n in range(3)]
+    if not isinstance(db, Path):  # PostgreSQL: what the table holds
+        import psycopg
+
+        with psycopg.connect(str(db)) as pg:
+            stored = "\n".join(str(r) for r in pg.execute("SELECT * FROM api_keys")).encode()
+        for key in keys:
+            assert key.encode() not in stored and key_hash(key).encode() in stored
+        return
     with TestClient(service.create_app(settings(db))) as client:
         assert all(submit(client, k).status_code in (200, 201) for k in keys)
         files = [p for p in db.parent.iterdir() if p.name.startswith(db.name)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import sqlite3
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +26,12 @@ from cruel_tools.leaderboard import (
 )
 from cruel_tools.log import Limits, LogFormatError, compact, load, to_step
 from cruel_tools.puzzles import Puzzle
+from cruel_tools.store import SqliteDatabase
 
 from .helpers import other_win, published_puzzles, puzzle_log
+from .stores import is_sqlite, store_target
+
+__all__ = ["store_target"]  # the fixture: every test of `boards` runs on both engines
 
 PUZZLE_ID = "2027-01-02-easy"
 OPEN = dt.date(2027, 1, 2)  # the puzzle's own date: still open
@@ -41,8 +45,10 @@ def puzzle() -> Puzzle:
 
 
 @pytest.fixture
-def boards(tmp_path: Path) -> Leaderboards:
-    return Leaderboards(tmp_path / "lb.sqlite")
+def boards(store_target: Path | str) -> Iterator[Leaderboards]:
+    store = Leaderboards(store_target)
+    yield store
+    store.close()
 
 
 def sub(doc: dict[str, Any]) -> bytes:
@@ -380,22 +386,62 @@ def test_a_puzzle_closes_when_its_solution_is_published(
     assert result.accepted
 
 
-def test_entries_survive_a_restart(tmp_path: Path, puzzle: Puzzle) -> None:
-    path = tmp_path / "lb.sqlite"
+def test_entries_survive_a_restart(store_target: Path | str, puzzle: Puzzle) -> None:
+    path = store_target
     first = Leaderboards(path)
     first.submit(puzzle, submission("ada", puzzle_log(puzzle)), NOW, OPEN)
     first.close()
     again = Leaderboards(path)
     assert again.leaderboard(puzzle.id).entries[0].player == "ada"
     assert again.submit(puzzle, submission("ada", puzzle_log(puzzle)), NOW, OPEN).duplicate
+    again.close()
 
 
-def test_a_newer_database_is_refused(tmp_path: Path) -> None:
-    path = tmp_path / "lb.sqlite"
-    with sqlite3.connect(path) as db:
-        db.execute(f"PRAGMA user_version = {DB_VERSION + 1}")
-    with pytest.raises(StoreError, match="newer cruel-tools"):
-        Leaderboards(path)
+def test_a_newer_database_is_refused(store_target: Path | str) -> None:
+    if is_sqlite(store_target):
+        with sqlite3.connect(store_target) as db:
+            db.execute(f"PRAGMA user_version = {DB_VERSION + 1}")
+    else:
+        Leaderboards(store_target).close()
+        import psycopg
+
+        with psycopg.connect(str(store_target), autocommit=True) as pg:
+            pg.execute(
+                "INSERT INTO cruel_migrations VALUES (%s, 'from the future', 'later')",
+                (DB_VERSION + 1,),
+            )
+    message = f"made by a newer cruel-tools \\(database version {DB_VERSION + 1}, this one knows"
+    with pytest.raises(StoreError, match=message):
+        Leaderboards(store_target)
+
+
+def test_postgresql_keeps_its_migrations_and_instances_share_them(store_target: Path | str) -> None:
+    if is_sqlite(store_target):
+        pytest.skip("PostgreSQL only: its table of migrations")
+    import psycopg
+
+    stores = [Leaderboards(store_target) for _ in range(3)]  # three instances starting
+    with psycopg.connect(str(store_target), autocommit=True) as pg:
+        rows = pg.execute("SELECT version, description FROM cruel_migrations").fetchall()
+        assert [v for v, _ in rows] == [DB_VERSION]
+        tables = {
+            r[0]
+            for r in pg.execute(
+                "SELECT table_name FROM information_schema.tables"
+                " WHERE table_schema = current_schema()"
+            )
+        }
+    assert {"submissions", "players", "api_keys", "attempts", "moderation_audit"} <= tables
+    for store in stores:
+        store.close()
+
+
+def test_an_unreachable_server_is_refused_in_one_line() -> None:
+    with pytest.raises(StoreError) as refused:
+        Leaderboards("postgresql://nobody@127.0.0.1:1/none", timeout=1)
+    message = str(refused.value)
+    assert message.startswith("postgresql://nobody@127.0.0.1:1/none: cannot use as a database:")
+    assert "\n" not in message
 
 
 def test_a_file_that_is_not_a_database_is_refused(tmp_path: Path) -> None:
@@ -405,9 +451,12 @@ def test_a_file_that_is_not_a_database_is_refused(tmp_path: Path) -> None:
         Leaderboards(path)
 
 
-def test_racing_submissions_of_one_game_store_it_once(tmp_path: Path, puzzle: Puzzle) -> None:
-    # Two stores on one file stand for two server processes; threads race the same game in.
-    path = tmp_path / "lb.sqlite"
+def test_racing_submissions_of_one_game_store_it_once(
+    store_target: Path | str, puzzle: Puzzle
+) -> None:
+    # Two stores on one file (or server) stand for two server processes; threads race the same
+    # game in.
+    path = store_target
     stores = [Leaderboards(path), Leaderboards(path)]
     results: list[Any] = []
     start = threading.Barrier(8)
@@ -426,6 +475,8 @@ def test_racing_submissions_of_one_game_store_it_once(tmp_path: Path, puzzle: Pu
     assert sum(not r.duplicate for r in results) == 1
     assert {r.submission_id for r in results} == {1}
     assert stores[0].count() == stores[1].count() == 1
+    for store in stores:
+        store.close()
 
 
 def test_par_solution_steps_round_trip(puzzle: Puzzle) -> None:
@@ -452,11 +503,11 @@ def test_a_write_that_waits_too_long_is_store_busy(tmp_path: Path, puzzle: Puzzl
 
 
 def put(
-    path: Path, rows: list[tuple[str, int, int, int | None]], puzzle_id: str = PUZZLE_ID
+    boards: Leaderboards, rows: list[tuple[str, int, int, int | None]], puzzle_id: str = PUZZLE_ID
 ) -> None:
     """Store entries (player, moves, redeals, elapsed_ms) as they would be stored, in this order
     (so ids grow), without playing them: scores no real game of the puzzle need have."""
-    with sqlite3.connect(path) as db:
+    with boards.database.write() as db:
         for player, moves, redeals, elapsed in rows:
             db.execute(
                 "INSERT INTO submissions (puzzle, player, game, moves, redeals, log, submitted_at,"
@@ -470,7 +521,7 @@ def put(
                     elapsed,
                 ),
             )
-            db.execute("INSERT OR IGNORE INTO players VALUES (?, ?)", (player, player))
+            db.execute("INSERT INTO players VALUES (?, ?) ON CONFLICT DO NOTHING", (player, player))
 
 
 def board(boards: Leaderboards, **kwargs: Any) -> list[tuple[str, int, int, int]]:
@@ -480,11 +531,10 @@ def board(boards: Leaderboards, **kwargs: Any) -> list[tuple[str, int, int, int]
 
 
 def test_fewest_actions_rank_first_then_fewest_redeals_and_equal_scores_share_a_rank(
-    tmp_path: Path,
+    boards: Leaderboards,
 ) -> None:
-    boards = Leaderboards(tmp_path / "lb.sqlite")
     put(
-        tmp_path / "lb.sqlite",
+        boards,
         [
             ("six", 58, 6, None),  # 64 actions: fewer moves, but more actions
             ("two", 60, 2, None),  # 62 actions: first
@@ -504,10 +554,9 @@ def test_fewest_actions_rank_first_then_fewest_redeals_and_equal_scores_share_a_
     boards.close()
 
 
-def test_a_players_best_entry_is_the_one_with_fewest_actions(tmp_path: Path) -> None:
-    boards = Leaderboards(tmp_path / "lb.sqlite")
+def test_a_players_best_entry_is_the_one_with_fewest_actions(boards: Leaderboards) -> None:
     put(
-        tmp_path / "lb.sqlite",
+        boards,
         [
             ("ada", 58, 6, None),  # 64 actions
             ("bob", 61, 2, None),  # 63 actions
@@ -526,10 +575,9 @@ def test_a_players_best_entry_is_the_one_with_fewest_actions(tmp_path: Path) -> 
     boards.close()
 
 
-def test_by_time_equal_times_are_listed_by_actions_then_redeals(tmp_path: Path) -> None:
-    boards = Leaderboards(tmp_path / "lb.sqlite")
+def test_by_time_equal_times_are_listed_by_actions_then_redeals(boards: Leaderboards) -> None:
     put(
-        tmp_path / "lb.sqlite",
+        boards,
         [
             ("six", 58, 6, 9000),  # 64 actions
             ("slow", 50, 0, 9500),
@@ -558,12 +606,11 @@ def test_by_time_equal_times_are_listed_by_actions_then_redeals(tmp_path: Path) 
     boards.close()
 
 
-def test_the_rank_in_an_answer_counts_better_actions(tmp_path: Path, puzzle: Puzzle) -> None:
-    boards = Leaderboards(tmp_path / "lb.sqlite")
+def test_the_rank_in_an_answer_counts_better_actions(boards: Leaderboards, puzzle: Puzzle) -> None:
     par = puzzle.par
     assert par.redeals >= 1  # so that a score of fewer actions can have more moves
     put(
-        tmp_path / "lb.sqlite",
+        boards,
         [
             ("fewer", par.moves + 1, par.redeals - 2 if par.redeals >= 2 else 0, None),
             ("redeal", par.moves + 1, par.redeals - 1, None),  # as many actions, fewer redeals
@@ -580,7 +627,8 @@ def test_the_rank_in_an_answer_counts_better_actions(tmp_path: Path, puzzle: Puz
 def plans(boards: Leaderboards, action: Callable[[], object]) -> list[str]:
     """The query plans of the statements ``action`` runs on the store's reader."""
     seen: list[str] = []
-    db = boards._reader
+    assert isinstance(boards.database, SqliteDatabase)
+    db = boards.database.reader
     db.set_trace_callback(seen.append)
     try:
         action()
@@ -595,7 +643,7 @@ def plans(boards: Leaderboards, action: Callable[[], object]) -> list[str]:
 
 def test_every_ranking_query_reads_an_index_of_its_order(tmp_path: Path) -> None:
     boards = Leaderboards(tmp_path / "lb.sqlite")
-    put(tmp_path / "lb.sqlite", [(f"p{k}", 60 + k % 7, k % 3, 1000 + k % 5) for k in range(40)])
+    put(boards, [(f"p{k}", 60 + k % 7, k % 3, 1000 + k % 5) for k in range(40)])
     for best in (False, True):
         for by, index in (("actions", "submissions_score"), ("time", "submissions_timed")):
             total, page, rank = plans(
@@ -648,8 +696,16 @@ def test_a_version_3_database_is_upgraded_and_ranks_by_actions(
     path = tmp_path / "lb.sqlite"
     with sqlite3.connect(path) as db:
         db.executescript(V3_SCHEMA)
-    put(path, [("six", 58, 6, 9000), ("two", 60, 2, 9000), ("hidden", 40, 0, None)])
     with sqlite3.connect(path) as db:
+        for k, (player, moves, redeals, elapsed) in enumerate(
+            [("six", 58, 6, 9000), ("two", 60, 2, 9000), ("hidden", 40, 0, None)]
+        ):
+            db.execute(
+                "INSERT INTO submissions (puzzle, player, game, moves, redeals, log,"
+                " submitted_at, elapsed_ms) VALUES (?, ?, ?, ?, ?, '', '2027-01-02T00:00:00+00:00', ?)",
+                (PUZZLE_ID, player, f"g{k}", moves, redeals, elapsed),
+            )
+            db.execute("INSERT OR IGNORE INTO players VALUES (?, ?)", (player, player))
         db.execute("INSERT INTO hidden_submissions VALUES (3, '2027-01-02T00:00:00+00:00')")
     boards = Leaderboards(path)
     with sqlite3.connect(path) as db:

@@ -19,6 +19,9 @@ from cruel_tools.leaderboard import Leaderboards, parse_submission
 from cruel_tools.moderation import Moderation
 
 from .helpers import other_win, published_puzzles, puzzle_log
+from .stores import sqlite_only, store_target
+
+__all__ = ["sqlite_only", "store_target"]  # the fixture: both engines
 
 ROOT = Path(__file__).parent.parent
 TODAY = dt.date(2027, 1, 5)
@@ -36,8 +39,9 @@ def log(puzzle_id: str, seed: int | None = None) -> dict[str, Any]:
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> Path:
-    return tmp_path / "cruel.sqlite"
+def db(store_target: Path | str) -> Path | str:
+    """The store: an SQLite file, or a fresh PostgreSQL schema (tests.stores)."""
+    return store_target
 
 
 @pytest.fixture

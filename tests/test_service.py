@@ -26,11 +26,14 @@ from cruel_tools.cli import app
 from cruel_tools.dates import BadDate, parse_date
 from cruel_tools.game import REDEAL, Move
 from cruel_tools.keys import RateLimit
-from cruel_tools.leaderboard import StoreError
+from cruel_tools.leaderboard import Leaderboards, StoreError
 from cruel_tools.puzzles import PuzzleSetError, puzzle_bytes
 from cruel_tools.verify import report_json, verify_bytes
 
 from .helpers import other_win, published_puzzles, puzzle_log
+from .stores import store_target
+
+__all__ = ["store_target"]  # the fixture: both engines
 
 ROOT = Path(__file__).parent.parent
 TODAY = dt.date(2027, 1, 5)
@@ -52,8 +55,9 @@ def open_settings(db: Path) -> service.Settings:
 
 
 @pytest.fixture
-def settings(tmp_path: Path) -> service.Settings:
-    return open_settings(tmp_path / "db.sqlite")
+def settings(store_target: Path | str) -> service.Settings:
+    """An open server on a fresh store of either engine (tests.stores)."""
+    return open_settings(store_target)  # type: ignore[arg-type]
 
 
 @pytest.fixture
@@ -412,13 +416,15 @@ def test_an_answer_compares_the_win_with_par(client: TestClient) -> None:
 def test_the_leaderboard_ranks_fewer_actions_above_fewer_moves(
     client: TestClient, settings: service.Settings
 ) -> None:
-    with sqlite3.connect(settings.db) as db:  # scores no real game need have
+    store = Leaderboards(settings.db)
+    with store.database.write() as db:  # scores no real game need have
         for k, (moves, redeals) in enumerate([(58, 6), (60, 2), (61, 1), (59, 3)]):
             db.execute(
                 "INSERT INTO submissions (puzzle, player, game, moves, redeals, log, submitted_at)"
                 " VALUES (?, ?, ?, ?, ?, '', '2027-01-05T00:00:00+00:00')",
                 (OPEN_ID, f"p{k}", str(k), moves, redeals),
             )
+    store.close()
     entries = client.get(f"/v1/puzzles/{OPEN_ID}/leaderboard").json()["entries"]
     got = [(e["player"], e["actions"], e["redeals"], e["rank"]) for e in entries]
     assert got == [("p2", 62, 1, 1), ("p1", 62, 2, 2), ("p3", 62, 3, 3), ("p0", 64, 6, 4)]
@@ -669,9 +675,26 @@ def test_a_locked_database_is_503_and_the_server_answers_meanwhile(
     settings: service.Settings,
 ) -> None:
     settings.db_timeout = 3.0
-    other = sqlite3.connect(settings.db, check_same_thread=False)
+    if isinstance(settings.db, Path):
+        other: Any = sqlite3.connect(settings.db, check_same_thread=False)
+
+        def hold() -> None:
+            other.execute("BEGIN EXCLUSIVE")  # another process holds the write lock
+
+    else:  # another instance holds the locks of ada's and bob's entries
+        import psycopg
+
+        from cruel_tools.names import skeleton
+
+        other = psycopg.connect(settings.db)
+
+        def hold() -> None:
+            for name in ("ada", "bob"):
+                lock = "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))"
+                other.execute(lock, (skeleton(name),))
+
     with TestClient(service.create_app(settings)) as client:
-        other.execute("BEGIN EXCLUSIVE")  # another process holds the write lock
+        hold()
         waiting: list[Any] = []
         submitter = threading.Thread(
             target=lambda: waiting.append(submit(client, OPEN_ID, "ada", win()))
@@ -683,7 +706,7 @@ def test_a_locked_database_is_503_and_the_server_answers_meanwhile(
         other.rollback()  # the lock goes: the waiting submission goes through
         submitter.join()
         assert waiting[0].status_code == 201
-        other.execute("BEGIN EXCLUSIVE")  # and this time it is held past the timeout
+        hold()  # and this time it is held past the timeout
         try:
             response = submit(client, OPEN_ID, "bob", win())
         finally:
@@ -691,6 +714,7 @@ def test_a_locked_database_is_503_and_the_server_answers_meanwhile(
         body = error(response, 503, "busy")
         assert body["message"].startswith("the leaderboard database is busy")
         assert submit(client, OPEN_ID, "bob", win()).status_code == 201
+    other.close()
 
 
 def test_settings_reach_worker_processes_intact(tmp_path: Path) -> None:
