@@ -64,7 +64,7 @@ MAX_STATES: Final = 50_000
 #: Positions each fewest-actions search may expand with ``deep`` (one per position of the log).
 DEEP_STATES: Final = 5_000
 #: Positions each step's own solve may expand when a position is undecided (see ``_loss``).
-CHILD_STATES: Final = 2_000
+CHILD_STATES: Final = 500
 #: Most solves of the binary search (undecided positions make it probe more than log2(n)).
 MAX_SOLVES: Final = 40
 #: Most undecided solves (each spends the whole budget) before the search settles for an interval.

@@ -284,8 +284,9 @@ def search(
                 if memo.lost.get(ck, used + 1) <= used:  # proven lost by an earlier search
                     stats.pruned += 1
                     continue
-                rest = memo.win_from(child)
-                if rest is not None:  # on the line of a win found earlier
+                line = memo.won.get(ck)  # (the key at hand: no second Game.key())
+                if line is not None and line[0] >= used:  # on the line of a win found earlier
+                    rest = line[1][line[2] :]
                     return _won(start, _path(parents, child_node) + rest, memo, stats, began)
             heapq.heappush(
                 frontier, (-child.foundation_cards, -next(tie), child, child_node, child_early)
