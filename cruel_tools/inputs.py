@@ -281,13 +281,24 @@ def load_deal(
     a whole log (its deal), under ``rules`` (default: a log's own, else ``cruel``). Raises
     ``ValueError`` subclasses (:class:`~cruel_tools.deals.BadDeal`
     for piles that are not a deal, :class:`LogFormatError` for a bad log) or ``OSError``."""
+    number, piles, _ = load_deal_rules(spec, limits, rules)
+    return number, piles
+
+
+def load_deal_rules(
+    spec: str, limits: Limits = Limits(), rules: Rules | None = None
+) -> tuple[int | None, list[list[Card]], Rules]:
+    """As :func:`load_deal`, with the rules the deal was read under: ``rules``, else a log's
+    own, else ``cruel``."""
     if spec.isascii() and spec.isdigit():
-        return int(spec), deals.deal_piles(int(spec), rules or DEFAULT)
+        rules = rules or DEFAULT
+        return int(spec), deals.deal_piles(int(spec), rules), rules
     parsed = deal_or_log(read_spec(spec, limits), spec, limits)
     if isinstance(parsed, GameLog):
         rules = rules or parsed.resolved_rules()
+    rules = rules or DEFAULT
     deal = parsed.deal if isinstance(parsed, GameLog) else parsed
-    return deal.number, deals.resolve_deal(deal.number, deal.piles, rules or DEFAULT)
+    return deal.number, deals.resolve_deal(deal.number, deal.piles, rules), rules
 
 
 def read_log(spec: str, limits: Limits = Limits()) -> tuple[Source, GameLog]:

@@ -18,7 +18,7 @@ from . import cards
 from .cards import Card
 from .documents import document_config
 from .errors import CruelError
-from .game import Game, Outcome, Redeal, Step
+from .game import Game, Outcome, Redeal, Step, foundation_rank
 from .log import GameLog
 from .rules import PRESETS
 from .traversal import ErrorInfo, Played, Visitor, play, play_steps
@@ -65,9 +65,11 @@ class Style:
 
 
 def foundation_line(game: Game, style: Style) -> str:
-    """``♠ 5  ♥ A  ♦ 3  ♣ 7``: the top rank of each foundation."""
+    """``♠ 5  ♥ A  ♦ 3  ♣ 7``: the top rank of each foundation (``-`` while empty)."""
+    rules = game.rules
     return "  ".join(
-        f"{style.suit(s)} {cards.RANK_NAMES[r]}" for s, r in enumerate(game.foundations)
+        f"{style.suit(s)} {cards.RANK_NAMES[foundation_rank(rules, n)] if n else '-'}"
+        for s, n in enumerate(game.foundations)
     )
 
 
@@ -102,7 +104,8 @@ def _stacked(piles: Sequence[Sequence[Card]], style: Style, per_row: int, col: i
 
 
 def position_lines(game: Game, style: Style) -> list[str]:
-    """The foundations, then the twelve piles in the chosen layout."""
+    """The foundations, then the piles (12, or 13 under ripple-fan-pysolfc) in the chosen
+    layout."""
     if style.layout == "grid":
         body = _stacked(game.piles, style, per_row=4, col=10)
     elif style.layout == "wide":
@@ -125,12 +128,13 @@ def describe(step: Step, before: Game, style: Style) -> str:
     """A step in words, from the position it is played in: ``4♦ pile 3 → pile 7, onto 5♦``."""
     if isinstance(step, Redeal):
         return f"Redeal ({ordinal(before.redeals + 1)})"
-    src = before.piles[step.source - 1] if 1 <= step.source <= 12 else []
+    n = len(before.piles)
+    src = before.piles[step.source - 1] if 1 <= step.source <= n else []
     moving = src[-step.count :] if 0 < step.count <= len(src) else []
     what = " ".join(style.card(c) for c in reversed(moving)) if moving else "(nothing)"
     if step.target is None:
         return f"{what} pile {step.source} {style.arrow} foundation"
-    dst = before.piles[step.target - 1] if 1 <= step.target <= 12 else []
+    dst = before.piles[step.target - 1] if 1 <= step.target <= n else []
     onto = f", onto {style.card(dst[-1])}" if dst else ""
     return f"{what} pile {step.source} {style.arrow} pile {step.target}{onto}"
 

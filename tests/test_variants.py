@@ -4,10 +4,17 @@ block; and the deals each preset makes."""
 
 from __future__ import annotations
 
+import json
+import random
+from pathlib import Path
+from typing import Any
+
 import pytest
 from pydantic import ValidationError
+from typer.testing import CliRunner
 
 from cruel_tools import cards
+from cruel_tools.cli import app
 from cruel_tools.deals import BadDeal, check_piles, deal_piles
 from cruel_tools.game import (
     MOVE_ERRORS,
@@ -21,7 +28,7 @@ from cruel_tools.game import (
 )
 from cruel_tools.rules import PRESETS, Rules, preset
 
-from .helpers import position
+from .helpers import log_dict, position, random_game
 
 RIPPLE = preset("ripple-fan")
 ROYAL = preset("royal-family")
@@ -280,3 +287,97 @@ def test_royal_family_pysolfc_one_redeal_then_blocked() -> None:
     assert b.outcome() == "blocked"
     assert list(b.legal_steps()) == []
     assert REDEAL not in list(b.legal_steps())
+
+
+# --- deal numbers: the documented vectors ------------------------------------------------------
+
+
+def _doc_vectors(title: str) -> dict[int, list[str]]:
+    text = (Path(__file__).parent.parent / "docs" / "deals.md").read_text(encoding="utf-8")
+    table = text.split("\n## Other decks\n", 1)[1].split(f"`{title}`", 2)[2]
+    rows = {}
+    for line in table.split("\n\n", 2)[1].splitlines()[2:]:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        rows[int(cells[0])] = cells[1:]
+    return rows
+
+
+@pytest.mark.parametrize("name", ["ripple-fan-pysolfc", "royal-family-pysolfc"])
+def test_other_decks_match_the_documented_vectors(name: str) -> None:
+    vectors = _doc_vectors(name)
+    assert sorted(vectors) == [0, 1, 17]
+    for number, piles in vectors.items():
+        got = [" ".join(cards.name(x) for x in p) for p in deal_piles(number, PRESETS[name])]
+        assert got == piles
+
+
+def test_cruel_deals_did_not_change() -> None:
+    # docs/deals.md's first vector, by the old recipe: the 48 non-aces
+    assert [cards.name(x) for x in deal_piles(0)[0]] == ["QC", "6C", "7S", "KS"]
+    assert deal_piles(0, PRESETS["pysolfc"]) == deal_piles(0) == deal_piles(0, RIPPLE)
+
+
+# --- the command line ------------------------------------------------------------------------------
+
+runner = CliRunner()
+
+
+def _log(name: str, number: int, seed: int, steps: int = 40) -> dict[str, Any]:
+    piles, played, game = random_game(number, random.Random(seed), PRESETS[name], steps)
+    doc = log_dict(piles, played, name)
+    doc["deal"] = {"number": number}
+    doc["claim"] = {
+        "outcome": game.outcome(),
+        "foundation_cards": game.foundation_cards,
+        "moves": game.moves,
+        "redeals": game.redeals,
+    }
+    return doc
+
+
+def test_cli_deal_and_show_with_13_piles() -> None:
+    out = runner.invoke(app, ["deal", "1", "--rules", "ripple-fan-pysolfc"])
+    assert out.exit_code == 0
+    piles = json.loads(out.stdout)["piles"]
+    assert len(piles) == 13 and piles[0] == ["QH", "6C", "JH", "JS"]
+    for layout in ("rows", "grid", "wide"):
+        out = runner.invoke(
+            app, ["show", "1", "--rules", "ripple-fan-pysolfc", "--layout", layout, "--ascii"]
+        )
+        assert out.exit_code == 0, out.stdout
+        lines = out.stdout.splitlines()
+        assert lines[1] == "S -  H -  D -  C -"
+        assert max(map(len, lines)) <= 80
+        assert "13" in out.stdout
+    out = runner.invoke(app, ["show", "1", "--rules", "royal-family-pysolfc", "--ascii"])
+    assert out.stdout.splitlines()[1] == "S K  H K  D K  C K"
+    out = runner.invoke(app, ["deal", "1", "--rules", "klondike"])
+    assert out.exit_code == 2 and "unknown rules preset 'klondike'" in out.output
+
+
+@pytest.mark.parametrize(
+    "name", ["ripple-fan", "royal-family", "ripple-fan-pysolfc", "royal-family-pysolfc"]
+)
+def test_cli_verify_and_replay_each_preset(tmp_path: Path, name: str) -> None:
+    path = tmp_path / "log.json"
+    path.write_text(json.dumps(_log(name, 5, 3)))
+    out = runner.invoke(app, ["verify", str(path), "--json"])
+    assert out.exit_code == 0, out.stdout
+    report = json.loads(out.stdout.splitlines()[0])
+    assert report["valid"] and len(report["final"]["piles"]) == PRESETS[name].pile_count
+    out = runner.invoke(app, ["replay", str(path), "--ascii"])
+    assert out.exit_code == 0, out.stdout
+    assert max(map(len, out.stdout.splitlines())) <= 80
+
+
+def test_pile_13_is_a_bad_pile_under_12_piles(tmp_path: Path) -> None:
+    doc = {"format": "cruel-log/1", "deal": {"number": 5}, "moves": ["13F"]}
+    path = tmp_path / "log.json"
+    path.write_text(json.dumps(doc))
+    out = runner.invoke(app, ["verify", str(path)])
+    assert out.exit_code == 1
+    assert "move 1: piles are numbered 1 to 12 (at /moves/0) [bad-pile]" in out.stdout
+    doc["rules"] = "ripple-fan-pysolfc"
+    path.write_text(json.dumps(doc))
+    out = runner.invoke(app, ["verify", str(path)])
+    assert "[bad-pile]" not in out.stdout and "[not-next-on-foundation]" in out.stdout
