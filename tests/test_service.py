@@ -1047,3 +1047,34 @@ def test_pages_are_package_files_under_a_same_origin_policy(
     assert client.get(path, headers={"If-None-Match": r.headers["etag"]}).status_code == 304
     # A page names no other origin: nothing it loads can come from elsewhere.
     assert "http://" not in r.text and "https://" not in r.text and "<script>" not in r.text
+
+
+def test_a_failing_postgresql_server_is_503_store_unavailable_and_health_says_so(
+    client: TestClient, settings: service.Settings
+) -> None:
+    if isinstance(settings.db, Path):
+        pytest.skip("PostgreSQL only: SQLite's integrity checks are tests/test_hostile.py's")
+    import re
+
+    import psycopg
+
+    assert submit(client, OPEN_ID, "ada", win()).status_code == 201
+    url = str(settings.db)
+    schema = re.search(r"search_path%3D(\w+)", url)
+    assert schema is not None
+    name = schema.group(1)
+    with psycopg.connect(url, autocommit=True) as admin:
+        admin.execute(f"ALTER SCHEMA {name} RENAME TO {name}_away")  # the tables are gone
+        try:
+            body = error(client.get(f"/v1/puzzles/{OPEN_ID}/leaderboard"), 503, "store-unavailable")
+            assert body["message"].startswith("the PostgreSQL server failed (")
+            health = client.get("/v1/health")
+            assert health.status_code == 503
+            problem = health.json()["problem"]
+            assert health.json()["status"] == "unavailable"
+            assert problem["code"] == "store-unavailable"
+            assert client.get(f"/v1/puzzles/{OPEN_ID}").status_code == 200  # puzzles go on
+        finally:
+            admin.execute(f"ALTER SCHEMA {name}_away RENAME TO {name}")
+    health = client.get("/v1/health")  # the server answers again: so does health
+    assert health.status_code == 200 and health.json()["submissions"] == 1
