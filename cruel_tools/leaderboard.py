@@ -72,6 +72,8 @@ __all__ = [
     "record_from_store",
     "prepare",
     "PG_MIGRATIONS",
+    "rebuild_tallies",
+    "Tallies",
 ]
 
 SUBMISSION_FORMAT: Final = "cruel-submission/1"
@@ -79,8 +81,9 @@ RESULT_FORMAT: Final = "cruel-submission-result/1"
 LEADERBOARD_FORMAT: Final = "cruel-leaderboard/1"
 #: Version of the database layout, kept in SQLite's ``user_version``. 2 added ``players``,
 #: 3 ``submissions.elapsed_ms`` (server-timed attempts), 4 ``submissions.actions`` (moves +
-#: redeals, a generated column) and the indexes of ranking by it.
-DB_VERSION: Final = 4
+#: redeals, a generated column) and the indexes of ranking by it, 5 the tallies of the boards
+#: (``score_counts``, ``player_best``): ranks and totals without counting entries.
+DB_VERSION: Final = 5
 #: An entry's score, best first: fewest actions (card moves + redeals), then fewest redeals.
 #: Equal scores share a rank; the earliest submission (lowest id) is listed first within a tie.
 #: The one statement of the order: every ranking query and index is made of it.
@@ -467,6 +470,171 @@ CREATE INDEX IF NOT EXISTS players_skeleton ON players (skeleton);
 """
 
 
+#: The tallies of the boards (version 5), kept in the transaction of every change of a listed
+#: entry (a new entry, a moderator's act), so that a rank or a total is a sum over a puzzle's
+#: scores (a few hundred rows) instead of a count of its entries (issue #13: 10^6 of them).
+_TALLIES = """
+CREATE TABLE IF NOT EXISTS score_counts (   -- per puzzle and score (actions, redeals)
+    puzzle TEXT NOT NULL,
+    actions INTEGER NOT NULL,
+    redeals INTEGER NOT NULL,
+    entries INTEGER NOT NULL DEFAULT 0,     -- listed entries with this score
+    timed INTEGER NOT NULL DEFAULT 0,       -- of them, server-timed
+    bests INTEGER NOT NULL DEFAULT 0,       -- players whose best listed entry has this score
+    fastest INTEGER NOT NULL DEFAULT 0,     -- players whose fastest timed entry has this score
+    PRIMARY KEY (puzzle, actions, redeals)
+);
+CREATE TABLE IF NOT EXISTS player_best (    -- per puzzle, each player with a listed entry
+    puzzle TEXT NOT NULL,
+    player TEXT NOT NULL,
+    best_id INTEGER NOT NULL,               -- their best listed entry, by SCORE then id
+    best_actions INTEGER NOT NULL,
+    best_redeals INTEGER NOT NULL,
+    fast_id INTEGER,                        -- their fastest listed timed entry; NULL: none
+    fast_elapsed INTEGER,
+    fast_actions INTEGER,
+    fast_redeals INTEGER,
+    PRIMARY KEY (puzzle, player)
+);
+CREATE INDEX IF NOT EXISTS player_best_score
+    ON player_best (puzzle, best_actions, best_redeals, best_id);
+CREATE INDEX IF NOT EXISTS player_best_time
+    ON player_best (puzzle, fast_elapsed, fast_actions, fast_redeals, fast_id)
+    WHERE fast_id IS NOT NULL;
+"""
+
+#: The tallies made anew from the entries (a migration; a bulk load). `WHERE true`: SQLite's
+#: parser needs it before an INSERT ... SELECT's ON CONFLICT.
+_REBUILD = """
+DELETE FROM score_counts;
+DELETE FROM player_best;
+INSERT INTO player_best (puzzle, player, best_id, best_actions, best_redeals,
+                         fast_id, fast_elapsed, fast_actions, fast_redeals)
+SELECT b.puzzle, b.player, b.id, b.actions, b.redeals, f.id, f.elapsed_ms, f.actions, f.redeals
+FROM (SELECT puzzle, player, id, actions, redeals, ROW_NUMBER() OVER (
+          PARTITION BY puzzle, player ORDER BY actions, redeals, id) AS n
+      FROM visible_submissions) AS b
+LEFT JOIN (SELECT puzzle, player, id, elapsed_ms, actions, redeals, ROW_NUMBER() OVER (
+          PARTITION BY puzzle, player ORDER BY elapsed_ms, actions, redeals, id) AS n
+      FROM visible_submissions WHERE elapsed_ms IS NOT NULL) AS f
+  ON f.puzzle = b.puzzle AND f.player = b.player AND f.n = 1
+WHERE b.n = 1;
+INSERT INTO score_counts (puzzle, actions, redeals, entries, timed)
+SELECT puzzle, actions, redeals, COUNT(*), COUNT(elapsed_ms) FROM visible_submissions
+GROUP BY puzzle, actions, redeals;
+INSERT INTO score_counts (puzzle, actions, redeals, bests)
+SELECT puzzle, best_actions, best_redeals, COUNT(*) FROM player_best WHERE true
+GROUP BY puzzle, best_actions, best_redeals
+ON CONFLICT (puzzle, actions, redeals) DO UPDATE SET bests = excluded.bests;
+INSERT INTO score_counts (puzzle, actions, redeals, fastest)
+SELECT puzzle, fast_actions, fast_redeals, COUNT(*) FROM player_best WHERE fast_id IS NOT NULL
+GROUP BY puzzle, fast_actions, fast_redeals
+ON CONFLICT (puzzle, actions, redeals) DO UPDATE SET fastest = excluded.fastest;
+"""
+
+
+def rebuild_tallies(db: Connection) -> None:
+    """Make the tallies of every board anew from the listed entries, in the write transaction
+    ``db`` (after loading entries in bulk, straight into ``submissions``)."""
+    db.script(_REBUILD)
+
+
+@dataclass
+class _Tally:
+    """What one player's listed entries of one puzzle add to the tallies."""
+
+    counts: dict[tuple[int, int], list[int]]  # score: [entries, timed, bests, fastest]
+    best: tuple[int, int, int] | None  # (id, actions, redeals)
+    fast: tuple[int, int, int, int] | None  # (id, elapsed_ms, actions, redeals)
+
+
+def _tally(db: Connection, puzzle: str, player: str) -> _Tally:
+    """A player's part of a puzzle's tallies, from their listed entries (one statement, a few
+    rows of the index ``submissions_best``)."""
+    found = db.execute(
+        "SELECT id, actions, redeals, elapsed_ms FROM visible_submissions"
+        " WHERE puzzle = ? AND player = ?",
+        (puzzle, player),
+    ).fetchall()
+    counts: dict[tuple[int, int], list[int]] = {}
+    for _, actions, redeals, elapsed in found:
+        count = counts.setdefault((actions, redeals), [0, 0, 0, 0])
+        count[0] += 1
+        count[1] += elapsed is not None
+    # The orders of _order(): by score then id; by time, then score, then id.
+    best = min(((a, r, i) for i, a, r, _ in found), default=None)
+    fast = min(((e, a, r, i) for i, a, r, e in found if e is not None), default=None)
+    if best is not None:
+        counts[best[:2]][2] += 1
+    if fast is not None:
+        counts[fast[1:3]][3] += 1
+    return _Tally(
+        counts,
+        None if best is None else (best[2], best[0], best[1]),
+        None if fast is None else (fast[3], fast[0], fast[1], fast[2]),
+    )
+
+
+class Tallies:
+    """The tallies of some (puzzle, player) pairs, read before a change of their entries'
+    listing (:mod:`cruel_tools.moderation`), and moved to what the entries are after it by
+    :meth:`settle`, in the same transaction."""
+
+    def __init__(self, db: Connection, pairs: list[tuple[str, str]]) -> None:
+        self.db = db
+        self.before = [(puzzle, player, _tally(db, puzzle, player)) for puzzle, player in pairs]
+
+    def settle(self) -> None:
+        _retally(
+            self.db,
+            [(pz, pl, old, _tally(self.db, pz, pl)) for pz, pl, old in self.before],
+        )
+
+
+def _retally(db: Connection, changes: list[tuple[str, str, _Tally, _Tally]]) -> None:
+    """Move the tallies from each (puzzle, player)'s ``before`` to its ``after``. Rows of
+    ``score_counts`` are changed in one order, (puzzle, actions, redeals), in every
+    transaction: two writers on one PostgreSQL never wait for each other in a circle."""
+    deltas: dict[tuple[str, int, int], list[int]] = {}
+    for puzzle, _, before, after in changes:
+        for score in set(before.counts) | set(after.counts):
+            old = before.counts.get(score, [0, 0, 0, 0])
+            new = after.counts.get(score, [0, 0, 0, 0])
+            delta = deltas.setdefault((puzzle, *score), [0, 0, 0, 0])
+            for k in range(4):
+                delta[k] += new[k] - old[k]
+    for key in sorted(deltas):
+        delta = deltas[key]
+        if any(delta):
+            db.execute(
+                "INSERT INTO score_counts (puzzle, actions, redeals, entries, timed, bests,"
+                " fastest) VALUES (?, ?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT (puzzle, actions, redeals) DO UPDATE SET"
+                " entries = score_counts.entries + excluded.entries,"
+                " timed = score_counts.timed + excluded.timed,"
+                " bests = score_counts.bests + excluded.bests,"
+                " fastest = score_counts.fastest + excluded.fastest",
+                (*key, *delta),
+            )
+    for puzzle, player, before, after in changes:
+        if (before.best, before.fast) == (after.best, after.fast):
+            continue
+        if after.best is None:
+            db.execute("DELETE FROM player_best WHERE puzzle = ? AND player = ?", (puzzle, player))
+            continue
+        fast = after.fast or (None, None, None, None)
+        db.execute(
+            "INSERT INTO player_best (puzzle, player, best_id, best_actions, best_redeals,"
+            " fast_id, fast_elapsed, fast_actions, fast_redeals)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (puzzle, player) DO UPDATE SET best_id = excluded.best_id,"
+            " best_actions = excluded.best_actions, best_redeals = excluded.best_redeals,"
+            " fast_id = excluded.fast_id, fast_elapsed = excluded.fast_elapsed,"
+            " fast_actions = excluded.fast_actions, fast_redeals = excluded.fast_redeals",
+            (puzzle, player, *after.best, *fast),
+        )
+
+
 #: The versioned migrations of a PostgreSQL store, in order: (version, what it does). A store
 #: records each one applied in its table ``cruel_migrations``; the versions are SQLite's
 #: ``user_version`` (:data:`DB_VERSION`), the same layout. PostgreSQL stores began at version
@@ -474,6 +642,7 @@ CREATE INDEX IF NOT EXISTS players_skeleton ON players (skeleton);
 #: own statements here (and its upgrade of SQLite files to :func:`_migrate_sqlite`).
 PG_MIGRATIONS: Final[tuple[tuple[int, str], ...]] = (
     (4, "the layout of version 4: submissions, players, moderation, keys, attempts"),
+    (5, "the tallies of the boards: score_counts, player_best"),
 )
 
 
@@ -485,6 +654,8 @@ def _pg_migration(version: int) -> str:
 
     if version == 4:
         return "\n".join([_SCHEMA, _index_ddl(), _moderation_schema(), KEYS, ATTEMPTS])
+    if version == 5:
+        return _TALLIES + _REBUILD
     raise AssertionError(f"no migration to version {version}")
 
 
@@ -555,6 +726,9 @@ def _migrate_sqlite(database: SqliteDatabase, name: str) -> None:
             _add_actions(db)
         db.executescript(_index_ddl())
         db.executescript(_moderation_schema())  # after the columns: its view is of them all
+        db.executescript(_TALLIES)
+        if version < 5:
+            db.executescript(_REBUILD)  # once, from the entries there
         db.execute(f"PRAGMA user_version = {DB_VERSION}")
 
 
@@ -637,6 +811,7 @@ class Leaderboards:
             if new and (lookalike := _lookalike(db, judgement.player)) is not None:
                 return judgement.result(reason=lookalike)
             if new:
+                before = _tally(db, judgement.puzzle, judgement.player)
                 inserted = db.execute(
                     "INSERT INTO submissions (puzzle, player, game, moves, redeals, log,"
                     " submitted_at, elapsed_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
@@ -653,7 +828,13 @@ class Leaderboards:
                 new = bool(inserted)
                 if inserted and judgement.attempt is not None:
                     judgement.attempt.use(db, inserted[0][0])
-                stored = db.execute(find, key).fetchone()
+                if inserted:
+                    after = _tally(db, judgement.puzzle, judgement.player)
+                    _retally(db, [(judgement.puzzle, judgement.player, before, after)])
+                    score = (judgement.actions, judgement.redeals)  # SCORE's columns
+                    stored = (inserted[0][0], *score, when.isoformat(), elapsed)
+                else:  # stored meanwhile by another process: its entry
+                    stored = db.execute(find, key).fetchone()
             # None: not listed (hidden by a moderator, or its player banned).
             listed = _listed(db, stored[0])
             rank = _rank(db, judgement.puzzle, stored[1:-2]) if listed else None
@@ -684,45 +865,47 @@ class Leaderboards:
         """
         limit = max(0, min(limit, MAX_PAGE))
         timed = by == "time"
-        key = _order(timed)
-        order = ", ".join(key)
-        where = "puzzle = ? AND elapsed_ms IS NOT NULL" if timed else "puzzle = ?"
-        # A player's best entry: none of theirs listed comes before it (an index search per
-        # entry, over submissions_best or submissions_best_timed), so the page is read in the
-        # order of the rank index (submissions_score or submissions_timed).
-        before = " AND ".join(
-            ["w.puzzle = v.puzzle", "w.player = v.player"]
-            + (["w.elapsed_ms IS NOT NULL"] if timed else [])
-            + [f"({', '.join('w.' + c for c in key)}) < ({', '.join('v.' + c for c in key)})"]
-        )
-        best = f" AND NOT EXISTS (SELECT 1 FROM visible_submissions AS w WHERE {before})"
-        source = (
-            f"(SELECT * FROM visible_submissions AS v WHERE {where}"
-            f"{best if best_per_player else ''})"
-        )
-        source += " AS page"  # PostgreSQL names every subquery
-        columns = (
-            f"player, moves, redeals, actions, submitted_at, id, elapsed_ms, {', '.join(SCORE)}"
-        )
+        order = ", ".join(_order(timed))
+        columns = "player, moves, redeals, actions, submitted_at, id, elapsed_ms"
+        if best_per_player:
+            # Each player's best (or fastest) listed entry is a row of player_best, read in the
+            # order of its index; the entries themselves by their ids.
+            mark = "fast" if timed else "best"
+            keys = (["fast_elapsed"] if timed else []) + [f"{mark}_actions", f"{mark}_redeals"]
+            source = (
+                f"SELECT {', '.join('s.' + c for c in columns.split(', '))}"
+                " FROM player_best AS b JOIN submissions AS s"
+                f" ON s.id = b.{mark}_id WHERE b.puzzle = ?"
+                + (" AND b.fast_id IS NOT NULL" if timed else "")
+                + f" ORDER BY {', '.join('b.' + c for c in keys)}, b.{mark}_id"
+            )
+        else:
+            where = "puzzle = ? AND elapsed_ms IS NOT NULL" if timed else "puzzle = ?"
+            source = f"SELECT {columns} FROM visible_submissions WHERE {where} ORDER BY {order}"
+        if best_per_player:
+            tally = "fastest" if timed else "bests"
+        else:
+            tally = "timed" if timed else "entries"
 
         def tie(row: tuple[Any, ...]) -> tuple[Any, ...]:
-            return (row[6],) if timed else row[7:]
+            return (row[6],) if timed else (row[3], row[2])
 
         # One read transaction, so the total, the page and its first rank come from the same
         # snapshot.
         with self.database.read() as db:
-            total = db.execute(f"SELECT COUNT(*) FROM {source}", (puzzle_id,)).fetchone()[0]
-            rows = db.execute(
-                f"SELECT {columns} FROM {source} ORDER BY {order} LIMIT ? OFFSET ?",
-                (puzzle_id, limit, offset),
-            ).fetchall()
+            found = db.execute(
+                f"SELECT COALESCE(SUM({tally}), 0) FROM score_counts WHERE puzzle = ?",
+                (puzzle_id,),
+            ).fetchone()
+            total = int(found[0])
+            rows = db.execute(f"{source} LIMIT ? OFFSET ?", (puzzle_id, limit, offset)).fetchall()
             # A page may start inside a tie: its first entry's rank is counted, not offset + 1.
             if not rows:
                 first = 0
             elif timed:
                 first = _time_rank(db, puzzle_id, rows[0][6], best_per_player)
             else:
-                first = _rank(db, puzzle_id, rows[0][7:], best_per_player)
+                first = _rank(db, puzzle_id, (rows[0][3], rows[0][2]), best_per_player)
         entries: list[Entry] = []
         for k, row in enumerate(rows):
             player, moves, redeals, actions, at, sid, elapsed = row[:7]
@@ -860,12 +1043,12 @@ def _index_ddl() -> str:
 
 
 def _rank(db: Connection, puzzle_id: str, score: tuple[int, ...], players: bool = False) -> int:
-    """1 + the entries of the puzzle (``players``: the players) with a strictly better
-    :data:`SCORE` than ``score``: a count over the index ``submissions_score``, however long
-    the board."""
-    what = "COUNT(DISTINCT player)" if players else "COUNT(*)"
+    """1 + the listed entries of the puzzle (``players``: the players' best entries) with a
+    strictly better :data:`SCORE` than ``score``: a sum over the puzzle's tallied scores
+    (``score_counts``), however long the board."""
+    what = "bests" if players else "entries"
     better = db.execute(
-        f"SELECT {what} FROM visible_submissions WHERE puzzle = ?"
+        f"SELECT COALESCE(SUM({what}), 0) FROM score_counts WHERE puzzle = ?"
         f" AND ({', '.join(SCORE)}) < ({', '.join('?' * len(SCORE))})",
         (puzzle_id, *score),
     ).fetchone()[0]
@@ -873,14 +1056,17 @@ def _rank(db: Connection, puzzle_id: str, score: tuple[int, ...], players: bool 
 
 
 def _time_rank(db: Connection, puzzle_id: str, elapsed: int, players: bool) -> int:
-    """1 + the timed entries of the puzzle (``players``: the players) strictly faster than
-    ``elapsed`` milliseconds (index ``submissions_timed``)."""
-    what = "COUNT(DISTINCT player)" if players else "COUNT(*)"
-    faster = db.execute(
-        f"SELECT {what} FROM visible_submissions WHERE puzzle = ? AND elapsed_ms < ?",
-        (puzzle_id, elapsed),
-    ).fetchone()[0]
-    return int(faster) + 1
+    """1 + the timed entries of the puzzle (``players``: the players' fastest) strictly faster
+    than ``elapsed`` milliseconds: a count over an index (``submissions_timed``,
+    ``player_best_time``) of the entries before the page, none for its first page."""
+    if players:
+        sql = (
+            "SELECT COUNT(*) FROM player_best WHERE puzzle = ? AND fast_id IS NOT NULL"
+            " AND fast_elapsed < ?"
+        )
+    else:
+        sql = "SELECT COUNT(*) FROM visible_submissions WHERE puzzle = ? AND elapsed_ms < ?"
+    return int(db.execute(sql, (puzzle_id, elapsed)).fetchone()[0]) + 1
 
 
 # --- moderation (cruel_tools.moderation): leaderboards list only visible_submissions -----------

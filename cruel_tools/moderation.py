@@ -27,7 +27,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from .documents import document_config
 from .errors import CruelError
 from .keys import ApiKey
-from .leaderboard import MAX_PAGE, StoreError, prepare
+from .leaderboard import MAX_PAGE, StoreError, Tallies, prepare
+from .names import skeleton
 from .store import Connection, Database, SqliteDatabase, attach, database_errors, name_of
 
 __all__ = [
@@ -310,6 +311,8 @@ class Moderation:
             if found is None:
                 raise NoSuchSubmission(f"no submission has the id {sid} (or it was deleted)")
             record = _record(found)
+            db.lock(skeleton(record.player))  # the player's submissions wait (PostgreSQL)
+            tallies = Tallies(db, [(record.puzzle, record.player)])
             was_hidden = (
                 db.execute(
                     "SELECT 1 FROM hidden_submissions WHERE submission = ?", (sid,)
@@ -330,6 +333,7 @@ class Moderation:
                 hidden = False
             if action == "delete":
                 db.execute("DELETE FROM submissions WHERE id = ?", (sid,))
+            tallies.settle()  # the boards' tallies follow the entry's listing
             banned = self._banned(db, record.player)
             entry = self._log(db, when, key, action, changed, sid, record.player, reason, record)
         return ModerationResult(
@@ -349,7 +353,12 @@ class Moderation:
     ) -> ModerationResult:
         when = _now()
         with self._write() as db:
+            db.lock(skeleton(player))  # the player's submissions wait (PostgreSQL)
             was_banned = self._banned(db, player)
+            puzzles = db.execute(
+                "SELECT DISTINCT puzzle FROM submissions WHERE player = ?", (player,)
+            ).fetchall()
+            tallies = Tallies(db, [(str(p), player) for (p,) in puzzles])
             if action == "ban":
                 db.execute(
                     "INSERT INTO banned_players (player, banned_at) VALUES (?, ?)"
@@ -359,6 +368,7 @@ class Moderation:
             else:
                 db.execute("DELETE FROM banned_players WHERE player = ?", (player,))
             changed = was_banned != (action == "ban")
+            tallies.settle()
             (listed,) = db.execute(
                 "SELECT COUNT(*) FROM visible_submissions WHERE player = ?", (player,)
             ).fetchone()

@@ -162,6 +162,12 @@ class Connection:
         else:
             self.raw.executescript(text)
 
+    def lock(self, key: str) -> None:
+        """Wait for the other writers of ``key`` to commit, and hold it until this transaction
+        ends (PostgreSQL's advisory lock; SQLite's write holds the whole file already)."""
+        if self.dialect.postgres:
+            self.raw.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (key,))
+
     def has_table(self, name: str) -> bool:
         if self.dialect.postgres:
             found = self.raw.execute("SELECT to_regclass(%s) IS NOT NULL", (name,)).fetchone()
@@ -306,9 +312,10 @@ class PostgresDatabase(Database):
         other, in every instance (a transaction-level advisory lock, released at commit)."""
         try:
             with self._connection() as raw, raw.transaction():
+                db = Connection(raw, POSTGRESQL)
                 if lock is not None:
-                    raw.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (lock,))
-                yield Connection(raw, POSTGRESQL)
+                    db.lock(lock)
+                yield db
         except (psycopg.errors.LockNotAvailable, psycopg_pool.PoolTimeout) as exc:
             raise StoreBusy(f"the leaderboard database is busy ({exc}); try again") from None
 
