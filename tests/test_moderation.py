@@ -396,6 +396,58 @@ def test_ranks_of_the_store_count_only_listed_entries(db: Path) -> None:
     boards.close()
 
 
+def tallies(boards: Leaderboards) -> tuple[list[Any], list[Any]]:
+    with boards.database.read() as db:
+        counts = db.execute(
+            "SELECT puzzle, actions, redeals, entries, timed, bests, fastest FROM score_counts"
+            " WHERE entries + timed + bests + fastest > 0 ORDER BY puzzle, actions, redeals"
+        ).fetchall()
+        best = db.execute("SELECT * FROM player_best ORDER BY puzzle, player").fetchall()
+    return [tuple(r) for r in counts], [tuple(r) for r in best]
+
+
+def test_every_act_keeps_the_tallies_as_a_rebuild_makes_them(db: Path) -> None:
+    from cruel_tools.leaderboard import rebuild_tallies
+
+    boards, store = Leaderboards(db), Moderation(db)
+    key = KeyStore(db).add("ops", "admin")[0]
+    ids = {}
+    for puzzle_id, player, seed in [
+        (HARD, "ada", None),
+        (HARD, "ada", 1),
+        (HARD, "bob", 1),
+        (HARD, "bob", 2),
+        (MEDIUM, "bob", None),
+        (HARD, "cy", 0),
+    ]:
+        body = orjson.dumps({"player": player, "log": log(puzzle_id, seed)})
+        puzzle = published_puzzles().get(puzzle_id)
+        result = boards.submit(puzzle, parse_submission(body), today=TODAY)
+        ids[player, puzzle_id, seed] = result.submission_id
+
+    def check() -> None:
+        kept = tallies(boards)
+        with boards.database.write() as db:
+            rebuild_tallies(db)
+        assert tallies(boards) == kept
+
+    check()
+    store.hide(ids["ada", HARD, None], key)  # ada's best goes: her other entry is her best
+    check()
+    store.ban("bob", key)  # on both puzzles
+    check()
+    store.delete(ids["ada", HARD, 1], key)  # ada has no listed entry left
+    check()
+    store.unban("bob", key)
+    store.unhide(ids["ada", HARD, None], key)
+    check()
+    board = boards.leaderboard(HARD, best_per_player=True)
+    assert [(e.player, e.rank) for e in board.entries] == [("ada", 1), ("bob", 2), ("cy", 3)]
+    assert board.total == 3 and boards.leaderboard(HARD).total == 4
+    store.close()
+    boards.close()
+
+
 def test_the_openapi_document_has_the_admin_routes(client: TestClient) -> None:
     paths = client.get("/v1/openapi.json").json()["paths"]
     assert {p for p in paths if p.startswith("/v1/admin/")} == {
