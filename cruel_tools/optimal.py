@@ -108,14 +108,32 @@ def blockers(game: Game) -> tuple[int, int]:
 
 
 def _blockers(game: Game, piles: tuple[tuple[int, ...], ...]) -> tuple[int, int]:
-    runs = game.rules.run_moves
+    rules = game.rules
+    if not rules.cruel_layout:
+        return _variant_blockers(game, piles)
+    runs = rules.run_moves
     total = 0
     for pile in piles:
         total += _pile_blockers(pile, runs)
     fixed = 0
-    if game.rules.redeal_order == "bottom-up":
+    if rules.redeal_order == "bottom-up":
         fixed = _pile_blockers(piles[0][:4], runs)
     return total, fixed
+
+
+def _variant_blockers(game: Game, piles: tuple[tuple[int, ...], ...]) -> tuple[int, int]:
+    """Blockers under Ripple Fan and Royal Family: a card above a card of its own suit that its
+    foundation takes first (a lower one, or a higher one under foundations built down). It must
+    leave by a build (its own action) or be split off by a redeal. Fact P (pile 1's bottom four
+    stay put) is proven for Cruel's packets only, so no blocker counts as fixed."""
+    down = game.rules.foundation_direction == "down"
+    total = 0
+    for pile in piles:
+        for j in range(1, len(pile)):
+            x, suit = pile[j], pile[j] // 13
+            if any(y // 13 == suit and (y > x if down else y < x) for y in pile[:j]):
+                total += 1
+    return total, 0
 
 
 @lru_cache(maxsize=1 << 18)
@@ -164,9 +182,11 @@ def children(
     (the step is then None: holding is a choice, not an action). Otherwise: every build, and the
     redeal when it is legal (which releases the held cards). A shortest win of the game maps to
     one of this reduced game of the same length (docs/solver.md, fact H). The reduction is
-    proven for single-card moves only: under run moves the children are every legal step.
+    proven for single-card moves only: under run moves the children are every legal step, and
+    so they are for Ripple Fan and Royal Family (``Rules.cruel_layout`` false), where the
+    reduction is not proven.
     """
-    if game.rules.run_moves:
+    if game.rules.run_moves or not game.rules.cruel_layout:
         for step in game.legal_steps():
             yield step, _after(game, step), held
         return

@@ -120,9 +120,11 @@ def pile1_lock(game: Game) -> Card | None:
     those four cards keep their places until they leave from the top, so a card ``b`` above a
     lower card of its own suit, whose successor is a king's nothing or lies below it too, is
     stuck for ever. A locked card locks every card below it, so one is enough to report.
+    Proven for Cruel's layout and build only (``Rules.cruel_layout``): it is off for Ripple Fan
+    and Royal Family, whose redeals, builds or foundations the proof does not cover.
     """
     rules = game.rules
-    if rules.redeal_order != "bottom-up" or rules.run_moves:
+    if rules.redeal_order != "bottom-up" or rules.run_moves or not rules.cruel_layout:
         return None
     p = game.piles[0][:4]
     for k in range(len(p) - 1, 0, -1):

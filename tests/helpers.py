@@ -144,3 +144,15 @@ def puzzle_log(
         steps = [to_step(e) for e in doc["moves"]]
     doc["moves"] = [compact_step(s) if compact else step_entry(s) for s in steps]
     return doc
+
+
+def off_foundation(suit: int, height: int, rules: Rules) -> list[Card]:
+    """The cards of ``suit`` not on a foundation that holds ``height`` cards under ``rules``."""
+    if rules.foundation_direction == "up":
+        return [cards.make(suit, r) for r in range(height + 1, 14)]
+    return [cards.make(suit, r) for r in range(1, 14 - height)]
+
+
+def lowest_height(rules: Rules) -> int:
+    """The fewest cards a foundation holds: 1 (its base) or 0 when none start there."""
+    return 0 if rules.foundation_base == "none" else 1

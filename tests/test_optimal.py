@@ -14,9 +14,11 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from cruel_tools.game import Game
+from cruel_tools.game import Game, start_foundations
 from cruel_tools.optimal import actions_bound, blockers, children, optimize
 from cruel_tools.rules import PRESETS, Rules
+
+from .helpers import off_foundation
 
 PRESET_NAMES = sorted(PRESETS)
 
@@ -25,15 +27,15 @@ def small_position(seed: int, left: int, rules: Rules) -> Game:
     """A position with ``left`` cards in the piles: foundations at random heights, the rest
     spread over the 12 piles at random (some piles empty, some tall)."""
     rng = random.Random(seed)
-    tops = [1, 1, 1, 1]
-    for _ in range(48 - left):
+    tops = start_foundations(rules)
+    for _ in range(52 - sum(tops) - left):
         suit = rng.choice([s for s in range(4) if tops[s] < 13])
         tops[suit] += 1
-    rest = [s * 13 + r - 1 for s in range(4) for r in range(tops[s] + 1, 14)]
+    rest = [c for s in range(4) for c in off_foundation(s, tops[s], rules)]
     rng.shuffle(rest)
-    piles: list[list[int]] = [[] for _ in range(12)]
+    piles: list[list[int]] = [[] for _ in range(rules.pile_count)]
     for card in rest:
-        piles[rng.randrange(rng.choice([3, 6, 12]))].append(card)
+        piles[rng.randrange(rng.choice([3, 6, rules.pile_count]))].append(card)
     return Game(piles, tops, rules)
 
 
@@ -152,3 +154,29 @@ def test_holding_is_offered_only_where_it_can_matter() -> None:
     assert len(homes) <= 1
     stuck = small_position(7, 8, PRESETS["cruel-when-stuck"])
     assert all(step is not None for step, _, _ in children(stuck, frozenset()))
+
+
+@pytest.mark.parametrize(
+    "name", ["ripple-fan", "royal-family", "ripple-fan-pysolfc", "royal-family-pysolfc"]
+)
+def test_the_optimizer_agrees_with_breadth_first_search_under_each_new_preset(name: str) -> None:
+    # Issue #17: the reduced game's fact H and pile 1's fact P are off for these presets; the
+    # fewest actions must still be exactly breadth-first search's.
+    checked = 0
+    for seed in range(60):
+        game = small_position(seed, 3 + seed % 9, PRESETS[name])
+        # no reduction: the children are every legal step
+        assert [s for s, _, _ in children(game, frozenset())] == list(game.legal_steps())
+        try:
+            truth = fewest_by_bfs(game)
+        except TooBig:
+            continue
+        result = optimize(game, max_states=10**7)
+        if truth is None:
+            assert result.verdict == "unwinnable"
+        else:
+            assert result.verdict == "optimal", result.reason
+            assert result.actions == truth
+            assert actions_bound(game) <= truth
+        checked += 1
+    assert checked >= 30

@@ -16,7 +16,7 @@ from cruel_tools.rules import PRESETS
 from cruel_tools.solver import exhaustive, pile1_lock, solution_log, solve
 from cruel_tools.verify import verify_bytes
 
-from .helpers import pile
+from .helpers import lowest_height, off_foundation, pile
 
 
 def test_solutions_of_many_deals_replay_to_a_win() -> None:
@@ -90,11 +90,13 @@ def test_budgets_give_unknown() -> None:
 def small_position(seed: int, left: int, rules_name: str, lock_bias: bool) -> Game:
     """A random position with ``left`` cards still in piles, the rest on the foundations."""
     rng = random.Random(seed)
+    rules = PRESETS[rules_name]
+    low = lowest_height(rules)
     heights = [13] * 4
     for _ in range(left):
-        s = rng.choice([i for i in range(4) if heights[i] > 1])
+        s = rng.choice([i for i in range(4) if heights[i] > low])
         heights[s] -= 1
-    remaining = [cards.make(s, r) for s in range(4) for r in range(heights[s] + 1, 14)]
+    remaining = [c for s in range(4) for c in off_foundation(s, heights[s], rules)]
     rng.shuffle(remaining)
     if lock_bias and len(remaining) >= 3:
         # Put a suit's low card under its king at the bottom of pile 1, often a lock.
@@ -103,18 +105,19 @@ def small_position(seed: int, left: int, rules_name: str, lock_bias: bool) -> Ga
             by_suit.setdefault(card // 13, []).append(card)
         for group in by_suit.values():
             if len(group) >= 2:
-                low, high = min(group), max(group)
-                remaining.remove(low)
-                remaining.remove(high)
-                remaining[:0] = [low, high]
+                first, last = min(group), max(group)
+                remaining.remove(first)
+                remaining.remove(last)
+                remaining[:0] = [first, last]
                 break
-    piles: list[list[int]] = [[] for _ in range(12)]
+    n = rules.pile_count
+    piles: list[list[int]] = [[] for _ in range(n)]
     k = 0
     for card in remaining:
-        if k < 12 and piles[k] and rng.random() < 0.4:
+        if k < n and piles[k] and rng.random() < 0.4:
             k += 1
-        piles[min(k, 11)].append(card)
-    return Game(piles, heights, PRESETS[rules_name])
+        piles[min(k, n - 1)].append(card)
+    return Game(piles, heights, rules)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -190,3 +193,27 @@ def test_regression_solution_paths_never_loop() -> None:
             checked += 1
         game.push(step)
     assert checked > 50
+
+
+NEW_PRESETS = ["ripple-fan", "royal-family", "ripple-fan-pysolfc", "royal-family-pysolfc"]
+
+
+@pytest.mark.parametrize("name", NEW_PRESETS)
+def test_solver_equals_exhaustive_search_under_each_new_preset(name: str) -> None:
+    # Issue #17: every one of the new presets, on its own, on 40 small positions (the property
+    # above samples all presets at random). Rule L is off for them.
+    verdicts = set()
+    for seed in range(40):
+        game = small_position(seed, 2 + seed % 9, name, lock_bias=seed % 2 == 0)
+        assert pile1_lock(game) is None
+        truth = exhaustive(game.copy(), max_states=200_000)
+        assert truth is not None
+        result = solve(game.copy(), max_states=10**7)
+        assert result.verdict == ("won" if truth else "unwinnable"), (seed, result.reason)
+        verdicts.add(result.verdict)
+        if result.verdict == "won":
+            replay = game.copy()
+            for step in result.steps:
+                replay.push(step)
+            assert replay.is_won()
+    assert verdicts == {"won", "unwinnable"} or name == "ripple-fan"
