@@ -99,21 +99,20 @@ def test_without_analyze_the_json_is_as_before(lost: Path) -> None:
 
 
 def test_an_undecided_interval_is_marked_step_by_step_never_a_guess(lost: Path) -> None:
-    # One position per solve decides only the last steps: the deal or any step up to 9.
+    # One position per solve decides nothing but the blocked end: the deal or any step.
     text = _replay(str(lost), "--analyze", "--moves-only", "--max-states", "1")
     assert text.exit_code == 0, text.output
     lines = text.stdout.splitlines()
     assert "!!" not in text.stdout
-    assert lines[1].startswith("   ?? the win was lost by the deal itself or one of steps 1 to 9 ")
+    assert lines[1].startswith("   ?? the win was lost by the deal itself or one of steps 1 to 10 ")
     first = lines.index("1. 10♦ pile 5 → pile 11, onto J♦")
-    assert lines[first + 1].startswith("   ?? from here to step 9: the win was lost by")
-    last = lines.index("9. 7♣ pile 5 → pile 10, onto 8♣")
+    assert lines[first + 1].startswith("   ?? from here to step 10: the win was lost by")
+    last = lines.index("10. Redeal (4th)")
     assert lines[last + 1].startswith("   ?? from step 1 to here: the win was lost by")
-    assert lines[last + 3] == "10. Redeal (4th)"
-    assert "Analysis: undecided: the win was lost between the deal and step 9 (??)" in lines
+    assert "Analysis: undecided: the win was lost between the deal and step 10 (??)" in lines
     doc = orjson.loads(_replay(str(lost), "--analyze", "--json", "--max-states", "1").stdout)
     kinds = [s["mark"]["kind"] if "mark" in s else None for s in doc["steps"]]
-    assert kinds == ["may-be-losing-step"] * 9 + [None]
+    assert kinds == ["may-be-losing-step"] * 10
     assert doc["analysis"]["loss"]["status"] == "undecided"
     assert doc["analysis"]["max_states"] == 1
     Draft202012Validator(SCHEMA).validate(doc)
