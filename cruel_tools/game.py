@@ -678,10 +678,10 @@ class VariantGame(Game):
             f"{cards.symbol(moving)} from pile {source} cannot go onto {cards.symbol(onto)} "
             f"on pile {target}"
         )
-        if build == "down-in-suit":
-            if moving % 13 == 12:
-                return WrongRank(f"{head} (a king builds on no card)")
+        if build == "down-in-suit":  # worded and coded as Game.move words it
             cls = WrongRank if onto // 13 == moving // 13 else WrongSuit
+            if moving % 13 == 12:
+                return cls(f"{head} (a king builds on no card)")
             return cls(f"{head} (needs {cards.symbol(moving + 1)})")
         rank = cards.RANK_NAMES[moving % 13 + 1]
         if build == "up-alternate-colour":

@@ -8,19 +8,24 @@ steps in the same order, the same position (piles, foundations, moves, redeals, 
 error code and message for every illegal step tried, and a recorded log that
 :func:`cruel_tools.verify.verify_bytes` finds valid with the same outcome and counts.
 
-Figures of one run (seed 20261201, 2,000 games per preset, 6 presets: 12,000 games):
+Figures of one run (seed 20261201, 2,000 games per preset, 10 presets: 20,000 games):
 
-    preset            games   steps  won
-    cruel              2000  149485   34
-    cruel-when-stuck   2000  150011   87
-    cruel-limited-3    2000   46338    1
-    cruel-limited-5    2000   60928    5
-    perseverance       2000   59534   52
-    pysolfc            2000   97626  192
-    total             12000  563922  371
+    preset                games   steps   won
+    cruel                  2000  149485    34
+    cruel-when-stuck       2000  150011    87
+    cruel-limited-3        2000   46338     1
+    cruel-limited-5        2000   60928     5
+    perseverance           2000   59534    52
+    pysolfc                2000   97626   192
+    ripple-fan             2000  271187  1989
+    royal-family           2000  328319     5
+    ripple-fan-pysolfc     2000  107612   183
+    royal-family-pysolfc   2000   89206     0
+    total                 20000 1360246  2548
 
-153,514 illegal steps tried (every code of ``MOVE_ERRORS``), 12,000 logs valid (1,220 naming the
-deal by piles); about 27 s for the games and 29 s for the whole file on a busy 2-core machine.
+363,361 illegal steps tried (every code of ``MOVE_ERRORS``), 20,000 logs valid (1,965 naming the
+deal by piles); about 82 s for the games on a busy 2-core machine (random play wins almost every
+``ripple-fan`` game: its one-card redeals lay every card on top once 12 or fewer are left).
 The fixture prints these figures (``pytest -s``); the assertions quote them when they fail.
 
 Skipped when ``node`` is not on PATH.
@@ -88,8 +93,8 @@ PILE_CHARS = bytes(_PILE_CHARS)
 
 # Every step's compact text ("3F", "1-7x2", "R"), looked up rather than formatted step by step.
 COMPACT: dict[Step, str] = {REDEAL: "R"}
-for _s in range(1, 13):
-    for _t in [None, *range(1, 13)]:
+for _s in range(1, 14):
+    for _t in [None, *range(1, 14)]:
         for _c in range(1, 13):
             COMPACT[Move(_s, _t, _c)] = compact(Move(_s, _t, _c))
 
@@ -144,7 +149,7 @@ def replay(record: dict[str, Any], figures: Figures) -> None:
     """Replay one game of drive.mjs with the Python engine; note the first disagreement."""
     preset, number = record["preset"], record["number"]
     where = f"{preset} deal {number}"
-    game = Game.trusted(deal_piles(number), PRESETS[preset])
+    game = Game.trusted(deal_piles(number, PRESETS[preset]), PRESETS[preset])
     for k, (legal_text, index, pos, tried) in enumerate(record["steps"], 1):
         for attempt in tried:
             figures.tried[attempt[1]] += 1
@@ -232,9 +237,12 @@ def test_presets_are_those_of_python() -> None:
     assert js == python
 
 
-def deal_vectors() -> dict[int, list[list[str]]]:
+def deal_vectors(preset: str = "cruel") -> dict[int, list[list[str]]]:
+    """docs/deals.md's test vectors: Cruel's, or those of one of the other decks."""
+    parts = DEALS_MD.read_text(encoding="utf-8").split("\n## Other decks\n", 1)
+    text = parts[0] if preset == "cruel" else parts[1].split(f"`{preset}`", 2)[2].split("\n\n")[1]
     rows: dict[int, list[list[str]]] = {}
-    for line in DEALS_MD.read_text(encoding="utf-8").splitlines():
+    for line in text.splitlines():
         match = re.match(r"^\|\s*(\d+)\s*\|(.*)\|\s*$", line)
         if match:
             rows[int(match.group(1))] = [cell.split() for cell in match.group(2).split("|")]
@@ -254,6 +262,21 @@ def test_deal_numbers_agree_with_the_vectors_and_python() -> None:
             assert piles == vectors[number], number
 
 
+@pytest.mark.parametrize("preset", ["ripple-fan-pysolfc", "royal-family-pysolfc", "ripple-fan"])
+def test_other_decks_agree_with_the_vectors_and_python(preset: str) -> None:
+    rules = PRESETS[preset]
+    vectors = deal_vectors(preset) if not rules.cruel_layout and preset != "ripple-fan" else {}
+    numbers = sorted({*vectors, *range(50), 2**32 - 1})
+    lines = node("deals", "--rules", preset, *map(str, numbers)).splitlines()
+    assert len(lines) == len(numbers)
+    for number, line in zip(numbers, lines, strict=True):
+        piles = json.loads(line)["piles"]
+        assert piles == [[cards.name(c) for c in p] for p in deal_piles(number, rules)], number
+        if number in vectors:
+            assert piles == vectors[number], number
+    assert preset == "ripple-fan" or sorted(vectors) == [0, 1, 17]
+
+
 def test_mulberry32_outputs_are_those_of_the_spec() -> None:
     text = DEALS_MD.read_text(encoding="utf-8")
     seed_1 = [int(x) for x in re.findall(r"\d+", text.split("For seed 1 the first five")[1])[:5]]
@@ -270,7 +293,7 @@ def python_game(
     number: int, preset: str, steps: int, rand: Iterator[int]
 ) -> tuple[Game, list[list[Any]]]:
     """A random game played by Python: its final position and the steps, as drive.mjs reads them."""
-    game = Game.trusted(deal_piles(number), PRESETS[preset])
+    game = Game.trusted(deal_piles(number, PRESETS[preset]), PRESETS[preset])
     played: list[list[Any]] = []
     for _ in range(steps):
         legal = list(game.legal_steps())
@@ -292,7 +315,7 @@ def test_python_chosen_games_and_redeal_previews() -> None:
         game, played = python_game(number, preset, 1 + next(rand) % 80, rand)
         # The same steps from the start, then a step after them that may well be illegal.
         extra = [[1 + next(rand) % 12, None, 1, None], [], [1 + next(rand) % 12, 3, 2, None]]
-        start = [[cards.name(c) for c in p] for p in deal_piles(number)]
+        start = [[cards.name(c) for c in p] for p in deal_piles(number, PRESETS[preset])]
         cases.append({"piles": start, "rules": preset, "steps": played + extra})
         games.append((game, extra))
     # A won game: every step is too late, and a pile outside 1-12 is still a bad pile.
@@ -321,7 +344,8 @@ def test_python_chosen_games_and_redeal_previews() -> None:
         tail = result["results"][len(case["steps"]) - len(extra) :]
         assert tail == expected_tail, case
         assert all(r[0] is None for r in result["results"][: len(case["steps"]) - len(extra)])
-        assert result["preview"] == redeal_piles(game.piles, game.rules.redeal_order)
+        rules = game.rules
+        assert result["preview"] == redeal_piles(game.piles, rules.redeal_order, rules.redeal_deal)
         problem = game.redeal_problem()
         assert result["problem"] == (problem.code if problem else None)
 

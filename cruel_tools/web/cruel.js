@@ -180,18 +180,57 @@ export const MAX_DEAL_NUMBER = deals.MAX_DEAL_NUMBER;
 export const mulberry32 = deals.mulberry32;
 
 /**
- * The 48 non-ace cards of deal `n` in dealt order (Fisher-Yates over mulberry32(n)).
- * @type {(n: number) => number[]}
+ * The cards of deal `n` in dealt order (Fisher-Yates over mulberry32(n)): the 48 non-aces, or
+ * under a profile that deals other cards its deck (docs/deals.md, "Other decks": all 52 for
+ * `ripple-fan-pysolfc`, the 48 non-kings for `royal-family-pysolfc`).
+ * @param {number} n @param {string|Partial<Rules>} [rules] default `'cruel'`
+ * @returns {number[]}
  * @throws {RangeError} unless `n` is an integer 0..MAX_DEAL_NUMBER
  */
-export const dealOrder = deals.dealOrder;
+export function dealOrder(n, rules = 'cruel') {
+  const base = rulesOf(rules).foundation_base;
+  if (base === 'ace') {
+    return deals.dealOrder(n);
+  }
+  deals.dealOrder(n); // the same check of n
+  const order = [];
+  for (let s = 0; s < 4; s++) {
+    for (let r = 1; r <= (base === 'none' ? KING : KING - 1); r++) {
+      order.push(makeCard(s, r));
+    }
+  }
+  const next = mulberry32(n);
+  for (let i = order.length - 1; i >= 1; i--) {
+    const j = Math.floor(next() * (i + 1) / 4294967296);
+    const tmp = order[i];
+    order[i] = order[j];
+    order[j] = tmp;
+  }
+  return order;
+}
 
 /**
- * The 12 piles of deal `n`, each bottom to top, as cards (use {@link cardName} for names).
- * @type {(n: number) => number[][]}
+ * The piles of deal `n` (12, or 13 under `ripple-fan-pysolfc`), each bottom to top, as cards
+ * (use {@link cardName} for names).
+ * @param {number} n @param {string|Partial<Rules>} [rules] default `'cruel'`
+ * @returns {number[][]}
  * @throws {RangeError} unless `n` is an integer 0..MAX_DEAL_NUMBER
  */
-export const dealPiles = deals.dealPiles;
+export function dealPiles(n, rules = 'cruel') {
+  const r = rulesOf(rules);
+  if (r.foundation_base === 'ace') {
+    return deals.dealPiles(n);
+  }
+  const order = dealOrder(n, r);
+  const piles = [];
+  for (let k = 0; k < r.pile_count * PACKET; k += PACKET) {
+    piles.push(order.slice(k, k + PACKET));
+  }
+  return piles;
+}
+
+/** Cards in a packet of a redeal (and in a starting pile). */
+export const PACKET = 4;
 
 // --- rules profiles -------------------------------------------------------------------------
 
@@ -203,10 +242,17 @@ export const dealPiles = deals.dealPiles;
  * @property {number|null} max_redeals most redeals in a game; null for no limit
  * @property {boolean} redeal_only_when_stuck a redeal is legal only when no card move is
  * @property {boolean} run_moves suit runs move as a unit (Perseverance)
+ * @property {12|13} pile_count tableau piles
+ * @property {'ace'|'king'|'none'} foundation_base the cards that start on the foundations
+ * @property {'up'|'down'} foundation_direction
+ * @property {'down-in-suit'|'up-alternate-colour'|'up-or-down-alternate-colour'} tableau_build
+ * @property {'packets-of-4'|'one-at-a-time'} redeal_deal how a redeal lays the cards out
  */
 
 const RULE_DEFAULTS = Object.freeze({
   redeal_order: 'bottom-up', max_redeals: null, redeal_only_when_stuck: false, run_moves: false,
+  pile_count: 12, foundation_base: 'ace', foundation_direction: 'up',
+  tableau_build: 'down-in-suit', redeal_deal: 'packets-of-4',
 });
 
 /**
@@ -221,6 +267,13 @@ export const PRESETS = Object.freeze(Object.fromEntries([
   ['cruel-limited-5', { max_redeals: 5 }],
   ['perseverance', { run_moves: true, max_redeals: 2 }],
   ['pysolfc', { redeal_order: 'top-down' }],
+  ['ripple-fan', { redeal_deal: 'one-at-a-time' }],
+  ['royal-family', { tableau_build: 'up-alternate-colour' }],
+  ['ripple-fan-pysolfc', { pile_count: 13, foundation_base: 'none', redeal_order: 'top-down' }],
+  ['royal-family-pysolfc', {
+    foundation_base: 'king', foundation_direction: 'down',
+    tableau_build: 'up-or-down-alternate-colour', max_redeals: 1, redeal_order: 'top-down',
+  }],
 ].map(([name, settings]) => [name, Object.freeze({ preset: name, ...RULE_DEFAULTS, ...settings })])));
 
 /**
@@ -245,15 +298,28 @@ export function rulesOf(spec = 'cruel') {
       throw new CruelError('bad-rules', `unknown rules parameter ${JSON.stringify(key)}`);
     }
   }
-  return Object.freeze({ ...base, ...spec, preset: name });
+  const rules = Object.freeze({ ...base, ...spec, preset: name });
+  // The combinations that make no game, refused as the Python Rules model refuses them.
+  const dealt = rules.foundation_base === 'none' ? 52 : 48;
+  if ((rules.foundation_base === 'ace' && rules.foundation_direction !== 'up') ||
+      (rules.foundation_base === 'king' && rules.foundation_direction !== 'down') ||
+      rules.pile_count * PACKET !== dealt ||
+      (rules.run_moves && rules.tableau_build !== 'down-in-suit')) {
+    throw new CruelError('bad-rules', 'these rules parameters make no game (docs/rules.md)');
+  }
+  return rules;
+}
+
+/** Whether `rules` are Cruel's own layout and build (Python's `Rules.cruel_layout`). */
+function cruelLayout(rules) {
+  return rules.pile_count === 12 && rules.foundation_base === 'ace' &&
+    rules.tableau_build === 'down-in-suit' && rules.redeal_deal === 'packets-of-4';
 }
 
 // --- steps ----------------------------------------------------------------------------------
 
-/** The number of piles. */
+/** The number of piles under Cruel (a profile's own: its `pile_count`, 12 or 13). */
 export const NUM_PILES = 12;
-/** Cards in a packet of a redeal (and in a starting pile). */
-export const PACKET = 4;
 
 /**
  * A card move: `{type: 'move', source, target, count}`, optionally with `card`.
@@ -319,17 +385,28 @@ export function tableauSequence(piles, order = 'bottom-up') {
 }
 
 /**
- * The 12 piles a redeal in `order` makes of `piles` (which it does not change): the
- * {@link tableauSequence} cut into packets of 4; top-down turns each packet over, since a
- * packet's first card becomes the top of its new pile. Past the end, piles stay empty.
- * @param {number[][]} piles @param {string} [order] @returns {number[][]}
+ * The piles a redeal in `order` makes of `piles` (which it does not change), as many as there
+ * are: the {@link tableauSequence} cut into packets of 4 (`deal` `packets-of-4`), or dealt one
+ * card at a time to each pile in turn (`one-at-a-time`); top-down turns each new pile over, since
+ * the first card a pile gets becomes its top. Past the end, piles stay empty.
+ * @param {number[][]} piles @param {string} [order] @param {string} [deal]
+ * @returns {number[][]}
  */
-export function redealPiles(piles, order = 'bottom-up') {
+export function redealPiles(piles, order = 'bottom-up', deal = 'packets-of-4') {
   const seq = tableauSequence(piles, order);
+  const n = piles.length;
   const out = [];
-  for (let k = 0; k < NUM_PILES * PACKET; k += PACKET) {
-    const packet = seq.slice(k, k + PACKET);
-    out.push(order === 'bottom-up' ? packet : packet.reverse());
+  for (let j = 0; j < n; j++) {
+    let pile;
+    if (deal === 'one-at-a-time') {
+      pile = [];
+      for (let k = j; k < seq.length; k += n) {
+        pile.push(seq[k]);
+      }
+    } else {
+      pile = seq.slice(j * PACKET, j * PACKET + PACKET);
+    }
+    out.push(order === 'bottom-up' ? pile : pile.reverse());
   }
   return out;
 }
@@ -358,7 +435,13 @@ export function isPacked(piles) {
 
 /** @typedef {'won'|'blocked'|'in_progress'} Outcome */
 
-const COMPLETE = KING * 4; // the sum of the foundations of a won game
+const COMPLETE = KING * 4; // the sum of the foundations of a won game (13 cards on each)
+const RED = [false, true, true, false]; // per suit S H D C
+
+/** The rank of the top card of a foundation holding `count` cards under `rules` (0: empty). */
+export function foundationRank(rules, count) {
+  return rules.foundation_direction === 'up' || count === 0 ? count : KING + 1 - count;
+}
 
 /**
  * A game of Cruel in progress: position, rules profile and score counters. Mutable: {@link
@@ -367,23 +450,30 @@ const COMPLETE = KING * 4; // the sum of the foundations of a won game
 export class Game {
   /**
    * A position; throws a CruelError `bad-position` unless it holds each card exactly once.
-   * @param {Array<Array<number|string>>} piles 12 piles bottom to top, of cards or card names
+   * @param {Array<Array<number|string>>} piles 12 piles (the profile's `pile_count`) bottom to
+   *   top, of cards or card names
    * @param {string|Partial<Rules>} [rules] a preset name or rules object (see {@link rulesOf})
    * @param {{foundations?: number[], moves?: number, redeals?: number}} [state] foundations
-   *   (rank of the top card of S H D C; default all aces), card moves and redeals played so far
+   *   (the number of cards on each of S H D C, which under Cruel is the rank of its top card;
+   *   default those of a deal), card moves and redeals played so far
    */
-  constructor(piles, rules = 'cruel', { foundations = [1, 1, 1, 1], moves = 0, redeals = 0 } = {}) {
-    if (!Array.isArray(piles) || piles.length !== NUM_PILES) {
-      throw new CruelError('bad-position', `a position has ${NUM_PILES} piles, not ${piles?.length}`);
+  constructor(piles, rules = 'cruel', { foundations = null, moves = 0, redeals = 0 } = {}) {
+    const r = rulesOf(rules);
+    const n = r.pile_count;
+    foundations = foundations ?? (r.foundation_base === 'none' ? [0, 0, 0, 0] : [1, 1, 1, 1]);
+    if (!Array.isArray(piles) || piles.length !== n) {
+      throw new CruelError('bad-position', `a position has ${n} piles, not ${piles?.length}`);
     }
-    if (foundations.length !== 4 || foundations.some((r) => !(r >= 1 && r <= KING))) {
-      throw new CruelError('bad-position', 'foundations must give a rank 1-13 for each of S H D C');
+    const low = r.foundation_base === 'none' ? 0 : 1;
+    if (foundations.length !== 4 || foundations.some((k) => !(k >= low && k <= KING))) {
+      throw new CruelError('bad-position',
+        `foundations must give a card count ${low}-13 for each of S H D C`);
     }
     /** @type {Readonly<Rules>} */
-    this.rules = rulesOf(rules);
+    this.rules = r;
     /** @type {number[][]} the 12 piles, each bottom to top */
     this.piles = piles.map((p) => p.map((c) => (typeof c === 'string' ? parseCard(c) : c)));
-    /** @type {number[]} the rank of the top card of each foundation, S H D C */
+    /** @type {number[]} the cards on each foundation, S H D C (under Cruel: its top rank) */
     this.foundations = [...foundations];
     /** @type {number} card moves played (a run counts once) */
     this.moves = moves;
@@ -398,9 +488,10 @@ export class Game {
         seen[c] += 1;
       }
     }
-    this.foundations.forEach((r, s) => {
-      for (let k = 1; k <= r; k++) {
-        seen[makeCard(s, k)] += 1;
+    const down = r.foundation_direction === 'down';
+    this.foundations.forEach((count, s) => {
+      for (let k = 1; k <= count; k++) {
+        seen[makeCard(s, down ? KING + 1 - k : k)] += 1;
       }
     });
     if (seen.some((n) => n !== 1)) {
@@ -414,7 +505,7 @@ export class Game {
    * @param {number} n @param {string|Partial<Rules>} [rules] @returns {Game}
    */
   static fromNumber(n, rules = 'cruel') {
-    return new Game(dealPiles(n), rules);
+    return new Game(dealPiles(n, rules), rules);
   }
 
   /** An independent copy (rules are shared: they are frozen). @returns {Game} */
@@ -428,7 +519,7 @@ export class Game {
     return g;
   }
 
-  /** Cards on the foundations, aces included (4..52). @returns {number} */
+  /** Cards on the foundations, aces included (4..52; 0..52 when none start there). @returns {number} */
   get foundationCards() {
     const f = this.foundations;
     return f[0] + f[1] + f[2] + f[3];
@@ -475,8 +566,9 @@ export class Game {
    * @throws {IllegalMove}
    */
   move(source, target, count = 1, card = null) {
-    if (!isPile(source) || !(target === null || isPile(target))) {
-      throw new IllegalMove('bad-pile', `piles are numbered 1 to ${NUM_PILES}`);
+    const n = this.rules.pile_count;
+    if (!isPile(source, n) || !(target === null || isPile(target, n))) {
+      throw new IllegalMove('bad-pile', `piles are numbered 1 to ${n}`);
     }
     const piles = this.piles;
     const src = piles[source - 1];
@@ -501,12 +593,12 @@ export class Game {
     if (target === null) {
       const found = this.foundations;
       const s = cardSuit(moving);
-      if (!isNextOnFoundation(found, moving)) {
+      if (!isNextOnFoundation(found, moving, this.rules)) {
         throw new IllegalMove('not-next-on-foundation',
           `${cardSymbol(moving)} from pile ${source} cannot go to the foundation ` +
-          `(needs ${foundationNeeds(s, found[s])})`);
+          `(needs ${foundationNeeds(s, found[s], this.rules)})`);
       }
-      found[s] = cardRank(moving);
+      found[s] += 1;
       src.pop();
     } else {
       const dst = piles[target - 1];
@@ -516,13 +608,8 @@ export class Game {
           'it is empty, and empty piles stay closed');
       }
       const onto = dst[dst.length - 1];
-      const needs = successor(moving);
-      if (onto !== needs) {
-        const code = cardSuit(onto) === cardSuit(moving) ? 'wrong-rank' : 'wrong-suit';
-        const why = needs === null ? 'a king builds on no card' : `needs ${cardSymbol(needs)}`;
-        throw new IllegalMove(code,
-          `${cardSymbol(moving)} from pile ${source} cannot go onto ` +
-          `${cardSymbol(onto)} on pile ${target} (${why})`);
+      if (!fits(moving, onto, this.rules.tableau_build)) {
+        throw buildError(source, target, moving, onto, this.rules.tableau_build);
       }
       dst.push(...src.splice(src.length - count, count));
     }
@@ -546,7 +633,10 @@ export class Game {
       return new IllegalMove('redeal-not-stuck',
         `${rules.preset} allows a redeal only when no card can move`);
     }
-    if (isPacked(this.piles)) {
+    const unchanged = cruelLayout(rules)
+      ? isPacked(this.piles)
+      : JSON.stringify(this.redealPreview()) === JSON.stringify(this.piles);
+    if (unchanged) {
       return new IllegalMove('redeal-unchanged', 'a redeal now would leave every pile as it is');
     }
     return null;
@@ -558,7 +648,7 @@ export class Game {
    * @returns {number[][]}
    */
   redealPreview() {
-    return redealPiles(this.piles, this.rules.redeal_order);
+    return redealPiles(this.piles, this.rules.redeal_order, this.rules.redeal_deal);
   }
 
   /** Gather the piles and deal them out again in packets of 4. @throws {IllegalMove} */
@@ -639,16 +729,41 @@ function cardMovesOf(game, firstOnly) {
     }
   });
   const out = [];
-  for (let i = 1; i <= NUM_PILES; i++) {
+  const rules = game.rules;
+  const build = rules.tableau_build;
+  for (let i = 1; i <= piles.length; i++) {
     const p = piles[i - 1];
     if (!p.length) {
       continue;
     }
     const c = p[p.length - 1];
-    if (isNextOnFoundation(found, c)) {
+    if (isNextOnFoundation(found, c, rules)) {
       out.push(move(i, null));
     }
-    const most = game.rules.run_moves ? game.runLength(i) : 1;
+    if (build !== 'down-in-suit') {
+      // onto a card of the other colour one rank lower (or higher too), by target pile
+      const targets = [];
+      const s = cardSuit(c);
+      const r = cardRank(c);
+      for (let t = 0; t < 4; t++) {
+        if (RED[t] === RED[s]) {
+          continue;
+        }
+        const ranks = build === 'up-or-down-alternate-colour' ? [r - 1, r + 1] : [r - 1];
+        for (const k of ranks) {
+          const j = k >= 1 && k <= KING ? pileOfTop[makeCard(t, k)] : 0;
+          if (j) {
+            targets.push(j);
+          }
+        }
+      }
+      targets.sort((a, b) => a - b).forEach((j) => out.push(move(i, j)));
+      if (firstOnly && out.length) {
+        return out;
+      }
+      continue;
+    }
+    const most = rules.run_moves ? game.runLength(i) : 1;
     for (let k = 1; k <= most; k++) {
       const deepest = p[p.length - k];
       const onto = successor(deepest);
@@ -666,9 +781,46 @@ function cardMovesOf(game, firstOnly) {
 
 // The two rules of where a card may go, stated once for checking and generating moves alike.
 
-/** Whether `card` is the next card of its suit's foundation. */
-function isNextOnFoundation(foundations, card) {
-  return foundations[cardSuit(card)] === cardRank(card) - 1;
+/** Whether `card` is the next card of its suit's foundation (up from the ace, or down). */
+function isNextOnFoundation(foundations, card, rules) {
+  const count = foundations[cardSuit(card)];
+  return rules.foundation_direction === 'up'
+    ? count === cardRank(card) - 1
+    : count === KING - cardRank(card);
+}
+
+/** Whether `moving` may be built onto `onto` under the tableau build `build`. */
+function fits(moving, onto, build) {
+  if (build === 'down-in-suit') {
+    return onto === successor(moving);
+  }
+  if (RED[cardSuit(moving)] === RED[cardSuit(onto)]) {
+    return false;
+  }
+  const step = cardRank(onto) - cardRank(moving);
+  return step === -1 || (step === 1 && build === 'up-or-down-alternate-colour');
+}
+
+/** The error of building `moving` onto `onto`, worded as the Python engine words it. */
+function buildError(source, target, moving, onto, build) {
+  const head = `${cardSymbol(moving)} from pile ${source} cannot go onto ` +
+    `${cardSymbol(onto)} on pile ${target}`;
+  if (build === 'down-in-suit') {
+    const needs = successor(moving);
+    const code = cardSuit(onto) === cardSuit(moving) ? 'wrong-rank' : 'wrong-suit';
+    const why = needs === null ? 'a king builds on no card' : `needs ${cardSymbol(needs)}`;
+    return new IllegalMove(code, `${head} (${why})`);
+  }
+  const rank = RANK_NAMES[cardRank(moving)];
+  let needs;
+  if (build === 'up-alternate-colour') {
+    needs = cardRank(moving) > 1 ? 'a card one rank lower' : 'nothing: an ace builds on no card';
+  } else {
+    needs = 'a card one rank lower or higher';
+  }
+  needs += ' of the other colour';
+  const code = RED[cardSuit(moving)] === RED[cardSuit(onto)] ? 'wrong-colour' : 'wrong-rank';
+  return new IllegalMove(code, `${head} (a ${rank} needs ${needs})`);
 }
 
 /** The card `card` may be built onto (same suit, one rank higher), or null for a king. */
@@ -676,19 +828,19 @@ function successor(card) {
   return cardRank(card) === KING ? null : card + 1;
 }
 
-function isPile(n) {
-  return Number.isInteger(n) && n >= 1 && n <= NUM_PILES;
+function isPile(n, count = NUM_PILES) {
+  return Number.isInteger(n) && n >= 1 && n <= count;
 }
 
 function afterEnd() {
   return new IllegalMove('move-after-end', 'the game is already won');
 }
 
-function foundationNeeds(suit, topRank) {
-  if (topRank === KING) {
+function foundationNeeds(suit, count, rules) {
+  if (count === KING) {
     return `nothing: the ${SUIT_SYMBOLS[suit]} foundation is complete`;
   }
-  return cardSymbol(makeCard(suit, topRank + 1));
+  return cardSymbol(makeCard(suit, rules.foundation_direction === 'up' ? count + 1 : KING - count));
 }
 
 // --- recording a game as a cruel-log/1 ------------------------------------------------------
@@ -716,7 +868,7 @@ export class Recorder {
    * @param {object|null} [options.meta] free-form data for the log's `meta`
    */
   constructor({ number = null, piles = null, rules = 'cruel', meta = null } = {}) {
-    const start = number !== null ? dealPiles(number) : piles;
+    const start = number !== null ? dealPiles(number, rules) : piles;
     if (start === null) {
       throw new CruelError('bad-deal', 'a deal needs "number" or "piles"');
     }
@@ -745,7 +897,7 @@ export class Recorder {
       return;
     }
     const count = step.count ?? 1;
-    const src = isPile(step.source) ? game.piles[step.source - 1] : [];
+    const src = isPile(step.source, game.piles.length) ? game.piles[step.source - 1] : [];
     const moving = src[src.length - count]; // the (deepest) card, if the move is legal
     game.move(step.source, step.target, count, step.card ?? null);
     const entry = { type: 'move', from: step.source, to: step.target ?? 'foundation', card: cardName(moving) };

@@ -3,12 +3,12 @@
 //
 //   node drive.mjs games GAMES_PER_PRESET SEED MAX_STEPS   JSON Lines, one random game a line
 //   node drive.mjs presets                                 cruel.js's PRESETS as JSON
-//   node drive.mjs deals N...                              one line per N: its piles, by name
+//   node drive.mjs deals [--rules PRESET] N...             one line per N: its piles, by name
 //   node drive.mjs mulberry SEED COUNT                     the first COUNT outputs of mulberry32
 //   node drive.mjs cases < cases.json                      positions and steps to try (below)
 //
 // Encodings (the Python side builds the same strings): a position is
-// "PILES F.F.F.F MOVES REDEALS OUTCOME", PILES the 12 piles joined by '|', each card as the
+// "PILES F.F.F.F MOVES REDEALS OUTCOME", PILES the 12 (or 13) piles joined by '|', each card as the
 // character of code 48 + card; a step list is compact steps ("3F 1-7x2 R") joined by spaces; a
 // tried step is [source, target, count, card] (target and card may be null), or [] for a redeal.
 
@@ -56,7 +56,8 @@ function randomAttempt(game, rand) {
   if (rand() < 0.15) {
     return C.REDEAL;
   }
-  const pile = () => (rand() < 0.03 ? [0, 13][pick(2)] : 1 + pick(12));
+  const n = game.piles.length; // 12, or 13 under ripple-fan-pysolfc
+  const pile = () => (rand() < 0.03 ? [0, 13, 14][pick(3)] : 1 + pick(n));
   const source = pile();
   const target = rand() < 0.3 ? null : pile();
   const count = rand() < 0.7 ? 1 : 1 + pick(4);
@@ -76,7 +77,7 @@ function games(perPreset, seed, maxSteps) {
       const number = rng();
       const byPiles = rand() < 0.1; // some logs name the deal by its piles
       const rec = byPiles
-        ? new C.Recorder({ piles: C.dealPiles(number).map((p) => p.map(C.cardName)), rules: preset })
+        ? new C.Recorder({ piles: C.dealPiles(number, preset).map((p) => p.map(C.cardName)), rules: preset })
         : new C.Recorder({ number, rules: preset });
       const game = rec.game;
       const steps = [];
@@ -141,8 +142,10 @@ if (mode === 'games') {
 } else if (mode === 'presets') {
   out.push(JSON.stringify(C.PRESETS));
 } else if (mode === 'deals') {
-  for (const n of args) {
-    out.push(JSON.stringify({ number: Number(n), piles: C.dealPiles(Number(n)).map((p) => p.map(C.cardName)) }));
+  // deals [--rules PRESET] N...
+  const rules = args[0] === '--rules' ? args[1] : 'cruel';
+  for (const n of args[0] === '--rules' ? args.slice(2) : args) {
+    out.push(JSON.stringify({ number: Number(n), piles: C.dealPiles(Number(n), rules).map((p) => p.map(C.cardName)) }));
   }
 } else if (mode === 'mulberry') {
   const next = C.mulberry32(Number(args[0]));
