@@ -3,9 +3,13 @@
     .venv/bin/python benchmarks/serve_load.py                  # 20 s, 8 clients, 4 puzzles
     .venv/bin/python benchmarks/serve_load.py --duration 5 --json
 
+    .venv/bin/python benchmarks/serve_load.py --db postgresql://postgres@127.0.0.1:5432/test --instances 3
+
 It starts the real server (``python -m cruel_tools.cli serve``) on a free loopback port with a
-fresh SQLite database in a temporary folder, dated 2027-01-01 so that day's four puzzles are open,
-and its rate limits off; every submission carries a site's API key, made in that database.
+fresh SQLite database in a temporary folder (with ``--db URL``: a new schema of that PostgreSQL
+database, dropped afterwards; ``--instances N``: N servers on N ports sharing it, client ``n``
+speaking to server ``n % N``), dated 2027-01-01 so that day's four puzzles are open, and its
+rate limits off; every submission carries a site's API key, made in that database.
 Then ``--concurrency`` client threads, each with one keep-alive connection, send submissions for
 ``--duration`` seconds, each request's kind drawn with a seeded RNG:
 
@@ -26,7 +30,8 @@ Every request body is built before the clock starts, so the clients spend their 
 Each answer is checked (status and key fields); anything else, a connection error included, is
 "unexpected". Afterwards every used puzzle's leaderboard is read: each id answered with a 201
 must be on its puzzle's leaderboard exactly once, no other id may be there, and the health
-document's submission count must equal the number of 201s.
+document's submission count must equal the number of 201s, and every instance must list the
+same boards.
 
 The summary shows the machine, requests per second, latency percentiles (overall and per kind),
 status counts, unexpected answers, and the CPU time of the load generator and of the server
@@ -270,7 +275,7 @@ def _schema_errors(load: PuzzleLoad, rng: random.Random) -> list[Request]:
     bad_card = list(entries)
     bad_card[m] = {"type": "move", "from": 1, "to": "foundation", "card": "1X"}
     bad_compact = _spelled(entries, "compact")
-    bad_compact[m] = "13F"
+    bad_compact[m] = "14F"  # no pile 14 under any rules (13F is a move error under 12 piles)
     cases: list[tuple[dict[str, Any], str]] = [
         ({"player": "", "log": log}, "/player"),
         ({"player": " padded", "log": log}, "/player"),
@@ -537,18 +542,26 @@ class Run:
 
 
 def run_clients(
-    port: int,
-    server_pid: int,
+    ports: Sequence[int],
+    server_pids: Sequence[int],
     loads: list[PuzzleLoad],
     concurrency: int,
     duration: float,
     seed: int,
 ) -> Run:
+    """Client ``n`` speaks to ``ports[n % len(ports)]`` (instances share the clients)."""
     start_line = threading.Barrier(concurrency + 1, timeout=60)
-    clients = [Client(n, port, loads, seed, start_line) for n in range(concurrency)]
+    clients = [
+        Client(n, ports[n % len(ports)], loads, seed, start_line) for n in range(concurrency)
+    ]
     for client in clients:
         client.start()
-    cpu, server_cpu = _cpu_seconds(), _process_cpu_seconds(server_pid)
+
+    def server_seconds() -> float | None:
+        used = [_process_cpu_seconds(pid) for pid in server_pids]
+        return None if None in used else sum(u for u in used if u is not None)
+
+    cpu, server_cpu = _cpu_seconds(), server_seconds()
     began = time.perf_counter()
     for client in clients:
         client.deadline = began + duration
@@ -556,7 +569,7 @@ def run_clients(
     for client in clients:
         client.join()
     seconds = time.perf_counter() - began
-    server_after = _process_cpu_seconds(server_pid)
+    server_after = server_seconds()
     server_used = None if server_cpu is None or server_after is None else server_after - server_cpu
     return Run([c.tally for c in clients], seconds, _cpu_seconds() - cpu, server_used)
 
@@ -622,30 +635,59 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
 
 
 @contextlib.contextmanager
-def running_server(port: int, folder: Path, workers: int = 1) -> Iterator[subprocess.Popen[bytes]]:
-    """``cruel serve`` on 127.0.0.1:``port`` with a new database in ``folder``, until exit."""
-    log = folder / "server.log"
-    db = folder / "load.sqlite"
+def store_target(folder: Path, url: str | None) -> Iterator[str]:
+    """A new, empty store: an SQLite file in ``folder``, or a new schema of the PostgreSQL
+    database at ``url`` (dropped at the end)."""
+    if url is None:
+        yield str(folder / "load.sqlite")
+        return
+    import uuid
+
+    import psycopg
+
+    schema = "serve_load_" + uuid.uuid4().hex[:8]
+    with psycopg.connect(url, autocommit=True) as admin:
+        admin.execute(f"CREATE SCHEMA {schema}")
+    try:
+        yield f"{url}{'&' if '?' in url else '?'}options=-csearch_path%3D{schema}"
+    finally:
+        with psycopg.connect(url, autocommit=True) as admin:
+            admin.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+@contextlib.contextmanager
+def running_servers(
+    ports: Sequence[int], folder: Path, db: str, workers: int = 1
+) -> Iterator[list[subprocess.Popen[bytes]]]:
+    """``cruel serve`` on 127.0.0.1 at each of ``ports``, all on the store ``db``, until exit."""
     store = KeyStore(db)
     JSON_HEADERS["Authorization"] = f"Bearer {store.add('serve_load', 'site')[1]}"
     store.close()
-    command = [
-        sys.executable,
-        "-m",
-        "cruel_tools.cli",
-        "serve",
-        *("--host", "127.0.0.1", "--port", str(port)),
-        *("--puzzles", str(ROOT / "puzzles"), "--db", str(db)),
-        *("--today", TODAY, "--no-access-log", "--workers", str(workers)),
-        *("--rate-key", "off", "--rate-player", "off"),
-    ]
-    # Output goes to a file, not a pipe nobody reads while the load runs (a full pipe blocks).
-    with log.open("wb") as out:
-        proc = subprocess.Popen(command, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
-        try:
-            wait_healthy(proc, port, log)
-            yield proc
-        finally:
+    procs: list[subprocess.Popen[bytes]] = []
+    try:
+        for port in ports:
+            log = folder / f"server-{port}.log"
+            command = [
+                sys.executable,
+                "-m",
+                "cruel_tools.cli",
+                "serve",
+                *("--host", "127.0.0.1", "--port", str(port)),
+                *("--puzzles", str(ROOT / "puzzles"), "--db", db),
+                *("--today", TODAY, "--no-access-log", "--workers", str(workers)),
+                *("--rate-key", "off", "--rate-player", "off"),
+            ]
+            # Output goes to a file, not a pipe nobody reads while the load runs (a full pipe
+            # blocks).
+            with log.open("wb") as out:
+                procs.append(
+                    subprocess.Popen(command, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+                )
+        for proc, port in zip(procs, ports, strict=True):
+            wait_healthy(proc, port, folder / f"server-{port}.log")
+        yield procs
+    finally:
+        for proc in procs:
             stop(proc)
 
 
@@ -677,12 +719,12 @@ def _board_problems(total: int, entries: list[dict[str, Any]]) -> list[str]:
     if total != len(entries):
         problems.append(f"total {total}, {len(entries)} entries read")
     # Competition ranking: 1 + the entries with a strictly better score (ties share a rank).
-    scores = [(e["moves"], e["redeals"]) for e in entries]
+    scores = [(e["actions"], e["redeals"]) for e in entries]
     if [e["rank"] for e in entries] != [1 + sum(t < s for t in scores) for s in scores]:
         problems.append("ranks are not 1 + the entries with a better score")
-    order = [(e["moves"], e["redeals"], e["submission_id"]) for e in entries]
+    order = [(e["actions"], e["redeals"], e["submission_id"]) for e in entries]
     if order != sorted(order):
-        problems.append("not ordered by moves, redeals, id")
+        problems.append("not ordered by actions, redeals, id")
     return problems
 
 
@@ -690,8 +732,12 @@ def _first(items: Sequence[Any], n: int = 5) -> str:
     return ", ".join(map(str, items[:n])) + (" ..." if len(items) > n else "")
 
 
-def check_store(port: int, loads: list[PuzzleLoad], tallies: list[Tally], page: int) -> list[Check]:
-    """Whether the leaderboards and the health count hold exactly the wins answered 201."""
+def check_store(
+    ports: Sequence[int], loads: list[PuzzleLoad], tallies: list[Tally], page: int
+) -> list[Check]:
+    """Whether the leaderboards and the health count hold exactly the wins answered 201, and
+    every instance lists the same boards."""
+    port = ports[0]
     answers = [(sid, (puzzle, player)) for t in tallies for sid, puzzle, player in t.created]
     created = dict(answers)
     reused = sorted(s for s, n in Counter(s for s, _ in answers).items() if n > 1)
@@ -707,6 +753,12 @@ def check_store(port: int, loads: list[PuzzleLoad], tallies: list[Tally], page: 
                 listed[e["submission_id"]] += 1
                 where[e["submission_id"]] = (load.puzzle.id, e["player"])
         submissions = get_json(port, "/v1/health")["submissions"]
+        differ = [
+            f"{load.puzzle.id} on port {other}"
+            for other in ports[1:]
+            for load in loads
+            if read_board(other, load.puzzle.id, page) != read_board(port, load.puzzle.id, page)
+        ]
     except (OSError, http.client.HTTPException, ValueError, KeyError) as exc:
         return [Check("leaderboards read", False, repr(exc))]
     missing = reused + sorted(s for s in created if listed[s] != 1 or where[s] != created[s])
@@ -731,6 +783,11 @@ def check_store(port: int, loads: list[PuzzleLoad], tallies: list[Tally], page: 
             "duplicates point at listed ids",
             not dangling,
             f"{len(duplicates)} ids" + (f"; not listed: {_first(dangling)}" if dangling else ""),
+        ),
+        Check(
+            "every instance lists the same boards",
+            not differ,
+            f"{len(ports)} instance(s)" + (f"; differ: {_first(differ)}" if differ else ""),
         ),
         Check(
             "health submissions = 201s",
@@ -788,6 +845,8 @@ def summarize(args: argparse.Namespace, run: Run, port: int, checks: list[Check]
             "duration": args.duration,
             "concurrency": args.concurrency,
             "workers": args.workers,
+            "instances": args.instances,
+            "engine": "postgresql" if args.db else "sqlite",
             "puzzles": args.puzzles,
             "seed": args.seed,
             "port": port,
@@ -817,8 +876,9 @@ def render(summary: dict[str, Any]) -> str:
     lost = f" ({unanswered} more got no answer)" if unanswered else ""
     lines = [
         f"machine     {m['cpu']}, {m['nproc']} CPUs, Python {m['python']}, {m['system']}",
-        f"run         {s['duration']:g} s, {s['concurrency']} clients, {s['workers']} server "
-        f"worker(s), {s['puzzles']} puzzles, seed {s['seed']}, port {s['port']}",
+        f"run         {s['duration']:g} s, {s['concurrency']} clients, {s['instances']} "
+        f"instance(s) of {s['workers']} worker(s) on {s['engine']}, {s['puzzles']} puzzles, "
+        f"seed {s['seed']}, port {s['port']}",
         f"requests    {summary['answered']} answered in {seconds:.2f} s = "
         f"{summary['requests_per_second']:.1f} requests/s{lost}",
         f"CPU         load generator {summary['client_cpu_seconds']:.2f} s "
@@ -870,10 +930,23 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--page-size", type=int, default=PAGE, help="leaderboard page size when checking (1000)"
     )
     parser.add_argument("--workers", type=int, default=1, help="server processes (1)")
+    parser.add_argument(
+        "--db",
+        default=None,
+        help="a PostgreSQL URL: the servers share a new schema of it (default: an SQLite file)",
+    )
+    parser.add_argument(
+        "--instances",
+        type=int,
+        default=1,
+        help="cruel serve instances on as many ports, sharing the store (1; more need --db)",
+    )
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     args = parser.parse_args(argv)
     if args.duration <= 0 or args.concurrency < 1 or not 1 <= args.page_size <= PAGE:
         parser.error("need --duration > 0, --concurrency >= 1, --page-size 1 to 1000")
+    if args.instances < 1 or (args.instances > 1 and args.db is None):
+        parser.error("--instances N > 1 needs --db postgresql://... (SQLite serves one machine)")
     return args
 
 
@@ -885,20 +958,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     loads = build_workload(choose_puzzles(args.puzzles, args.seed), args.seed)
     port = args.port or free_port()
+    ports = [port] + [free_port() for _ in range(args.instances - 1)]
     with tempfile.TemporaryDirectory(prefix="cruel-serve-load-") as tmp:
         try:
-            with running_server(port, Path(tmp), args.workers) as server:
-                _say(f"server up on 127.0.0.1:{port}; {args.duration:g} s of load ...")
+            with (
+                store_target(Path(tmp), args.db) as db,
+                running_servers(ports, Path(tmp), db, args.workers) as servers,
+            ):
+                where = ", ".join(f"127.0.0.1:{p}" for p in ports)
+                _say(f"server(s) up on {where}; {args.duration:g} s of load ...")
                 run = run_clients(
-                    port, server.pid, loads, args.concurrency, args.duration, args.seed
+                    ports,
+                    [s.pid for s in servers],
+                    loads,
+                    args.concurrency,
+                    args.duration,
+                    args.seed,
                 )
-                checks = check_store(port, loads, run.tallies, args.page_size)
+                checks = check_store(ports, loads, run.tallies, args.page_size)
         except ServerError as exc:
             _say(f"serve_load: {exc}")
             return 1
         summary = summarize(args, run, port, checks)
         if not summary["passed"]:
-            _say(f"server output (last lines):\n{_tail(Path(tmp) / 'server.log')}")
+            for p in ports:
+                _say(f"server output (last lines):\n{_tail(Path(tmp) / f'server-{p}.log')}")
     print(json.dumps(summary, indent=2) if args.json else render(summary))
     return 0 if summary["passed"] else 1
 
