@@ -183,7 +183,7 @@ class Attempts:
                     raw.executescript(SCHEMA)
             else:
                 prepare(self._db, self.path)
-        except database_errors as exc:
+        except database_errors() as exc:
             message = " ".join(str(exc).split())
             raise StoreError(f"{self.path}: cannot use as a database: {message}") from None
 

@@ -754,7 +754,7 @@ class Leaderboards:
         try:
             self.database, self._own = attach(target, timeout)
             prepare(self.database, self.path)
-        except database_errors as exc:
+        except database_errors() as exc:
             raise StoreError(f"{self.path}: cannot use as a database: {_one_line(exc)}") from None
 
     def close(self) -> None:

@@ -241,7 +241,7 @@ class Moderation:
                 self._db.open_reader()
             else:
                 prepare(self._db, self.path)
-        except database_errors as exc:
+        except database_errors() as exc:
             message = " ".join(str(exc).split())
             raise StoreError(f"{self.path}: cannot use as a database: {message}") from None
 

@@ -448,7 +448,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     if is_postgres(settings.db):
         try:
             shared = PostgresDatabase(str(settings.db), settings.db_timeout)
-        except database_errors as exc:
+        except database_errors() as exc:
             message = " ".join(str(exc).split()) or type(exc).__name__
             where = describe(settings.db)
             raise StoreError(f"{where}: cannot use as a database: {message}") from None
@@ -538,7 +538,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         database cannot be used (docs/service.md, Integrity)."""
         try:
             count: int | None = await run_in_threadpool(boards.count)
-        except database_errors as exc:
+        except database_errors() as exc:
             watch.on_error(exc)
             count = None
         else:
@@ -988,7 +988,7 @@ def _handle_store_errors(app: FastAPI, watch: StoreWatch | ServerWatch) -> None:
         code, message = watch.on_error(exc)
         return _error_response(ApiError(503, code, message, headers={"Retry-After": "10"}))
 
-    for kind in database_errors:
+    for kind in database_errors():
         app.add_exception_handler(kind, store_error)
 
 

@@ -25,11 +25,10 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, ClassVar, Final, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
 
-import psycopg
-import psycopg_pool
-from psycopg.conninfo import conninfo_to_dict
+if TYPE_CHECKING:  # psycopg is imported when a PostgreSQL store is opened (~0.1 s)
+    import psycopg
 
 __all__ = [
     "Engine",
@@ -91,11 +90,20 @@ def is_busy(exc: BaseException) -> bool:
         if code is not None:
             return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
         return "locked" in str(exc) or "busy" in str(exc)
+    if not type(exc).__module__.startswith("psycopg"):
+        return False
+    import psycopg
+    import psycopg_pool
+
     return isinstance(exc, psycopg.errors.LockNotAvailable | psycopg_pool.PoolTimeout)
 
 
-#: The errors a store may raise from its engine (the service answers them 503).
-database_errors: Final = (sqlite3.Error, psycopg.Error)
+def database_errors() -> tuple[type[Exception], ...]:
+    """The errors a store may raise from its engine (the service answers them 503). A function,
+    so that psycopg is imported only where an error of it may be caught."""
+    import psycopg
+
+    return (sqlite3.Error, psycopg.Error)
 
 
 class Dialect:
@@ -212,7 +220,6 @@ class SqliteDatabase(Database):
         self.connection = sqlite3.connect(path, check_same_thread=False, timeout=timeout)
         self.reader: sqlite3.Connection = self.connection
         self.read_lock: threading.RLock = self.lock
-        self._closed = False
 
     def open_reader(self) -> None:
         """A read-only connection of its own (once the file is laid out)."""
@@ -264,6 +271,10 @@ class PostgresDatabase(Database):
     stores' few queries run as prepared statements."""
 
     def __init__(self, url: str, timeout: float, size: int = POOL_SIZE) -> None:
+        import psycopg
+        import psycopg_pool
+        from psycopg.conninfo import conninfo_to_dict
+
         self.dialect = POSTGRESQL
         self.target = url
         self.timeout = timeout
@@ -310,6 +321,9 @@ class PostgresDatabase(Database):
     def write(self, lock: str | None = None, wait: bool = True) -> Iterator[Connection]:
         """One write transaction (READ COMMITTED). ``lock``: a key whose writers wait for each
         other, in every instance (a transaction-level advisory lock, released at commit)."""
+        import psycopg
+        import psycopg_pool
+
         try:
             with self._connection() as raw, raw.transaction():
                 db = Connection(raw, POSTGRESQL)
