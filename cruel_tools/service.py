@@ -163,6 +163,7 @@ class Settings:
     """What ``cruel serve`` is told to serve."""
 
     puzzles: Path = Path("puzzles")
+    #: The store: an SQLite file's path, or a ``postgresql://user@host:port/dbname`` URL.
     db: Path | str = Path("cruel.sqlite")
     max_body: int = MAX_BODY
     max_moves: int = Limits().max_moves
