@@ -282,6 +282,9 @@ class PostgresDatabase(Database):
         # added to the URL's own options (a search_path, say).
         given = conninfo_to_dict(url).get("options") or ""
         options = f"{given} -c lock_timeout={int(timeout * 1000)}".strip()
+        # One plain connection first: a server that cannot be reached, or refuses, is one
+        # error at once (the pool would retry, logging each failure, until its timeout).
+        psycopg.connect(url, connect_timeout=max(1, int(timeout)), options=options).close()
         self.pool = psycopg_pool.ConnectionPool(
             url,
             min_size=1,
@@ -294,11 +297,7 @@ class PostgresDatabase(Database):
         try:
             self.pool.open(wait=True, timeout=timeout)
         except psycopg_pool.PoolTimeout:
-            # The pool's own message says only "timed out": say why with one plain connection.
-            try:
-                psycopg.connect(url, connect_timeout=max(1, int(timeout))).close()
-            finally:
-                self.pool.close()
+            self.pool.close()
             raise
         PostgresDatabase.opened.add(self)
 

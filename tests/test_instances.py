@@ -137,3 +137,22 @@ def test_kill_9_of_an_instance_under_load_loses_no_acknowledged_entry(
     total = request(ports[1], "GET", BOARD)[1]
     assert request(ports[2], "GET", "/v1/health")[1]["submissions"] == len(stored)
     assert total["total"] == len(stored)
+
+
+def test_a_server_that_cannot_be_reached_stops_the_start_in_one_line() -> None:
+    import subprocess
+
+    from .test_serve_process import cruel
+
+    done = subprocess.run(
+        cruel("serve", "--db", "postgresql://cruel:secret@127.0.0.1:1/cruel", "--port", "0"),
+        capture_output=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    lines = done.stderr.decode().splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith(
+        "error: postgresql://cruel:***@127.0.0.1:1/cruel: cannot use as a database: connection"
+    )
+    assert "secret" not in lines[0]
