@@ -76,7 +76,7 @@ class DealResult:
 def solve_deal(number: int, rules_name: str, max_states: int, max_seconds: float) -> DealResult:
     """Solve one deal in a worker and replay its solution, if any, through the engine."""
     rules = PRESETS[rules_name]
-    piles = deal_piles(number)
+    piles = deal_piles(number, rules)
     result = solve(Game.from_deal(piles, rules), max_states=max_states, max_seconds=max_seconds)
     st = result.stats
     won = result.verdict == "won"

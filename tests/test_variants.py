@@ -9,6 +9,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from pydantic import ValidationError
 from typer.testing import CliRunner
@@ -26,7 +27,9 @@ from cruel_tools.game import (
     redeal_piles,
     tableau_sequence,
 )
+from cruel_tools.puzzles import Puzzle, puzzle_solution_log
 from cruel_tools.rules import PRESETS, Rules, preset
+from cruel_tools.verify import verify_bytes
 
 from .helpers import log_dict, position, random_game
 
@@ -381,3 +384,42 @@ def test_pile_13_is_a_bad_pile_under_12_piles(tmp_path: Path) -> None:
     path.write_text(json.dumps(doc))
     out = runner.invoke(app, ["verify", str(path)])
     assert "[bad-pile]" not in out.stdout and "[not-next-on-foundation]" in out.stdout
+
+
+# --- grade and generate ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["ripple-fan", "royal-family", "ripple-fan-pysolfc"])
+def test_grade_under_each_new_preset(name: str) -> None:
+    out = runner.invoke(app, ["grade", "3", "--rules", name, "--json"])
+    assert out.exit_code == 0, out.output
+    grade = json.loads(out.stdout)
+    assert grade["rules"]["preset"] == name
+    assert len(grade["deal"]["piles"]) == PRESETS[name].pile_count
+    assert grade["tier"] in ("easy", "medium")  # deal 3 is won by the ladder under all three
+    par = grade["metrics"]["par"]
+    start = Game.from_deal(deal_piles(3, PRESETS[name]), PRESETS[name])
+    # every card left needs its foundation move
+    assert par["moves"] >= 52 - start.foundation_cards
+    assert par["actions"] >= par["lower_bound"] >= 52 - start.foundation_cards
+
+
+def test_royal_family_pysolfc_grades_without_a_tier_when_undecided() -> None:
+    out = runner.invoke(app, ["grade", "3", "--rules", "royal-family-pysolfc", "--json"])
+    assert out.exit_code == 0, out.output
+    grade = json.loads(out.stdout)
+    assert grade["rules"]["preset"] == "royal-family-pysolfc"
+    assert grade["tier"] is None and grade["verdict"] in ("unwinnable", "unknown")
+
+
+def test_generate_a_13_pile_puzzle_whose_solution_verifies() -> None:
+    args = ["generate", "--tier", "easy", "--seed", "demo", "--count", "1", "-q"]
+    out = runner.invoke(app, [*args, "--rules", "ripple-fan-pysolfc"])
+    assert out.exit_code == 0, out.output
+    doc = json.loads(out.stdout.splitlines()[0])
+    assert doc["rules"] == "ripple-fan-pysolfc" and doc["tier"] == "easy"
+    assert len(doc["deal"]["piles"]) == 13
+    puzzle = Puzzle.model_validate(doc)
+    report = verify_bytes(orjson.dumps(puzzle_solution_log(puzzle)))
+    assert report.valid and report.outcome == "won", report.error
+    assert report.moves + report.redeals == doc["par"]["actions"]

@@ -101,7 +101,7 @@ def _key_fingerprint(secret: bytes | None) -> str | None:
 
 
 def _classified(number: int, rules: Rules, budget: Budget) -> Classified:
-    return classify(Game.from_deal(deals.deal_piles(number), rules), budget)
+    return classify(Game.from_deal(deals.deal_piles(number, rules), rules), budget)
 
 
 def grade_deal(
@@ -110,7 +110,7 @@ def grade_deal(
     budget: Budget = Budget(),
     found: Classified | None = None,
 ) -> Grade:
-    return grade(deals.deal_piles(number), number, rules, budget, found)
+    return grade(deals.deal_piles(number, rules), number, rules, budget, found)
 
 
 def _grade_chosen(item: tuple[int, Classified], rules: Rules, budget: Budget) -> Grade:

@@ -41,7 +41,7 @@ def check_against_puzzle(log: GameLog, puzzle: Puzzle) -> list[str]:
     """
     problems: list[str] = []
     try:
-        piles = deals.resolve_deal(log.deal.number, log.deal.piles)
+        piles = deals.resolve_deal(log.deal.number, log.deal.piles, log.resolved_rules())
     except deals.BadDeal:
         piles = None
     if piles is not None and [[cards.name(c) for c in p] for p in piles] != puzzle.deal.piles:
