@@ -947,9 +947,10 @@ class Leaderboards:
             ).fetchone()
         return None if row is None else (str(row[0]), str(row[1]))
 
-    def count(self) -> int:
-        """Accepted entries over all puzzles."""
-        with self.database.read() as db:
+    def count(self, timeout: float | None = None) -> int:
+        """Accepted entries over all puzzles; ``timeout``: longest wait for a connection of a
+        PostgreSQL store's pool (health's)."""
+        with self.database.read(timeout) as db:
             return int(db.execute("SELECT COUNT(*) FROM submissions").fetchone()[0])
 
     def player_games(self, player: str) -> PlayerGames | None:

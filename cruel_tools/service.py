@@ -538,7 +538,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         """Liveness and what is being served; 503, with ``status`` and ``problem``, when the
         database cannot be used (docs/service.md, Integrity)."""
         try:
-            count: int | None = await run_in_threadpool(boards.count)
+            count: int | None = await run_in_threadpool(boards.count, ServerWatch.HEALTH_TIMEOUT)
         except database_errors() as exc:
             watch.on_error(exc)
             count = None

@@ -198,7 +198,8 @@ class Database:
     def engine(self) -> Engine:
         return self.dialect.name
 
-    def read(self) -> Any:  # a context manager of Connection
+    def read(self, timeout: float | None = None) -> Any:  # a context manager of Connection
+        """One snapshot; ``timeout``: longest wait for a connection (PostgreSQL's pool)."""
         raise NotImplementedError
 
     def write(self, lock: str | None = None, wait: bool = True) -> Any:
@@ -229,7 +230,7 @@ class SqliteDatabase(Database):
             self.read_lock = threading.RLock()
 
     @contextmanager
-    def read(self) -> Iterator[Connection]:
+    def read(self, timeout: float | None = None) -> Iterator[Connection]:
         with self.read_lock, self.reader as db:
             db.execute("BEGIN")  # one snapshot for every read of the block
             yield Connection(db, SQLITE)
@@ -285,6 +286,8 @@ class PostgresDatabase(Database):
         # One plain connection first: a server that cannot be reached, or refuses, is one
         # error at once (the pool would retry, logging each failure, until its timeout).
         psycopg.connect(url, connect_timeout=max(1, int(timeout)), options=options).close()
+        self.options = options
+        self.unreachable = False  # the pool found no server: fail fast until it is back
         self.pool = psycopg_pool.ConnectionPool(
             url,
             min_size=1,
@@ -305,13 +308,31 @@ class PostgresDatabase(Database):
     opened: ClassVar[weakref.WeakSet[PostgresDatabase]] = weakref.WeakSet()
 
     @contextmanager
-    def _connection(self) -> Iterator[psycopg.Connection[Any]]:
-        with self.pool.connection(timeout=self.timeout) as raw:
-            yield raw
+    def _connection(self, timeout: float | None = None) -> Iterator[psycopg.Connection[Any]]:
+        """A connection of the pool. None free in time: either all are in use (``busy``) or
+        the server is gone (the pool reconnects in the background); a plain connection tells
+        which, and while the server is gone a request waits at most 1 s, not ``timeout``."""
+        import psycopg
+        import psycopg_pool
+
+        wait = timeout or self.timeout
+        if self.unreachable:
+            wait = min(wait, 1.0)
+        try:
+            with self.pool.connection(timeout=wait) as raw:
+                self.unreachable = False
+                yield raw
+        except psycopg_pool.PoolTimeout:
+            try:
+                psycopg.connect(self.target, connect_timeout=2, options=self.options).close()
+            except psycopg.OperationalError as exc:
+                self.unreachable = True
+                raise exc from None  # store-unavailable, in the server's words
+            raise
 
     @contextmanager
-    def read(self) -> Iterator[Connection]:
-        with self._connection() as raw:
+    def read(self, timeout: float | None = None) -> Iterator[Connection]:
+        with self._connection(timeout) as raw:
             with raw.transaction():
                 raw.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
                 yield Connection(raw, POSTGRESQL)
@@ -375,7 +396,11 @@ class ServerWatch:
     own files. A database error other than a lock is ``store-unavailable`` until a query
     succeeds again (health runs one each time it is asked); the pool remakes lost connections."""
 
+    #: Seconds health waits for a connection of the pool (and a probe for the server).
+    HEALTH_TIMEOUT: Final = 2.0
+
     def __init__(self, target: str) -> None:
+        self.target = target
         self.path = describe(target)
         self._down: tuple[float, str] | None = None
 
@@ -399,7 +424,11 @@ class ServerWatch:
         return Problem("store-unavailable", self._down[1])
 
     def on_error(self, exc: BaseException) -> tuple[str, str]:
-        if is_busy(exc):
+        """The code and message to answer for ``exc``: ``busy`` for a lock, or a pool with no
+        free connection while the server answers (:class:`PostgresDatabase` raises the server's
+        own error when it does not); otherwise ``store-unavailable``, kept for health until a
+        query succeeds."""
+        if is_busy(exc):  # a lock, or a pool whose connections are all in use
             return "busy", f"the leaderboard database is busy ({exc}); try again"
         first = " ".join(str(exc).split()) or type(exc).__name__
         message = f"the PostgreSQL server failed ({first}); try again later"

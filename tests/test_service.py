@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import shutil
@@ -1078,3 +1079,100 @@ def test_a_failing_postgresql_server_is_503_store_unavailable_and_health_says_so
             admin.execute(f"ALTER SCHEMA {name}_away RENAME TO {name}")
     health = client.get("/v1/health")  # the server answers again: so does health
     assert health.status_code == 200 and health.json()["submissions"] == 1
+
+
+class Proxy:
+    """A TCP forwarder to the PostgreSQL server, to take the server away and bring it back."""
+
+    def __init__(self, upstream: tuple[str, int]) -> None:
+        import socket
+
+        self.upstream = upstream
+        probe = socket.socket()
+        probe.bind(("127.0.0.1", 0))
+        self.port: int = probe.getsockname()[1]
+        probe.close()
+        self.sockets: list[Any] = []
+        self.listener: Any = None
+
+    def start(self) -> None:
+        import socket
+
+        listener = socket.socket()
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", self.port))
+        listener.listen(64)
+        self.listener = listener
+        threading.Thread(target=self._accept, args=(listener,), daemon=True).start()
+
+    def _accept(self, listener: Any) -> None:
+        import socket
+
+        while True:
+            try:
+                client, _ = listener.accept()
+            except OSError:
+                return
+            server = socket.create_connection(self.upstream)
+            self.sockets += [client, server]
+            for a, b in ((client, server), (server, client)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pump(a: Any, b: Any) -> None:
+        try:
+            while data := a.recv(65536):
+                b.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for s in (a, b):
+                with contextlib.suppress(OSError):
+                    s.close()
+
+    def stop(self) -> None:
+        import socket
+
+        with contextlib.suppress(OSError):  # wakes the thread blocked in accept()
+            self.listener.shutdown(socket.SHUT_RDWR)
+        self.listener.close()
+        for s in self.sockets:
+            with contextlib.suppress(OSError):
+                s.shutdown(socket.SHUT_RDWR)
+                s.close()
+        self.sockets.clear()
+
+
+def test_a_lost_postgresql_server_is_503_and_health_says_so_until_it_is_back(
+    settings: service.Settings,
+) -> None:
+    if isinstance(settings.db, Path):
+        pytest.skip("PostgreSQL only: SQLite's integrity checks are tests/test_hostile.py's")
+    from urllib.parse import urlsplit
+
+    url = str(settings.db)
+    where = urlsplit(url)
+    proxy = Proxy((where.hostname or "127.0.0.1", where.port or 5432))
+    proxy.start()
+    settings.db = url.replace(f"{where.hostname}:{where.port}", f"127.0.0.1:{proxy.port}")
+    settings.db_timeout = 3.0  # the first request after the loss waits this long for the pool
+    with TestClient(service.create_app(settings)) as client:
+        assert submit(client, OPEN_ID, "ada", win()).status_code == 201
+        proxy.stop()  # the server is gone: connections cut, new ones refused
+        body = error(client.get(f"/v1/puzzles/{OPEN_ID}/leaderboard"), 503, "store-unavailable")
+        assert body["message"].startswith("the PostgreSQL server failed (")
+        started = time.monotonic()
+        error(client.get(f"/v1/puzzles/{OPEN_ID}/leaderboard"), 503, "store-unavailable")
+        assert time.monotonic() - started < 2.5  # the server known gone: no long wait
+        health = client.get("/v1/health")
+        assert health.status_code == 503 and health.json()["submissions"] is None
+        assert health.json()["problem"]["code"] == "store-unavailable"
+        assert client.get(f"/v1/puzzles/{OPEN_ID}").status_code == 200  # puzzles go on
+        proxy.start()  # back: the pool connects again
+        deadline = time.monotonic() + 20
+        while (health := client.get("/v1/health")).status_code != 200:
+            assert time.monotonic() < deadline, health.json()
+            time.sleep(0.2)
+        assert health.json()["submissions"] == 1 and health.json()["problem"] is None
+        assert submit(client, OPEN_ID, "bob", win()).status_code == 201
+    proxy.stop()
