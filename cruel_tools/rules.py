@@ -8,6 +8,7 @@ the foundations, the tableau build and how a redeal lays the cards out.
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -173,7 +174,7 @@ class Rules(BaseModel):
             raise ValueError("run moves are defined only for the down-in-suit build")
         return self
 
-    @property
+    @cached_property  # read once per log or position made: computed once per profile
     def cruel_layout(self) -> bool:
         """Whether this is Cruel's own layout and build (12 piles, aces up, down in suit,
         packets of 4): the engine's fast path, and what the solver's proven rules assume besides
