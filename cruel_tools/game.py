@@ -478,23 +478,12 @@ class Game:
             raise BadPile(f"piles are numbered 1 to {NUM_PILES}")
         piles = self.piles
         src = piles[source - 1]
-        if not src:
-            # A won game has only empty piles, so checking for the end here costs nothing on the
-            # way of a legal move.
-            if self.is_won():
-                raise MoveAfterEnd("the game is already won")
-            raise EmptySource(f"pile {source} is empty")
-        if target == source:
-            raise SamePile(f"pile {source} cannot move onto itself")
-        if count != 1:
-            self._check_run(source, target, count)
-        moving = src[-count]  # the deepest card that moves
-        if card is not None and card != moving:
-            what = "top card" if count == 1 else f"run of {count} starts at"
-            raise CardMismatch(
-                f"the log says {cards.symbol(card)} but pile {source}'s {what} "
-                f"{cards.symbol(moving)}"
-            )
+        # The common case, a single card as the log names it, skips the call: the guard only
+        # admits moves that pass every check of _moving, which states them (and their words).
+        if src and count == 1 and target != source and (card is None or card == src[-1]):
+            moving = src[-1]
+        else:
+            moving = self._moving(source, target, count, card)
         if target is None:
             found, s, r = self.foundations, moving // 13, moving % 13
             if found[s] != r:
@@ -507,10 +496,7 @@ class Game:
         else:
             dst = piles[target - 1]
             if not dst:
-                raise EmptyTarget(
-                    f"{cards.symbol(moving)} from pile {source} cannot go onto pile {target}: "
-                    "it is empty, and empty piles stay closed"
-                )
+                raise _empty_target(moving, source, target)
             onto = dst[-1]
             if onto != moving + 1 or moving % 13 == 12:
                 cls = WrongRank if onto // 13 == moving // 13 else WrongSuit
@@ -529,6 +515,37 @@ class Game:
                 dst.extend(src[-count:])
                 del src[-count:]
         self.moves += 1
+
+    def _moving(self, source: int, target: int | None, count: int, card: Card | None) -> Card:
+        """The card that moves (the deepest of a run), after the checks every card move starts
+        with, in order, for every rules profile: the one statement of them and their words.
+
+        :raises MoveAfterEnd: the game is won.
+        :raises EmptySource: pile ``source`` is empty.
+        :raises SamePile: ``target`` is ``source``.
+        :raises RunsNotAllowed: ``count`` is not 1 and the rules move single cards only.
+        :raises RunToFoundation: ``count`` is not 1 and ``target`` is the foundation.
+        :raises NotARun: ``count`` is more than the run on top of ``source`` (or less than 1).
+        :raises CardMismatch: ``card`` is given and is not the (deepest) card that would move.
+        """
+        src = self.piles[source - 1]
+        if not src:
+            # A won game has only empty piles, so the end is checked only here.
+            if self.is_won():
+                raise MoveAfterEnd("the game is already won")
+            raise EmptySource(f"pile {source} is empty")
+        if target == source:
+            raise SamePile(f"pile {source} cannot move onto itself")
+        if count != 1:
+            self._check_run(source, target, count)
+        moving = src[-count]
+        if card is not None and card != moving:
+            what = "top card" if count == 1 else f"run of {count} starts at"
+            raise CardMismatch(
+                f"the log says {cards.symbol(card)} but pile {source}'s {what} "
+                f"{cards.symbol(moving)}"
+            )
+        return moving
 
     def _check_run(self, source: int, target: int | None, count: int) -> None:
         if not self.rules.run_moves:
@@ -625,6 +642,13 @@ class Game:
             yield REDEAL
 
 
+def _empty_target(moving: Card, source: int, target: int) -> EmptyTarget:
+    return EmptyTarget(
+        f"{cards.symbol(moving)} from pile {source} cannot go onto pile {target}: "
+        "it is empty, and empty piles stay closed"
+    )
+
+
 def _foundation_needs(suit: int, top_rank: int) -> str:
     if top_rank == KING:
         return f"nothing: the {cards.SUIT_SYMBOLS[suit]} foundation is complete"
@@ -708,21 +732,7 @@ class VariantGame(Game):
             raise BadPile(f"piles are numbered 1 to {n}")
         piles = self.piles
         src = piles[source - 1]
-        if not src:
-            if self.is_won():
-                raise MoveAfterEnd("the game is already won")
-            raise EmptySource(f"pile {source} is empty")
-        if target == source:
-            raise SamePile(f"pile {source} cannot move onto itself")
-        if count != 1:
-            self._check_run(source, target, count)
-        moving = src[-count]
-        if card is not None and card != moving:
-            what = "top card" if count == 1 else f"run of {count} starts at"
-            raise CardMismatch(
-                f"the log says {cards.symbol(card)} but pile {source}'s {what} "
-                f"{cards.symbol(moving)}"
-            )
+        moving = self._moving(source, target, count, card)
         if target is None:
             s, r = divmod(moving, 13)
             if self._next_rank(s) != r:
@@ -735,10 +745,7 @@ class VariantGame(Game):
         else:
             dst = piles[target - 1]
             if not dst:
-                raise EmptyTarget(
-                    f"{cards.symbol(moving)} from pile {source} cannot go onto pile {target}: "
-                    "it is empty, and empty piles stay closed"
-                )
+                raise _empty_target(moving, source, target)
             onto = dst[-1]
             if not self._fits(moving, onto):
                 raise self._build_error(source, target, moving, onto)
