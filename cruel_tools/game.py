@@ -404,8 +404,9 @@ class Game:
         return g
 
     def copy(self) -> Game:
-        """An independent copy (piles are copied, rules shared: they are immutable)."""
-        g = object.__new__(Game)
+        """An independent copy (piles are copied, rules shared: they are immutable), of the
+        same class (a :class:`VariantGame` stays one)."""
+        g = object.__new__(type(self))
         g.rules = self.rules
         g.piles = [p[:] for p in self.piles]
         g.foundations = self.foundations[:]
@@ -671,15 +672,6 @@ class VariantGame(Game):
     """
 
     __slots__ = ()
-
-    def copy(self) -> Game:
-        g = object.__new__(VariantGame)
-        g.rules = self.rules
-        g.piles = [p[:] for p in self.piles]
-        g.foundations = self.foundations[:]
-        g.moves = self.moves
-        g.redeals = self.redeals
-        return g
 
     def _next_rank(self, suit: int) -> int:
         """The 0-based rank the foundation of ``suit`` takes next (-1 or 13 when complete)."""
