@@ -451,7 +451,7 @@ def test_page_weight_and_time_to_a_playable_board(page: Any, server: Server) -> 
 def test_a_puzzle_that_is_not_open_shows_the_services_message(page: Any, watch: Watch) -> None:
     watch.allowed.append("404")
     page.goto("/play/2027-01-06-easy")
-    page.wait_for_function("document.querySelector('#message').dataset.code")
+    page.wait_for_selector("#message[data-code]", state="attached")
     answer = page.request.get("/v1/puzzles/2027-01-06-easy")
     assert answer.status == 404
     assert page.inner_text("#message") == answer.json()["message"]

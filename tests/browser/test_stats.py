@@ -116,7 +116,7 @@ def _play_and_compare(page: Any, tmp_path: Path) -> None:
     # ... and a win by clicks, today in the browser's own offset
     play_by_clicks(page, steps)
     assert page.inner_text("#end-title") == "You won!"
-    page.wait_for_function("document.querySelector('#stats dd[data-stat=\"played\"]')")
+    page.wait_for_selector('#stats dd[data-stat="played"]', state="attached")
     games = page.evaluate("JSON.parse(localStorage.getItem('cruel.games'))")
     assert len(games) == 6
     assert games[-1]["meta"]["finished_at"].startswith(today.isoformat())
