@@ -1,0 +1,22 @@
+"""Builds the optional native core, ``cruel_tools._native`` (C++17, pybind11).
+
+Everything else is declared in pyproject.toml. The extension is optional: where no C++ compiler
+works, ``pip install .`` still succeeds (setuptools prints a warning) and every command runs on
+the Python engine, slower; ``cruel --version`` says which engine runs.
+"""
+
+from glob import glob
+
+from pybind11.setup_helpers import Pybind11Extension, build_ext
+from setuptools import setup
+
+native = Pybind11Extension(
+    "cruel_tools._native",
+    sorted(glob("cruel_tools/native/*.cpp")),
+    depends=sorted(glob("cruel_tools/native/*.hpp")),
+    cxx_std=17,
+    extra_compile_args=["-O3"],
+    optional=True,  # no compiler: install the pure-Python package, not fail
+)
+
+setup(ext_modules=[native], cmdclass={"build_ext": build_ext})
