@@ -23,6 +23,9 @@ from cruel_tools.rules import PRESETS, preset
 
 from .helpers import c, pile, position
 
+# The Python engine's paths too: .ci/run runs these again under CRUEL_ENGINE=python.
+pytestmark = pytest.mark.fallback
+
 
 def names(game: Game, i: int) -> str:
     return " ".join(cards.name(x) for x in game.piles[i - 1])

@@ -35,6 +35,9 @@ from cruel_tools.verify import report_json, verify_bytes
 
 from .helpers import log_dict, random_game
 
+# The Python engine's paths too: .ci/run runs these again under CRUEL_ENGINE=python.
+pytestmark = pytest.mark.fallback
+
 
 def dumps(doc: Any) -> bytes:
     """JSON text of ``doc``; the standard library writes integers of any size (orjson does not)."""

@@ -104,8 +104,12 @@ def play_both(
         expected.append(snapshot(game))
         played += 1
     assert NATIVE is not None
-    got = NATIVE.trace(piles, [1, 1, 1, 1], engine.native_rules(rules), list(map(as_attempt, attempts)))
-    for i, (step, want, (code, legal, position)) in enumerate(zip(attempts, expected, got)):
+    got = NATIVE.trace(
+        piles, [1, 1, 1, 1], engine.native_rules(rules), list(map(as_attempt, attempts))
+    )
+    for i, (step, want, (code, legal, position)) in enumerate(
+        zip(attempts, expected, got, strict=True)
+    ):
         if isinstance(want, str):
             assert code == want, f"step {i} {step}: native {code!r}, game.py {want!r}"
         else:
@@ -118,7 +122,13 @@ def play_both(
 def snapshot(game: Game) -> tuple[list[tuple[int, int, int]], Any]:
     """What the core reports after a played step, computed by game.py."""
     legal = [as_tuple(s) for s in game.legal_steps()]
-    state = ([p[:] for p in game.piles], game.foundations[:], game.moves, game.redeals, game.is_won())
+    state = (
+        [p[:] for p in game.piles],
+        game.foundations[:],
+        game.moves,
+        game.redeals,
+        game.is_won(),
+    )
     return legal, state
 
 
@@ -167,7 +177,10 @@ def test_a_won_game_refuses_everything_as_game_py_does() -> None:
     piles = [[] for _ in range(12)]
     assert NATIVE is not None
     got = NATIVE.trace(
-        piles, [13, 13, 13, 13], engine.native_rules(rules), [(0, 0, 1, -1), (3, 0, 1, -1), (13, 1, 1, -1)]
+        piles,
+        [13, 13, 13, 13],
+        engine.native_rules(rules),
+        [(0, 0, 1, -1), (3, 0, 1, -1), (13, 1, 1, -1)],
     )
     assert [g[0] for g in got] == ["move-after-end", "move-after-end", "bad-pile"]
 

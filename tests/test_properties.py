@@ -6,6 +6,7 @@ import random
 from collections import Counter
 
 import orjson
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -27,6 +28,9 @@ from cruel_tools.rules import PRESETS, Rules
 from cruel_tools.verify import verify_bytes
 
 from .helpers import log_dict, random_game
+
+# The Python engine's paths too: .ci/run runs these again under CRUEL_ENGINE=python.
+pytestmark = pytest.mark.fallback
 
 deal_numbers = st.integers(0, MAX_DEAL_NUMBER)
 seeds = st.integers(0, 2**32)

@@ -15,6 +15,9 @@ from cruel_tools.game import REDEAL, Game, Move
 from cruel_tools.log import from_object
 from cruel_tools.render import LAYOUTS, ReplayOptions, Style, position_lines, visible_width
 
+# The Python engine's paths too: .ci/run runs these again under CRUEL_ENGINE=python.
+pytestmark = pytest.mark.fallback
+
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("CRUEL_UPDATE_GOLDEN") == "1"

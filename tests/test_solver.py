@@ -18,6 +18,9 @@ from cruel_tools.verify import verify_bytes
 
 from .helpers import lowest_height, off_foundation, pile
 
+# The Python engine's paths too: .ci/run runs these again under CRUEL_ENGINE=python.
+pytestmark = pytest.mark.fallback
+
 
 def test_solutions_of_many_deals_replay_to_a_win() -> None:
     won = 0

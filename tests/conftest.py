@@ -1,0 +1,52 @@
+"""Session checks: the tests run against the native core that was built from these sources.
+
+The trap (measured): after a non-editable ``pip install .``, ``python -m pytest`` run from the
+checkout imports ``cruel_tools`` from the source tree, where no compiled core lies, and every
+test would quietly run on the Python engine. An editable install (``pip install -e``, the
+README's test command) builds the core in place, next to its sources. These checks stop a run
+that would test something other than what it says.
+"""
+
+from __future__ import annotations
+
+import os
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+
+import cruel_tools
+from cruel_tools import engine
+
+SOURCES = Path(cruel_tools.__file__).parent / "native"
+REBUILD = (
+    "rebuild it in place: .venv/bin/pip install -q -e '.[test]' (CONTRIBUTING.md, Native core)"
+)
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    try:
+        core = engine.native()
+    except engine.NativeCoreMissing as exc:
+        pytest.exit(f"{exc}; {REBUILD}", returncode=4)
+    if core is not None:
+        built = Path(core.__file__)
+        newest = max(p.stat().st_mtime for p in SOURCES.glob("*.[ch]pp"))
+        if built.parent == SOURCES.parent and built.stat().st_mtime < newest:
+            pytest.exit(
+                f"the native core {built.name} is older than its sources; {REBUILD}", returncode=4
+            )
+    elif os.environ.get(engine.ENV, "auto") != "python" and _built_elsewhere():
+        pytest.exit(
+            "pip built the native core into site-packages, but the tests import cruel_tools from "
+            f"this checkout, which has none; {REBUILD}",
+            returncode=4,
+        )
+
+
+def _built_elsewhere() -> bool:
+    try:
+        files = metadata.distribution("cruel-tools").files or []
+    except metadata.PackageNotFoundError:
+        return False
+    return any(f.name.startswith("_native.") and f.suffix in (".so", ".pyd") for f in files)
