@@ -23,10 +23,10 @@ from typing import Any, Final, Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
-from . import cards
+from . import cards, engine
 from .cards import KING, Card
 from .documents import document_config
-from .game import Game, Move, Redeal, Step
+from .game import REDEAL, Game, Move, Redeal, Step
 from .log import LogEntry
 from .rules import PRESETS, Rules
 from .traversal import played_entries
@@ -61,7 +61,6 @@ class SolveResult:
         return sum(1 for s in self.steps if isinstance(s, Redeal))
 
 
-@dataclass
 class Memo:
     """What earlier searches proved, for later searches of positions of the same game to reuse.
 
@@ -77,18 +76,39 @@ class Memo:
     Reusing them never changes a verdict, only how soon it is reached: a search cut at a known
     lost position skips what it would have proven lost anyway, and one that meets a known win has
     found a win.
+
+    Under the native core the memo lives in the core (a compact table, made by the first native
+    search that is given this memo); ``lost`` and ``won`` are then copies of what it holds, for
+    reading. A memo serves the searches of one game, so one engine.
     """
 
-    lost: dict[Key, int] = field(default_factory=dict)
-    won: dict[Key, tuple[int, list[Step], int]] = field(default_factory=dict)
+    def __init__(self) -> None:
+        self._lost: dict[Key, int] = {}
+        self._won: dict[Key, tuple[int, list[Step], int]] = {}
+        self._core: Any = None  # the native core's memo (cruel_tools._native.Memo), or None
+
+    @property
+    def lost(self) -> dict[Key, int]:
+        if self._core is None:
+            return self._lost
+        return {_key_of(piles): used for piles, used in self._core.lost_items()}
+
+    @property
+    def won(self) -> dict[Key, tuple[int, list[Step], int]]:
+        if self._core is None:
+            return self._won
+        return {
+            _key_of(piles): (used, _steps_of(rest), 0)
+            for piles, used, rest in self._core.won_items()
+        }
 
     def is_lost(self, game: Game) -> bool:
-        used = self.lost.get(game.key())
+        used = self._lost.get(game.key())
         return used is not None and used <= _used(game)
 
     def win_from(self, game: Game) -> list[Step] | None:
         """Steps that win from ``game``, if it lies on a win found; else None."""
-        found = self.won.get(game.key())
+        found = self._won.get(game.key())
         if found is None or found[0] < _used(game):
             return None
         return found[1][found[2] :]
@@ -98,11 +118,21 @@ class Memo:
         game = start.copy()
         for i, step in enumerate([*steps, None]):
             key = game.key()
-            old = self.won.get(key)
+            old = self._won.get(key)
             if old is None or old[0] < _used(game):
-                self.won[key] = (_used(game), steps, i)
+                self._won[key] = (_used(game), steps, i)
             if step is not None:
                 game.push(step)
+
+
+def _key_of(piles: list[list[int]]) -> Key:
+    return tuple(map(tuple, piles))
+
+
+def _steps_of(raw: list[tuple[int, int, int]]) -> list[Step]:
+    """The core's steps, (source, target, count) with source 0 a redeal and target 0 the
+    foundation, as the engine's."""
+    return [REDEAL if s == 0 else Move(s, t or None, c) for s, t, c in raw]
 
 
 def _used(game: Game) -> int:
@@ -147,11 +177,21 @@ def pile1_lock(game: Game) -> Card | None:
 PASSES: tuple[tuple[int | None, float], ...] = ((0, 0.15), (1, 0.35), (None, 1.0))
 
 
+#: The memory one search may hold by default (``cruel solve --max-memory``).
+MAX_MEMORY: Final = 1 << 30
+
+#: What one node of the Python search holds, about (its key's tuples, its copy of the game in the
+#: frontier, its entries in the table and the parents), measured with tracemalloc; the Python
+#: search counts nodes against the memory budget with it (the core counts its bytes exactly).
+PY_NODE_BYTES: Final = 2_000
+
+
 def solve(
     start: Game,
     max_states: int = 200_000,
     max_seconds: float | None = None,
     memo: Memo | None = None,
+    max_memory: int = MAX_MEMORY,
 ) -> SolveResult:
     """Search ``start`` for a win within the budget.
 
@@ -165,6 +205,10 @@ def solve(
 
     With a ``memo``, positions it knows are cut (lost) or end the search (won), and what this
     search proves is added to it.
+
+    ``max_memory`` bounds the bytes one pass may hold (its table, nodes and frontier); reaching
+    it ends the solve as ``unknown``. The native core runs the passes' searches where it plays
+    the profile (:func:`search`).
     """
     began = time.perf_counter()
     total = SolveStats()
@@ -177,7 +221,14 @@ def solve(
             left_states = min(left_states, max(1, int(max_states * share)))
             if max_seconds is not None:
                 left_seconds = min(left_seconds or 0.0, max_seconds * share)
-        result = search(start, max(1, left_states), left_seconds, early_redeals=early, memo=memo)
+        result = search(
+            start,
+            max(1, left_states),
+            left_seconds,
+            early_redeals=early,
+            memo=memo,
+            max_memory=max_memory,
+        )
         total.expanded += result.stats.expanded
         total.unique += result.stats.unique
         total.pruned += result.stats.pruned
@@ -186,11 +237,10 @@ def solve(
     result.stats = total
     total.seconds = time.perf_counter() - began
     if result.verdict == "unknown":  # name the whole budget, not what the last pass had left
-        result.reason = (
-            f"state budget of {max_states} spent"
-            if result.reason.startswith("state")
-            else f"time budget of {max_seconds} s spent"
-        )
+        if result.reason.startswith("state"):
+            result.reason = f"state budget of {max_states} spent"
+        elif result.reason.startswith("time"):
+            result.reason = f"time budget of {max_seconds} s spent"
     return result
 
 
@@ -200,6 +250,7 @@ def search(
     max_seconds: float | None = None,
     early_redeals: int | None = None,
     memo: Memo | None = None,
+    max_memory: int = MAX_MEMORY,
 ) -> SolveResult:
     """Best-first search of the legal games from ``start``, within the budget.
 
@@ -214,7 +265,18 @@ def search(
     A ``memo`` (:class:`Memo`) cuts the positions it knows lost and wins at the first position
     it knows on a win's line; a win found, or every position met when the answer is
     ``unwinnable``, is added to it.
+
+    Where the native core plays the profile (:func:`cruel_tools.engine.native_rules`) the search
+    runs there: the same search, node for node (it expands the same positions in the same order),
+    about a hundred times faster, within ``max_memory`` bytes counted exactly, the GIL released
+    (Ctrl-C raises :class:`KeyboardInterrupt`). Its wins are replayed here like every win.
     """
+    core = engine.native()
+    rules_t = None if core is None else engine.native_rules(start.rules)
+    if core is not None and rules_t is not None:
+        return _native_search(
+            core, rules_t, start, max_states, max_seconds, early_redeals, memo, max_memory
+        )
     began = time.perf_counter()
     stats = SolveStats()
     limited = start.rules.max_redeals is not None
@@ -245,13 +307,13 @@ def search(
         if stats.expanded >= max_states:
             reason = f"state budget of {max_states} spent"
             return _finish(SolveResult("unknown", reason=reason), stats, began)
-        if (
-            max_seconds is not None
-            and stats.expanded % 256 == 0
-            and time.perf_counter() - began > max_seconds
-        ):
-            reason = f"time budget of {max_seconds} s spent"
-            return _finish(SolveResult("unknown", reason=reason), stats, began)
+        if stats.expanded % 256 == 0:
+            if max_seconds is not None and time.perf_counter() - began > max_seconds:
+                reason = f"time budget of {max_seconds} s spent"
+                return _finish(SolveResult("unknown", reason=reason), stats, began)
+            if len(parents) * PY_NODE_BYTES > max_memory:
+                reason = f"memory budget of {memory_size(max_memory)} spent"
+                return _finish(SolveResult("unknown", reason=reason), stats, began)
         stats.expanded += 1
         stuck = narrowed and not game.has_card_move()
         for step in game.legal_steps():
@@ -283,10 +345,10 @@ def search(
                 continue
             if memo is not None:
                 used = child.redeals if limited else 0
-                if memo.lost.get(ck, used + 1) <= used:  # proven lost by an earlier search
+                if memo._lost.get(ck, used + 1) <= used:  # proven lost by an earlier search
                     stats.pruned += 1
                     continue
-                line = memo.won.get(ck)  # (the key at hand: no second Game.key())
+                line = memo._won.get(ck)  # (the key at hand: no second Game.key())
                 if line is not None and line[0] >= used:  # on the line of a win found earlier
                     rest = line[1][line[2] :]
                     return _won(start, _path(parents, child_node) + rest, memo, stats, began)
@@ -297,8 +359,8 @@ def search(
     if memo is not None and not narrowed:  # every position met is lost (see Memo)
         for key, marks in best.items():
             used = min(r for r, _ in marks)
-            if memo.lost.get(key, used + 1) > used:
-                memo.lost[key] = used
+            if memo._lost.get(key, used + 1) > used:
+                memo._lost[key] = used
     if lock is not None:
         return _finish(
             SolveResult(
@@ -312,6 +374,78 @@ def search(
         return _finish(SolveResult("unknown", reason=reason), stats, began)
     reason = "every reachable position searched or proven lost"
     return _finish(SolveResult("unwinnable", reason=reason), stats, began)
+
+
+def _native_search(
+    core: Any,
+    rules_t: tuple[bool, int, bool, bool],
+    start: Game,
+    max_states: int,
+    max_seconds: float | None,
+    early_redeals: int | None,
+    memo: Memo | None,
+    max_memory: int,
+) -> SolveResult:
+    """:func:`search` in the native core (cruel_tools/native/search.cpp)."""
+    began = time.perf_counter()
+    core_memo = None
+    if memo is not None:
+        if memo._core is None:
+            memo._core = core.Memo()
+        core_memo = memo._core
+    verdict, why, raw, expanded, unique, pruned, lock, _peak = core.search(
+        start.piles,
+        start.foundations,
+        start.redeals,
+        rules_t,
+        max(1, max_states),
+        # The core reads 0 as "no time limit"; a budget already spent is a tiny one.
+        0.0 if max_seconds is None else max(max_seconds, 1e-9),
+        -1 if early_redeals is None else early_redeals,
+        max_memory,
+        core_memo,
+    )
+    stats = SolveStats(expanded=expanded, unique=unique, pruned=pruned)
+    if verdict == "won":
+        steps = _steps_of(raw)
+        check_win(start, steps, "native solver")
+        if core_memo is not None:  # only once game.py agrees that it wins
+            core_memo.add_win(
+                start.piles, start.foundations, start.redeals, rules_t, raw, max_memory
+            )
+        return _finish(SolveResult("won", steps), stats, began)
+    reasons = {
+        "states": f"state budget of {max_states} spent",
+        "time": f"time budget of {max_seconds} s spent",
+        "memory": f"memory budget of {memory_size(max_memory)} spent",
+        "lock": f"{cards.name(lock)} in pile 1 can never leave (rule L)",
+        "narrowed": f"no win with at most {early_redeals} early redeals (proves nothing)",
+        "exhausted": "every reachable position searched or proven lost",
+    }
+    return _finish(SolveResult(verdict, reason=reasons[why]), stats, began)
+
+
+def memory_size(n: int) -> str:
+    """A byte count as people write it: ``1 GiB``, ``512 MiB``, ``1500 bytes``."""
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size and n % size == 0:
+            return f"{n // size} {unit}"
+    return f"{n} bytes"
+
+
+def parse_memory(text: str) -> int:
+    """``512M``, ``1G``, ``1.5G``, ``300000`` (bytes): a memory size; K, M, G are powers of
+    1024 (an optional ``iB`` or ``B`` after them is allowed). :class:`ValueError` otherwise."""
+    t = text.strip().upper().removesuffix("B").removesuffix("I")
+    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}.get(t[-1:], 1)
+    number = t[:-1] if scale != 1 else t
+    try:
+        value = float(number)
+    except ValueError:
+        value = -1.0
+    if not value > 0 or value != value or value * scale > 1 << 50:
+        raise ValueError(f"not a memory size: {text!r} (say 512M, 1G or a number of bytes)")
+    return int(value * scale)
 
 
 def _won(

@@ -1,6 +1,693 @@
-// The solver (to be written).
+// The solver's search in the native core: cruel_tools/solver.py's `search`, step for step.
+//
+// The same best-first order (most foundation cards first, ties: the position found last), the
+// same transposition rule (a position met again is expanded again only with a mark -- redeals
+// used under a limit, early redeals used in a narrowed pass -- that no earlier meeting is below
+// in both counts), the same rule L and the same memo. So for one budget in positions both
+// searches expand the same positions in the same order and answer the same (the tests compare
+// their counts); only the speed differs. Python runs the passes (solver.solve) and replays every
+// win through game.py before returning it.
+//
+// Storage is compact: each node is one record in an arena of 4 MiB blocks (parent, step, marks
+// and the position as a short key), the table is open addressing over 32-bit node ids, and the
+// frontier is one stack of node ids per foundation count (a bucket queue: popping the top of the
+// highest non-empty stack is exactly Python's heap order). Every byte these hold is counted
+// before it is allocated, so the memory budget ends a search as `unknown` and never as an
+// out-of-memory kill.
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
 #include "bindings.hpp"
 
 namespace cruel {
-void register_search(py::module_&) {}
+namespace {
+
+constexpr uint32_t kNone = 0xFFFFFFFFu;
+// A key: the piles in order, each card a byte (0-51), the top card of each pile flagged with
+// 0x40, an empty pile before a later non-empty one written as 0x80 (empty piles at the end are
+// left out). The piles determine the position (game.py's Game.key): the foundations hold every
+// card not in a pile. 48 cards and 11 empty piles at most.
+constexpr int kMaxKey = kTableau + kPiles - 1;
+constexpr uint8_t kTopFlag = 0x40, kEmptyPile = 0x80;
+
+int encode(const Position& p, uint8_t out[kMaxKey]) {
+    int k = 0, o = 0, empties = 0;
+    for (int i = 0; i < kPiles; ++i) {
+        int sz = p.size[i];
+        if (!sz) {
+            ++empties;
+            continue;
+        }
+        for (; empties; --empties) out[k++] = kEmptyPile;
+        std::memcpy(out + k, p.seq + o, sz);
+        k += sz;
+        out[k - 1] |= kTopFlag;
+        o += sz;
+    }
+    return k;
+}
+
+// The position of a key; moves are not kept (the search never reads them) and redeals are set
+// by the caller from the node's mark.
+void decode(const uint8_t* key, int len, Position& p) {
+    std::memset(p.size, 0, kPiles);
+    int pile = 0, n = 0, in_suit[4] = {0, 0, 0, 0};
+    for (int j = 0; j < len; ++j) {
+        uint8_t b = key[j];
+        if (b == kEmptyPile) {
+            ++pile;
+            continue;
+        }
+        uint8_t c = b & 0x3F;
+        p.seq[n++] = c;
+        ++in_suit[c / 13];
+        ++p.size[pile];
+        if (b & kTopFlag) ++pile;
+    }
+    p.n = static_cast<uint8_t>(n);
+    // Under Cruel's layout the aces start on the foundations and each foundation holds an
+    // unbroken run from the ace: it holds exactly the cards of its suit not in the tableau.
+    for (int s = 0; s < 4; ++s) p.found[s] = static_cast<uint8_t>(13 - in_suit[s]);
+}
+
+uint64_t hash_key(const uint8_t* k, int len) {
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(len);
+    int j = 0;
+    for (; j + 8 <= len; j += 8) {
+        uint64_t w;
+        std::memcpy(&w, k + j, 8);
+        h = (h ^ w) * 0xFF51AFD7ED558CCDull;
+        h ^= h >> 32;
+    }
+    uint64_t w = 0;
+    std::memcpy(&w, k + j, static_cast<size_t>(len - j));
+    h = (h ^ w) * 0xC4CEB9FE1A85EC53ull;
+    h ^= h >> 29;
+    return h;
+}
+
+// Rule L (docs/solver.md; solver.py's pile1_lock): a card of pile 1's bottom four, above a lower
+// card of its suit, that is a king or has its successor below it too, can never leave. Returns
+// the first such card from the top, or -1. Callers apply it only under the bottom-up redeal
+// and single-card moves, as solver.py does.
+int pile1_lock(const Position& p) {
+    int m = p.size[0] < kPacket ? p.size[0] : kPacket;
+    const uint8_t* q = p.seq;
+    for (int k = m - 1; k >= 1; --k) {
+        int b = q[k], suit = b / 13, rank = b % 13;
+        bool lower = false, successor_below = false;
+        for (int j = 0; j < k; ++j) {
+            if (q[j] / 13 == suit && q[j] % 13 < rank) lower = true;
+            if (q[j] == b + 1) successor_below = true;
+        }
+        if (lower && (rank == kKing || successor_below)) return b;
+    }
+    return -1;
+}
+
+// The bytes a search may hold; every allocation asks first.
+struct Budget {
+    size_t limit;
+    size_t used = 0;
+    bool over = false;
+    bool take(size_t bytes) {
+        if (used + bytes > limit) {
+            over = true;
+            return false;
+        }
+        used += bytes;
+        return true;
+    }
+    void give(size_t bytes) { used -= bytes; }
+};
+
+// Records (a fixed header H, whose last byte is the key's length, then the key) in 4 MiB
+// blocks, found by key through an open-addressing index of (hash bits, id + 1). An id is
+// block << 20 | offset / 4: records are 4-byte aligned, so ids stay 32-bit up to 4 GiB.
+template <class H>
+class Store {
+public:
+    static constexpr size_t kBlock = size_t{4} << 20;
+    explicit Store(Budget& budget) : budget_(&budget) {}
+    Store(const Store&) = delete;
+    Store& operator=(const Store&) = delete;
+    ~Store() { release(); }
+
+    void rebind(Budget& budget) { budget_ = &budget; }
+    size_t bytes() const { return blocks_.size() * kBlock + index_.size() * sizeof(uint64_t); }
+    size_t count() const { return count_; }
+
+    H& head(uint32_t id) { return *reinterpret_cast<H*>(at(id)); }
+    const uint8_t* key(uint32_t id) { return at(id) + sizeof(H); }
+
+    // The id of the record holding this key, or kNone.
+    uint32_t find(const uint8_t* key, int len, uint64_t h) const {
+        if (index_.empty()) return kNone;
+        size_t mask = index_.size() - 1, i = h & mask;
+        uint64_t tag = h & 0xFFFFFFFF00000000ull;
+        for (;; i = (i + 1) & mask) {
+            uint64_t e = index_[i];
+            if (!e) return kNone;
+            if ((e & 0xFFFFFFFF00000000ull) != tag) continue;
+            uint32_t id = static_cast<uint32_t>(e) - 1;
+            const uint8_t* r = const_cast<Store*>(this)->at(id);
+            const H& hd = *reinterpret_cast<const H*>(r);
+            if (hd.len == len && std::memcmp(r + sizeof(H), key, static_cast<size_t>(len)) == 0) return id;
+        }
+    }
+
+    // A new record (not indexed: see index()); kNone when the budget cannot hold it.
+    uint32_t add(const H& head, const uint8_t* key, int len) {
+        size_t size = (sizeof(H) + static_cast<size_t>(len) + 3) & ~size_t{3};
+        if (blocks_.empty() || fill_ + size > kBlock) {
+            if (blocks_.size() >= 4095 || !budget_->take(kBlock)) return kNone;
+            blocks_.emplace_back(new (std::nothrow) uint8_t[kBlock]);
+            if (!blocks_.back()) {
+                blocks_.pop_back();
+                budget_->give(kBlock);
+                budget_->over = true;
+                return kNone;
+            }
+            fill_ = 0;
+        }
+        uint32_t id = static_cast<uint32_t>((blocks_.size() - 1) << 20 | fill_ >> 2);
+        uint8_t* r = blocks_.back().get() + fill_;
+        std::memcpy(r, &head, sizeof(H));
+        reinterpret_cast<H*>(r)->len = static_cast<uint8_t>(len);
+        std::memcpy(r + sizeof(H), key, static_cast<size_t>(len));
+        fill_ += size;
+        return id;
+    }
+
+    // Index a record under its key's hash; false when the budget cannot hold a larger index.
+    bool index(uint32_t id, uint64_t h) {
+        if ((count_ + 1) * 10 > index_.size() * 7 && !grow()) return false;
+        place(id, h);
+        ++count_;
+        return true;
+    }
+
+    // Every indexed id (in index order).
+    template <class F>
+    void each(F f) const {
+        for (uint64_t e : index_)
+            if (e) f(static_cast<uint32_t>(e) - 1);
+    }
+
+private:
+    uint8_t* at(uint32_t id) { return blocks_[id >> 20].get() + (size_t{id & 0xFFFFF} << 2); }
+    void place(uint32_t id, uint64_t h) {
+        size_t mask = index_.size() - 1, i = h & mask;
+        while (index_[i]) i = (i + 1) & mask;
+        index_[i] = (h & 0xFFFFFFFF00000000ull) | (uint64_t{id} + 1);
+    }
+    bool grow() {
+        size_t cap = index_.empty() ? size_t{1} << 12 : index_.size() * 2;
+        // The old index and the new one live together while it is rebuilt: ask for both.
+        if (!budget_->take(cap * sizeof(uint64_t))) return false;
+        std::vector<uint64_t> old;
+        old.swap(index_);
+        try {
+            index_.assign(cap, 0);
+        } catch (const std::bad_alloc&) {
+            index_.swap(old);
+            budget_->give(cap * sizeof(uint64_t));
+            budget_->over = true;
+            return false;
+        }
+        for (uint64_t e : old)
+            if (e) {
+                uint32_t id = static_cast<uint32_t>(e) - 1;
+                const uint8_t* r = at(id);
+                place(id, hash_key(r + sizeof(H), reinterpret_cast<const H*>(r)->len));
+            }
+        budget_->give(old.size() * sizeof(uint64_t));
+        return true;
+    }
+    void release() {
+        budget_->give(bytes());
+        blocks_.clear();
+        index_.clear();
+        index_.shrink_to_fit();
+    }
+
+    Budget* budget_;
+    std::vector<std::unique_ptr<uint8_t[]>> blocks_;
+    size_t fill_ = 0;
+    std::vector<uint64_t> index_;
+    size_t count_ = 0;
+};
+
+// --- the memo (solver.py's Memo) ----------------------------------------------------------------
+
+struct MemoHead {
+    int32_t lost = -1;  // proven lost with at least this many redeals used (-1: not known lost)
+    int32_t won = -1;   // on a win's line, reached there with this many redeals used (-1: none)
+    uint32_t win = 0;   // which win (Memo::wins)
+    uint16_t at = 0;    // the step of that win this position comes before
+    uint8_t pad = 0;
+    uint8_t len = 0;
+};
+
+class Memo {
+public:
+    Memo() : budget_{~size_t{0}}, store_(budget_) {}
+    size_t bytes() const { return store_.bytes() + win_bytes_; }
+    size_t count() const { return store_.count(); }
+
+    // A record for this key, made when absent; kNone when the budget cannot hold it.
+    uint32_t entry(const uint8_t* key, int len, size_t limit) {
+        uint64_t h = hash_key(key, len);
+        uint32_t id = store_.find(key, len, h);
+        if (id != kNone) return id;
+        budget_.limit = limit;
+        budget_.used = store_.bytes();
+        id = store_.add(MemoHead{}, key, len);
+        if (id == kNone || !store_.index(id, h)) return kNone;
+        return id;
+    }
+    uint32_t find(const uint8_t* key, int len, uint64_t h) const { return store_.find(key, len, h); }
+    MemoHead& head(uint32_t id) { return store_.head(id); }
+    const uint8_t* key(uint32_t id) { return store_.key(id); }
+
+    // solver.py's Memo.add_win: every position of the win `steps` from `start`, with the
+    // redeals used there (`limited`: under a redeal limit; else 0), unless already known with
+    // more redeals used.
+    void add_win(Position start, const Rules& rules, const std::vector<Packed>& steps, size_t limit) {
+        uint32_t w = static_cast<uint32_t>(wins_.size());
+        wins_.push_back(steps);
+        win_bytes_ += steps.size() * sizeof(Packed) + sizeof(std::vector<Packed>);
+        uint8_t key[kMaxKey];
+        for (size_t i = 0; i <= steps.size(); ++i) {
+            int used = rules.max_redeals >= 0 ? start.redeals : 0;
+            uint32_t id = entry(key, encode(start, key), limit);
+            if (id == kNone) return;  // the memo only saves work: what it cannot hold, it skips
+            MemoHead& m = head(id);
+            if (m.won < used) {
+                m.won = used;
+                m.win = w;
+                m.at = static_cast<uint16_t>(i);
+            }
+            if (i < steps.size()) play_legal(start, rules, steps[i]);
+        }
+    }
+    const std::vector<Packed>& win(uint32_t w) const { return wins_[w]; }
+
+    template <class F>
+    void each(F f) {
+        store_.each(f);
+    }
+
+private:
+    Budget budget_;
+    Store<MemoHead> store_;
+    std::vector<std::vector<Packed>> wins_;
+    size_t win_bytes_ = 0;
+};
+
+// --- the search ---------------------------------------------------------------------------------
+
+struct NodeHead {
+    uint32_t parent;  // kNone for the root
+    uint32_t next;    // the next node of the same position (another mark), or kNone
+    Packed step;      // the step from the parent
+    uint16_t r;       // redeals used (under a redeal limit; else 0)
+    uint8_t e;        // early redeals used (in a narrowed pass; else 0)
+    uint8_t len;
+};
+
+struct Limits {
+    uint64_t max_states;
+    double max_seconds;  // <= 0: none
+    int early;           // -1: no limit (the full search)
+    size_t max_memory;
+};
+
+struct Result {
+    const char* verdict = "unknown";
+    const char* why = "";  // states, time, memory, exhausted, narrowed, lock
+    std::vector<Packed> steps;
+    uint64_t expanded = 0, unique = 0, pruned = 0;
+    int lock = -1;
+};
+
+class Search {
+public:
+    using Clock = std::chrono::steady_clock;
+
+    Search(const Position& start, const Rules& rules, const Limits& lim, Memo* memo)
+        : start_(start), rules_(rules), lim_(lim), memo_(memo),
+          budget_{lim.max_memory > (memo ? memo->bytes() : 0) ? lim.max_memory - (memo ? memo->bytes() : 0) : 0},
+          nodes_(budget_) {
+        limited_ = rules.max_redeals >= 0;
+        narrowed_ = lim.early >= 0;
+        use_lock_ = !rules.top_down && !rules.runs;
+    }
+
+    // `poll` is called every few thousand expansions and returns false to stop (an interrupt:
+    // the caller then raises it).
+    template <class Poll>
+    Result run(Poll poll) {
+        Result res;
+        began_ = Clock::now();
+        uint8_t key[kMaxKey];
+        int len = encode(start_, key);
+        uint64_t h = hash_key(key, len);
+        NodeHead root{kNone, kNone, kRedeal, static_cast<uint16_t>(limited_ ? start_.redeals : 0), 0, 0};
+        uint32_t root_id = nodes_.add(root, key, len);
+        if (root_id == kNone || !nodes_.index(root_id, h) || !push(root_id, start_.foundation_cards())) {
+            res.why = "memory";
+            return finish(res);
+        }
+        res.unique = 1;
+        int lock = use_lock_ ? pile1_lock(start_) : -1;
+        if (lock >= 0 || (memo_ && memo_lost(key, len, h, root.r))) {
+            res.pruned = 1;
+            clear_frontier();
+        }
+        Packed legal[kMaxSteps];
+        Position pos{}, child{};
+        uint8_t ck[kMaxKey];
+        for (;;) {
+            uint32_t node = pop();
+            if (node == kNone) break;
+            NodeHead& nh = nodes_.head(node);
+            uint16_t r = nh.r;
+            uint8_t e = nh.e;
+            decode(nodes_.key(node), nh.len, pos);
+            pos.redeals = r;
+            if (pos.won()) return won(res, node, nullptr, 0);
+            if (node == root_id && memo_) {  // solver.py: the root may lie on a win known
+                uint32_t m = memo_->find(key, len, h);
+                if (m != kNone && memo_->head(m).won >= static_cast<int>(r)) {
+                    const MemoHead& mh = memo_->head(m);
+                    return won(res, node, &memo_->win(mh.win), mh.at);
+                }
+            }
+            if (res.expanded >= lim_.max_states) {
+                res.why = "states";
+                return finish(res);
+            }
+            // The clock every 1,024 expansions, from the first (as solver.py, which reads it
+            // every 256: a budget already spent stops the search before it expands anything).
+            if ((res.expanded & 1023) == 0) {
+                if (lim_.max_seconds > 0 &&
+                    std::chrono::duration<double>(Clock::now() - began_).count() > lim_.max_seconds) {
+                    res.why = "time";
+                    return finish(res);
+                }
+                if (!poll()) {
+                    res.why = "interrupted";
+                    return finish(res);
+                }
+            }
+            ++res.expanded;
+            bool stuck = narrowed_ && !has_card_move(pos, rules_);
+            int k = legal_steps(pos, rules_, legal);
+            for (int i = 0; i < k; ++i) {
+                Packed step = legal[i];
+                int ce = e;
+                if (narrowed_ && step == kRedeal && !stuck) {
+                    if (++ce > lim_.early) continue;
+                }
+                child = pos;
+                play_legal(child, rules_, step);
+                int cl = encode(child, ck);
+                uint64_t ch = hash_key(ck, cl);
+                uint16_t cr = static_cast<uint16_t>(limited_ ? child.redeals : 0);
+                uint32_t old = nodes_.find(ck, cl, ch);
+                bool seen = false;
+                for (uint32_t o = old; o != kNone; o = nodes_.head(o).next) {
+                    const NodeHead& oh = nodes_.head(o);
+                    if (oh.r <= cr && oh.e <= ce) {
+                        seen = true;
+                        break;
+                    }
+                }
+                if (seen) continue;
+                // A node re-reached with a smaller mark is a new node (solver.py: never a
+                // re-pointed old one, which could close a loop in the parents).
+                NodeHead nh2{node, kNone, step, cr, static_cast<uint8_t>(ce), 0};
+                uint32_t id = nodes_.add(nh2, ck, cl);
+                if (id == kNone) {
+                    res.why = "memory";
+                    return finish(res);
+                }
+                if (old == kNone) {
+                    if (!nodes_.index(id, ch)) {
+                        res.why = "memory";
+                        return finish(res);
+                    }
+                    ++res.unique;
+                } else {  // chain it after the first node of its position
+                    NodeHead& first = nodes_.head(old);
+                    nodes_.head(id).next = first.next;
+                    first.next = id;
+                }
+                // Rule L: pile 1 changes only by a step that touches it or by a redeal;
+                // otherwise the parent's check stands.
+                bool touches = step == kRedeal || (step & 15) == 1 || ((step >> 4) & 15) == 1;
+                if (use_lock_ && touches && pile1_lock(child) >= 0) {
+                    ++res.pruned;
+                    continue;
+                }
+                if (memo_) {
+                    uint32_t m = memo_->find(ck, cl, ch);
+                    if (m != kNone) {
+                        const MemoHead& mh = memo_->head(m);
+                        if (mh.lost >= 0 && mh.lost <= cr) {
+                            ++res.pruned;
+                            continue;
+                        }
+                        if (mh.won >= static_cast<int>(cr)) return won(res, id, &memo_->win(mh.win), mh.at);
+                    }
+                }
+                if (!push(id, 52 - child.n)) {
+                    res.why = "memory";
+                    return finish(res);
+                }
+            }
+        }
+        if (memo_ && !narrowed_) remember_lost();  // every position met is lost (solver.py's Memo)
+        if (lock >= 0) {
+            res.verdict = "unwinnable";
+            res.why = "lock";
+            res.lock = lock;
+        } else if (narrowed_) {
+            res.why = "narrowed";
+        } else {
+            res.verdict = "unwinnable";
+            res.why = "exhausted";
+        }
+        return finish(res);
+    }
+
+    size_t peak() const { return peak_; }
+
+private:
+    bool memo_lost(const uint8_t* key, int len, uint64_t h, int used) {
+        uint32_t m = memo_->find(key, len, h);
+        return m != kNone && memo_->head(m).lost >= 0 && memo_->head(m).lost <= used;
+    }
+
+    Result& won(Result& res, uint32_t node, const std::vector<Packed>* rest, size_t from) {
+        for (uint32_t n = node; nodes_.head(n).parent != kNone; n = nodes_.head(n).parent)
+            res.steps.push_back(nodes_.head(n).step);
+        std::reverse(res.steps.begin(), res.steps.end());
+        if (rest) res.steps.insert(res.steps.end(), rest->begin() + static_cast<long>(from), rest->end());
+        res.verdict = "won";
+        res.why = "";
+        return finish(res);
+    }
+
+    Result& finish(Result& res) {
+        note_peak();
+        return res;
+    }
+
+    void remember_lost() {
+        // Each position with the fewest redeals any of its nodes used (solver.py: min r).
+        size_t limit = lim_.max_memory > budget_.used ? lim_.max_memory - budget_.used : 0;
+        nodes_.each([&](uint32_t first) {
+            int used = nodes_.head(first).r;
+            for (uint32_t o = nodes_.head(first).next; o != kNone; o = nodes_.head(o).next)
+                if (nodes_.head(o).r < used) used = nodes_.head(o).r;
+            uint32_t m = memo_->entry(nodes_.key(first), nodes_.head(first).len, limit);
+            if (m == kNone) return;  // the memo only saves work: what it cannot hold, it skips
+            MemoHead& mh = memo_->head(m);
+            if (mh.lost < 0 || mh.lost > used) mh.lost = used;
+        });
+    }
+
+    bool push(uint32_t id, int fc) {
+        std::vector<uint32_t>& b = frontier_[fc];
+        if (b.size() == b.capacity()) {
+            // While the stack moves, the old buffer and the new one both exist: ask for the new
+            // one whole, then give back the old one's bytes.
+            size_t cap = b.capacity(), grown = cap ? cap * 2 : 16;
+            if (!budget_.take(grown * sizeof(uint32_t))) return false;
+            frontier_bytes_ += grown * sizeof(uint32_t);
+            note_peak();
+            b.reserve(grown);
+            budget_.give(cap * sizeof(uint32_t));
+            frontier_bytes_ -= cap * sizeof(uint32_t);
+        }
+        b.push_back(id);
+        if (fc > high_) high_ = fc;
+        return true;
+    }
+    uint32_t pop() {
+        for (; high_ >= 0; --high_) {
+            std::vector<uint32_t>& b = frontier_[high_];
+            if (!b.empty()) {
+                uint32_t id = b.back();
+                b.pop_back();
+                return id;
+            }
+        }
+        return kNone;
+    }
+    void clear_frontier() {
+        for (auto& b : frontier_) b.clear();
+        high_ = -1;
+    }
+    void note_peak() {
+        size_t now = nodes_.bytes() + frontier_bytes_;
+        if (now > peak_) peak_ = now;
+    }
+
+    Position start_;
+    Rules rules_;
+    Limits lim_;
+    Memo* memo_;
+    Budget budget_;
+    Store<NodeHead> nodes_;
+    std::vector<uint32_t> frontier_[53];
+    size_t frontier_bytes_ = 0;
+    int high_ = -1;
+    size_t peak_ = 0;
+    bool limited_ = false, narrowed_ = false, use_lock_ = false;
+    Clock::time_point began_;
+};
+
+Position start_of(const std::vector<std::vector<int>>& piles, const std::vector<int>& found, int redeals) {
+    Position p = position_from(piles, found, 0, redeals);
+    // The search keeps marks in 16 bits: a redeal count past that is no game anyone plays.
+    if (redeals < 0 || redeals > 60000) throw std::invalid_argument("position: redeals 0-60000");
+    return p;
+}
+
+Rules checked_rules(const py::tuple& t) {
+    Rules r = rules_from(t);
+    if (r.max_redeals > 60000) throw std::invalid_argument("rules: max_redeals 0-60000 or -1");
+    return r;
+}
+
+// search(piles, found, redeals, rules, max_states, max_seconds, early, max_memory, memo)
+// -> (verdict, why, steps, expanded, unique, pruned, lock card or -1, peak bytes)
+py::tuple search(const std::vector<std::vector<int>>& piles, const std::vector<int>& found, int redeals,
+                 const py::tuple& rules_t, uint64_t max_states, double max_seconds, int early,
+                 uint64_t max_memory, Memo* memo) {
+    Rules rules = checked_rules(rules_t);
+    if (early < -1 || early > 250) throw std::invalid_argument("early_redeals: 0-250 or None");
+    Position start = start_of(piles, found, redeals);
+    Limits lim{max_states, max_seconds, early, static_cast<size_t>(max_memory)};
+    Result res;
+    size_t peak = 0;
+    bool interrupted = false;
+    {
+        // The search holds no Python object: other threads (the service) run meanwhile. Every
+        // few thousand expansions it takes the GIL back for a moment, at most every 50 ms, to
+        // let Python run its signal handlers (Ctrl-C).
+        py::gil_scoped_release nogil;
+        auto last = Search::Clock::now();
+        auto poll = [&]() {
+            auto now = Search::Clock::now();
+            if (now - last < std::chrono::milliseconds(50)) return true;
+            last = now;
+            py::gil_scoped_acquire gil;
+            if (PyErr_CheckSignals() != 0) {  // the exception stays set for the raise below
+                interrupted = true;
+                return false;
+            }
+            return true;
+        };
+        Search s(start, rules, lim, memo);
+        res = s.run(poll);
+        peak = s.peak();
+    }  // the search's memory is freed here, before any exception leaves
+    if (interrupted) throw py::error_already_set();
+    py::list steps;
+    for (Packed p : res.steps) steps.append(step_tuple(p));
+    return py::make_tuple(res.verdict, res.why, steps, res.expanded, res.unique, res.pruned, res.lock, peak);
+}
+
+py::list memo_items(Memo& memo, bool lost) {
+    py::list out;
+    memo.each([&](uint32_t id) {
+        const MemoHead& h = memo.head(id);
+        int v = lost ? h.lost : h.won;
+        if (v < 0) return;
+        Position p{};
+        decode(memo.key(id), h.len, p);
+        if (lost) {
+            out.append(py::make_tuple(piles_of(p), v));
+            return;
+        }
+        py::list rest;  // the steps that win from this position
+        const std::vector<Packed>& w = memo.win(h.win);
+        for (size_t i = h.at; i < w.size(); ++i) rest.append(step_tuple(w[i]));
+        out.append(py::make_tuple(piles_of(p), v, rest));
+    });
+    return out;
+}
+
+}  // namespace
+
+void register_search(py::module_& m) {
+    py::class_<Memo>(m, "Memo", "What earlier searches proved (solver.py's Memo), held by the core.")
+        .def(py::init<>())
+        .def("__len__", &Memo::count)
+        .def_property_readonly("bytes", &Memo::bytes)
+        .def(
+            "add_win",
+            [](Memo& memo, const std::vector<std::vector<int>>& piles, const std::vector<int>& found, int redeals,
+               const py::tuple& rules_t, const std::vector<std::tuple<int, int, int>>& steps, uint64_t max_memory) {
+                Rules rules = checked_rules(rules_t);
+                Position start = start_of(piles, found, redeals);
+                std::vector<Packed> packed;
+                Position p = start;
+                Packed legal[kMaxSteps];
+                for (const auto& [source, target, count] : steps) {
+                    // Only legal steps enter the memo: each is checked against the generator.
+                    Packed want = source == 0 ? kRedeal : pack(source, target, count);
+                    int k = legal_steps(p, rules, legal);
+                    if (std::find(legal, legal + k, want) == legal + k)
+                        throw std::invalid_argument("add_win: a step is not legal");
+                    play_legal(p, rules, want);
+                    packed.push_back(want);
+                }
+                memo.add_win(start, rules, packed, static_cast<size_t>(max_memory));
+            },
+            "Record every position of a win (steps as (source, target, count)) from a position.")
+        .def("lost_items", [](Memo& memo) { return memo_items(memo, true); },
+             "(piles, redeals used) of every position proven lost.")
+        .def("won_items", [](Memo& memo) { return memo_items(memo, false); },
+             "(piles, redeals used, steps that win from it) of every position on a win's line.");
+    m.def("search", &search, py::arg("piles"), py::arg("found"), py::arg("redeals"), py::arg("rules"),
+          py::arg("max_states"), py::arg("max_seconds"), py::arg("early"), py::arg("max_memory"),
+          py::arg("memo").none(true),
+          "solver.py's search in the core: (verdict, why, steps, expanded, unique, pruned, lock, peak_bytes).");
+}
+
 }  // namespace cruel
