@@ -986,6 +986,14 @@ def solve_command(
     max_seconds: Annotated[
         float, typer.Option("--max-seconds", help="Most seconds to search (more than 0).")
     ] = 60.0,
+    max_memory: Annotated[
+        str,
+        typer.Option(
+            "--max-memory",
+            help="Most memory the search may hold: 512M, 1G or bytes (default 1G); "
+            "reached, the verdict is unknown.",
+        ),
+    ] = "1G",
     optimal_search: Annotated[
         bool,
         typer.Option(
@@ -1021,6 +1029,10 @@ def solve_command(
         raise _fail(f"--max-states must be at least 1, not {max_states}", 2)
     if not max_seconds > 0:
         raise _fail(f"--max-seconds must be more than 0, not {max_seconds}", 2)
+    try:
+        memory = solver.parse_memory(max_memory)
+    except ValueError:
+        raise _fail(f"--max-memory must be a size like 512M or 1G, not {max_memory}", 2) from None
     start = _load_start(deal_spec, rules_name, Limits(), quiet)
     label = f"solving (at most {plural(max_states, 'state')}, {max_seconds:g} s)"
     with _Showing(_Progress(None, label=label, ticking=True, quiet=quiet)):
@@ -1029,7 +1041,9 @@ def solve_command(
             result = optimal.as_solve_result(best)
         else:
             best = None
-            result = solver.solve(start.game, max_states=max_states, max_seconds=max_seconds)
+            result = solver.solve(
+                start.game, max_states=max_states, max_seconds=max_seconds, max_memory=memory
+            )
     won = result.verdict == "won"
     st = result.stats
     if json:
