@@ -25,25 +25,89 @@ each with its own ``__all__``.
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError
-from importlib.metadata import version as _version
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
-from .cards import Card, CardError
-from .deals import BadDeal, DealNumberError, deal_piles
-from .errors import CruelError
-from .game import REDEAL, Game, IllegalMove, Move, Outcome, PositionError, Redeal, Step
-from .grading import Grade, grade
-from .log import GameLog, Limits, LogFormatError, load
-from .puzzles import Puzzle, PuzzleSetError
-from .rules import PRESETS, Rules
-from .solver import SolveReport, SolveResult, solve
-from .traversal import ErrorInfo, Played, Visitor, play
-from .verify import VerifyReport, verify_bytes
+if TYPE_CHECKING:  # for type checkers; at run time each name is imported on first use (below)
+    from .cards import Card, CardError
+    from .deals import BadDeal, DealNumberError, deal_piles
+    from .errors import CruelError
+    from .game import REDEAL, Game, IllegalMove, Move, Outcome, PositionError, Redeal, Step
+    from .grading import Grade, grade
+    from .log import GameLog, Limits, LogFormatError, load
+    from .puzzles import Puzzle, PuzzleSetError
+    from .rules import PRESETS, Rules
+    from .solver import SolveReport, SolveResult, solve
+    from .traversal import ErrorInfo, Played, Visitor, play
+    from .verify import VerifyReport, verify_bytes
 
-try:
-    __version__: str = _version("cruel-tools")
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0+unknown"
+    __version__: str
+
+#: The module that defines each public name. Importing them all made every ``cruel`` command
+#: pay for the solver, grading and puzzles at start-up (issue #22); a name's module is now
+#: imported when the name is first asked for (PEP 562), and ``from cruel_tools import X`` is
+#: unchanged.
+_HOMES = {
+    "Card": "cards",
+    "CardError": "cards",
+    "BadDeal": "deals",
+    "DealNumberError": "deals",
+    "deal_piles": "deals",
+    "CruelError": "errors",
+    "REDEAL": "game",
+    "Game": "game",
+    "IllegalMove": "game",
+    "Move": "game",
+    "Outcome": "game",
+    "PositionError": "game",
+    "Redeal": "game",
+    "Step": "game",
+    "Grade": "grading",
+    "grade": "grading",
+    "GameLog": "log",
+    "Limits": "log",
+    "LogFormatError": "log",
+    "load": "log",
+    "Puzzle": "puzzles",
+    "PuzzleSetError": "puzzles",
+    "PRESETS": "rules",
+    "Rules": "rules",
+    "SolveReport": "solver",
+    "SolveResult": "solver",
+    "solve": "solver",
+    "ErrorInfo": "traversal",
+    "Played": "traversal",
+    "Visitor": "traversal",
+    "play": "traversal",
+    "VerifyReport": "verify",
+    "verify_bytes": "verify",
+}
+
+
+def _package_version() -> str:
+    # importlib.metadata costs ~20 ms to import: only ``__version__`` pays for it.
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("cruel-tools")
+    except PackageNotFoundError:  # running from a source tree that was never installed
+        return "0+unknown"
+
+
+def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        value: Any = _package_version()
+    elif name in _HOMES:
+        value = getattr(import_module(f".{_HOMES[name]}", __name__), name)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value  # once found, a plain attribute: __getattr__ is not asked again
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "PRESETS",
