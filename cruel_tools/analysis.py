@@ -22,6 +22,7 @@ from typing import Any, Final, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from . import cards
+from .constants import ANALYSIS_DEEP_STATES, ANALYSIS_MAX_STATES
 from .documents import document_config
 from .errors import CruelError
 from .game import Game, Move, Outcome, Step
@@ -60,9 +61,9 @@ __all__ = [
 
 ANALYSIS_FORMAT: Final = "cruel-analysis/1"
 #: Positions each solve may expand (where the win was lost).
-MAX_STATES: Final = 50_000
+MAX_STATES: Final = ANALYSIS_MAX_STATES
 #: Positions each fewest-actions search may expand with ``deep`` (one per position of the log).
-DEEP_STATES: Final = 5_000
+DEEP_STATES: Final = ANALYSIS_DEEP_STATES
 #: Positions each step's own solve may expand when a position is undecided (see ``_loss``).
 CHILD_STATES: Final = 500
 #: Most solves of the binary search (undecided positions make it probe more than log2(n)).

@@ -24,7 +24,7 @@ from typing import Final, Literal, get_args
 
 from pydantic import Field
 
-from . import cards
+from . import cards, constants
 from .cards import Card
 from .documents import document_config
 from .game import Game, Move, Redeal, Step
@@ -37,11 +37,10 @@ from .traversal import played_entries
 GRADE_FORMAT: Final = "cruel-grade/1"
 #: 2: par is the fewest actions (cruel_tools.optimal), with its proven lower bound.
 GRADER_VERSION: Final = "2"
-#: The tiers, easiest first. mypy and pydantic need a Literal written out (mypy cannot read one
-#: built from a table at run time), so this repeats the tier column of :data:`LADDER`; the
-#: rows are typed ``Tier`` (mypy refuses a row with another tier) and, below the table, an
-#: import-time check refuses a Literal that is not exactly the table's tiers in order.
-Tier = Literal["easy", "medium", "hard", "expert"]
+#: The tiers, easiest first: a Literal that repeats the tier column of :data:`LADDER`, stated
+#: in :mod:`cruel_tools.constants` (the CLI's help names them without importing grading) and
+#: checked against the table below it.
+Tier = constants.Tier
 
 
 @dataclass(frozen=True)
