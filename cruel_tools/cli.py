@@ -12,29 +12,21 @@ import traceback
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar, get_args
 
 import orjson
 import typer
 from typer._click.exceptions import NoArgsIsHelpError, UsageError
 from typer.core import TyperGroup
 
-from . import (
-    __version__,
-    analysis,
-    cards,
-    deals,
-    grading,
-    keys,
-    log,
-    optimal,
-    puzzles,
-    render,
-    rules,
-    schemas,
-    solver,
-    stats,
-)
+# Only what every command's definition needs (help texts, defaults) and what `verify` runs on
+# is imported here: each command imports the rest when it runs (`cruel --version` and `cruel
+# verify FILE` start in a fraction of the time the whole library takes to import, issue #22).
+from . import cards, deals, log, rules
+from .console import EXIT_CLOSED_PIPE as EXIT_CLOSED_PIPE
+from .console import EXIT_NO_NATIVE_CORE as EXIT_NO_NATIVE_CORE
+from .console import engine_refusal, version_lines
+from .constants import ANALYSIS_DEEP_STATES, ANALYSIS_MAX_STATES, Tier
 from .dates import parse_date
 from .errors import CruelError
 from .game import Game
@@ -68,9 +60,8 @@ from .verify import (
     unreadable,
 )
 
-#: The exit status of a command whose standard output was closed early (``cruel replay LOG |
-#: head -2``): 128 + SIGPIPE, as a shell reports a command killed by that signal (docs/cli.md).
-EXIT_CLOSED_PIPE = 141
+if TYPE_CHECKING:
+    from . import analysis, keys, puzzles, render, stats
 
 
 def _usage_exit(exc: UsageError) -> typer.Exit:
@@ -179,6 +170,12 @@ class _Group(TyperGroup):
         _polish_help(self)
 
     def make_context(self, *args: Any, **kwargs: Any) -> Any:
+        # Before the arguments, so that --version and --help stop too: an engine that cannot
+        # run is the operator's to fix first (CRUEL_ENGINE=native without the compiled core).
+        refusal = engine_refusal()
+        if refusal is not None:
+            typer.echo(refusal, err=True)
+            raise typer.Exit(EXIT_NO_NATIVE_CORE)
         try:
             return super().make_context(*args, **kwargs)
         except NoArgsIsHelpError:
@@ -250,8 +247,9 @@ app = _Cruel(
 
 
 def _show_version(value: bool) -> None:
-    if value:
-        typer.echo(f"cruel {__version__}")
+    if value:  # the console script answers a lone --version before Typer loads (console.py)
+        for line in version_lines():
+            typer.echo(line)
         raise typer.Exit(0)
 
 
@@ -263,7 +261,8 @@ def _main(
             "--version",
             callback=_show_version,
             is_eager=True,
-            help="Print the version of cruel-tools and exit.",
+            help="Print the version of cruel-tools and the engine that runs (docs/cli.md), "
+            "and exit.",
         ),
     ] = False,
 ) -> None:
@@ -488,7 +487,7 @@ def verify_command(
     """
     limits = Limits(max_bytes=max_bytes, max_moves=max_moves)
     puzzle = _puzzle_option(puzzle_file, puzzles_dir, puzzle_id)
-    checker = PLAIN if puzzle is None else puzzles.PuzzleCheck(puzzle)
+    checker = PLAIN if puzzle is None else _puzzle_check(puzzle)
     tally: Counter[Status] = Counter()
     total = count_units(logs) if is_terminal(sys.stderr) else None  # only for the display
     with _Showing(_Progress(total, unit=" logs", quiet=quiet)) as progress:
@@ -508,6 +507,12 @@ def verify_command(
     raise typer.Exit(batch_exit_code(tally))
 
 
+def _puzzle_check(puzzle: puzzles.Puzzle) -> puzzles.PuzzleCheck:
+    from .puzzles import PuzzleCheck
+
+    return PuzzleCheck(puzzle)
+
+
 def _puzzle_option(
     puzzle_file: Path | None, puzzles_dir: Path | None, puzzle_id: str | None
 ) -> puzzles.Puzzle | None:
@@ -515,6 +520,10 @@ def _puzzle_option(
         raise _fail("give --puzzle FILE, or --puzzles DIR with --puzzle-id ID, not both", 2)
     if (puzzles_dir is None) != (puzzle_id is None):
         raise _fail("--puzzles and --puzzle-id go together", 2)
+    if puzzle_file is None and puzzles_dir is None:
+        return None
+    from . import puzzles
+
     try:
         if puzzle_file is not None:
             return puzzles.load_puzzle(puzzle_file)
@@ -558,6 +567,8 @@ def schema_command(
     ),
 ) -> None:
     """Write the JSON Schemas of every format we read or write."""
+    from . import schemas
+
     for path in schemas.write_all(out):
         typer.echo(str(path))
 
@@ -594,6 +605,8 @@ def _use_color(choice: str, no_color: bool) -> bool:
 
 
 def _style(layout: str, ascii_: bool, color: bool) -> render.Style:
+    from . import render
+
     return render.Style(layout=layout, ascii=ascii_, color=color)  # type: ignore[arg-type]
 
 
@@ -621,6 +634,8 @@ ColorOption = Annotated[
 
 
 def _check_layout(layout: str) -> None:
+    from . import render
+
     if layout not in render.LAYOUTS:
         raise _fail(f"--layout must be one of {', '.join(render.LAYOUTS)}", 2)
 
@@ -673,6 +688,8 @@ def _replay_one(
 
     With a ``budget`` (--analyze), a legal log is analysed first and its steps marked.
     """
+    from . import analysis, render
+
     try:
         render.check_window(options, len(game_log.moves))
     except render.EmptyWindow as exc:
@@ -708,6 +725,8 @@ _NO_ANALYSIS = "Analysis: none, the log is not a legal game (see the error above
 def _analysis_for_replay(game_log: log.GameLog, budget: int) -> analysis.Analysis | None:
     """``cruel analyze --deep``'s analysis of a log, or None when it is not a legal game (the
     replay says what is wrong with it)."""
+    from . import analysis
+
     try:
         return analysis.analyze(
             game_log,
@@ -762,8 +781,8 @@ def replay_command(
             "--max-states",
             min=1,
             help=f"With --analyze: most positions each solve may expand (default "
-            f"{analysis.MAX_STATES}; for a win, each position's search at most "
-            f"{analysis.DEEP_STATES}).",
+            f"{ANALYSIS_MAX_STATES}; for a win, each position's search at most "
+            f"{ANALYSIS_DEEP_STATES}).",
         ),
     ] = None,
 ) -> None:
@@ -784,6 +803,8 @@ def replay_command(
     Exit status as for verify (the worst over all logs): 0 legal, 1 illegal move / bad deal /
     false claim, 2 unreadable input or bad options.
     """
+    from . import render
+
     _check_layout(layout)
     _check_replay_options(first, last, final, moves_only)
     _check_analyze_options(analyze, final, max_states)
@@ -795,7 +816,7 @@ def replay_command(
         final_only=final,
         moves_only=moves_only,
     )
-    budget = (max_states or analysis.MAX_STATES) if analyze else None
+    budget = (max_states or ANALYSIS_MAX_STATES) if analyze else None
     limits = Limits()
     if not _holds_several(log_file):
         game_log = _read_log_or_exit(log_file, limits)
@@ -845,6 +866,8 @@ def show_command(
     ] = None,
 ) -> None:
     """Render a starting position: a deal number, a deal file or a log's deal."""
+    from . import render
+
     _check_layout(layout)
     style = _style(layout, ascii_, _use_color(color, no_color))
     chosen = None if rules_name is None else _option("--rules", rules.preset, rules_name)
@@ -883,6 +906,8 @@ def stats_command(
     Only logs that verify count; the others are listed with their error and left out. Logs of
     several players are merged into one record (stderr says so) unless --player picks one.
     """
+    from . import stats
+
     day = _option("--today", parse_date, today) if today is not None else None
     _check_inputs(logs)
     notes = stats.Notes()
@@ -1021,6 +1046,8 @@ def solve_command(
     with an illegal move or a bad deal, 2 unreadable input or bad options, 3 an internal error
     (a bug: please report it).
     """
+    from . import optimal, render, solver
+
     if rules_name is not None:
         _option("--rules", rules.preset, rules_name)
     if max_states is None:
@@ -1111,10 +1138,10 @@ def analyze_command(
         typer.Option(
             "--max-states",
             help="Most positions each solve or search may expand (at least 1; default "
-            f"{analysis.MAX_STATES}; with --deep, each position's search at most "
-            f"{analysis.DEEP_STATES}).",
+            f"{ANALYSIS_MAX_STATES}; with --deep, each position's search at most "
+            f"{ANALYSIS_DEEP_STATES}).",
         ),
-    ] = analysis.MAX_STATES,
+    ] = ANALYSIS_MAX_STATES,
     puzzle_file: Annotated[
         Path | None,
         typer.Option(
@@ -1139,6 +1166,8 @@ def analyze_command(
     move, a bad deal, a false claim or another puzzle's game, 2 unreadable input or bad
     options, 3 an internal error (a bug: please report it).
     """
+    from . import analysis
+
     if max_states < 1:
         raise _fail(f"--max-states must be at least 1, not {max_states}", 2)
     chosen = _puzzle_option(puzzle_file, None, None)
@@ -1193,6 +1222,8 @@ def grade_command(
     Exit status: 0 graded (an unwinnable or undecided deal has no tier), 1 a bad deal,
     2 unreadable input or bad options.
     """
+    from . import grading
+
     chosen = _option("--rules", rules.preset, rules_name)
     try:
         number, piles = load_deal(deal_spec, rules=chosen)
@@ -1247,7 +1278,7 @@ def _read_secret(path: Path | None) -> bytes | None:
 
 @app.command("generate")
 def generate_command(
-    tier: Annotated[str, typer.Option("--tier", help=f"One of {', '.join(grading.TIERS)}.")],
+    tier: Annotated[str, typer.Option("--tier", help=f"One of {', '.join(get_args(Tier))}.")],
     seed: Annotated[str, typer.Option("--seed", help="Any string: the same seed, the same deals.")],
     count: Annotated[int, typer.Option("--count", min=1, help="How many puzzles.")] = 1,
     jobs: JobsOption = 1,
@@ -1261,6 +1292,8 @@ def generate_command(
 ) -> None:
     """Puzzles of one tier: the first COUNT deals of that tier in the stream of SEED (keyed by
     the secret in --secret-file, if given)."""
+    from . import grading, puzzles
+
     if tier not in grading.TIERS:
         raise _fail(f"--tier must be one of {', '.join(grading.TIERS)}, not {tier!r}", 2)
     chosen = _option("--rules", rules.preset, rules_name)
@@ -1290,6 +1323,8 @@ def daily_command(
     Rerunning the same command rewrites the same bytes. With --secret-file the deals come from a
     stream keyed by the secret, and a folder made with another secret (or none) is refused.
     """
+    from . import puzzles
+
     first = _option("--start", parse_date, start)
     secret = _read_secret(secret_file)
     progress = _Progress(
@@ -1433,6 +1468,9 @@ def serve_command(
         service = create_app(settings)  # also what the workers will do: fail here, once
     except (PuzzleSetError, StoreError) as exc:
         raise _fail(str(exc), 2) from None
+    # Which engine serves, at the top of the log: a server on the Python engine (no compiled
+    # core) is much slower, and its operator should see it without a request.
+    typer.echo(", ".join(version_lines()), err=True)
     if open_:
         typer.echo(
             "warning: --open: submissions need no API key; anyone who can reach the port may "
@@ -1493,6 +1531,7 @@ def _db_target(db: str) -> Path | str:
 
 
 def _key_store(db: str) -> keys.KeyStore:
+    from . import keys
     from .leaderboard import Leaderboards, StoreError
 
     try:
@@ -1512,6 +1551,8 @@ def keys_add_command(
     db: KeysDbOption = "cruel.sqlite",
 ) -> None:
     """Make a key and print it, once: only its hash is kept."""
+    from . import keys
+
     store = _key_store(db)
     try:
         made, key = store.add(name, role)
@@ -1551,6 +1592,8 @@ def keys_revoke_command(
     db: KeysDbOption = "cruel.sqlite",
 ) -> None:
     """Revoke a key, for good: a running server refuses it from its next request on."""
+    from . import keys
+
     store = _key_store(db)
     try:
         revoked = store.revoke(key_id)

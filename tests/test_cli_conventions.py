@@ -18,6 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 import cruel_tools
+from cruel_tools import engine
 from cruel_tools.cli import EXIT_CLOSED_PIPE, app
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -28,10 +29,42 @@ runner = CliRunner()
 # --- 5: --version, -h, completion ------------------------------------------------------------
 
 
-def test_version_prints_the_package_version() -> None:
+def test_version_prints_the_package_version_and_the_engine() -> None:
     result = runner.invoke(app, ["--version"])
     assert result.exit_code == 0
-    assert result.stdout == f"cruel {cruel_tools.__version__}\n"
+    assert result.stdout == f"cruel {cruel_tools.__version__}\n{engine.engine_line()}\n"
+
+
+def test_the_console_script_answers_version_without_loading_the_cli() -> None:
+    """``cruel --version`` (the console script's entry point) prints what the Typer app prints,
+    without importing Typer, the CLI or pydantic (issue #22: start-up)."""
+    code = (
+        "import sys; sys.argv = ['cruel', '--version']; from cruel_tools.console import main\n"
+        "status = main()\n"
+        "loaded = [m for m in ('typer', 'cruel_tools.cli', 'pydantic') if m in sys.modules]\n"
+        "print('loaded:', loaded); sys.exit(status)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == (f"cruel {cruel_tools.__version__}\n{engine.engine_line()}\nloaded: []\n")
+
+
+def test_verify_loads_only_what_it_runs_on() -> None:
+    """A command imports what it needs when it runs: ``cruel verify`` leaves the solver, the
+    grading, the puzzles, the service and the leaderboards unimported."""
+    code = (
+        "import sys; sys.argv = ['cruel', 'verify', 'samples/won.json']\n"
+        "from cruel_tools.console import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "heavy = ('solver', 'optimal', 'grading', 'analysis', 'puzzles', 'service', "
+        "'leaderboard', 'keys', 'schemas', 'render', 'stats')\n"
+        "print('loaded:', [m for m in heavy if 'cruel_tools.' + m in sys.modules])"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert done.stderr == "verified 1 log: 1 valid, 0 invalid, 0 unreadable\n"
+    assert done.stdout.splitlines()[-1] == "loaded: []"
 
 
 @pytest.mark.parametrize(

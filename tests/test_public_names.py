@@ -15,6 +15,8 @@ MODULES = [
     "api",
     "attempts",
     "cards",
+    "console",
+    "constants",
     "dates",
     "deals",
     "documents",
