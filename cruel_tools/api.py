@@ -60,6 +60,14 @@ class Health(BaseModel):
         "ok", description="ok, or unavailable when problem says what is wrong (answered 503)."
     )
     version: str
+    engine: Literal["native", "python"] = Field(
+        description="The engine that plays the rules: native (the compiled core) or python "
+        "(the reference engine, slower: engine_line says why)."
+    )
+    engine_line: str = Field(
+        description="What cruel --version says about it: 'engine: native', or 'engine: python "
+        "(...)' with the reason (CRUEL_ENGINE=python, or no compiled core: ...)."
+    )
     today: dt.date = Field(description="The server's date: solutions of earlier days are public.")
     puzzles: int = Field(description="Puzzles being served.")
     submissions: int | None = Field(

@@ -38,6 +38,7 @@ from . import analysis
 from .api import ErrorResponse, Health, HealthProblem
 from .attempts import AttemptRequest, Attempts, AttemptStarted, parse_attempt
 from .dates import BadDate, parse_date
+from .engine import engine_line, engine_name
 from .errors import CruelError
 from .grading import Tier
 from .guard import QuietClientFailures, die_with_parent
@@ -441,6 +442,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     """
     settings = settings or Settings()
     time_zone(settings.tz)  # refused here, at start, not on the first request
+    # Decided once, at start (CRUEL_ENGINE=native without the core is refused here): health
+    # says which engine runs, so an operator sees a slow install (issue #22).
+    engine, engine_words = engine_name(), engine_line()
     puzzles = PuzzleSet.load(settings.puzzles)
     # SQLite: each store opens the file on connections of its own. PostgreSQL: one pool of
     # connections for all of them, and no file to watch.
@@ -550,6 +554,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         body = Health(
             status=status,
             version=version("cruel-tools"),
+            engine=engine,
+            engine_line=engine_words,
             today=settings.today(),
             puzzles=len(puzzles),
             submissions=count,

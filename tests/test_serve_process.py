@@ -10,6 +10,7 @@ import sys
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -230,6 +231,25 @@ def test_garbage_and_malformed_requests_get_4xx_and_the_server_lives_on(server: 
     status, error = request(server, "POST", "/v1/verify", b"\xff\xfe{")
     assert status == 400 and error["code"] == "not-json"
     assert request(server, "GET", "/v1/health")[0] == 200
+
+
+def test_the_start_up_line_and_health_name_the_engine(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An operator sees a server on the slow engine without a request, and health says so."""
+    monkeypatch.setenv("CRUEL_ENGINE", "python")
+    proc, port = start(tmp_path / "cruel.sqlite")
+    try:
+        health = request(port, "GET", "/v1/health")[1]
+    finally:
+        stop(proc)
+    assert (health["engine"], health["engine_line"]) == (
+        "python",
+        "engine: python (CRUEL_ENGINE=python)",
+    )
+    assert proc.stderr is not None
+    first = proc.stderr.read().decode().splitlines()[0]
+    assert first == f"cruel {version('cruel-tools')}, engine: python (CRUEL_ENGINE=python)"
 
 
 def test_a_port_in_use_is_one_line_and_exit_2(server: int) -> None:
