@@ -44,3 +44,40 @@ def search(
     max_memory: int,
     memo: Memo | None,
 ) -> tuple[str, str, list[StepTuple], int, int, int, int, int]: ...
+
+# The verifier's fast path (fastlog.cpp, fastlog.hpp): see verify.fast_log.
+FastPlay = tuple[
+    str,  # status: valid or invalid
+    int | None,  # error index (an illegal step)
+    str | None,  # error path
+    str | None,  # error code
+    str,  # outcome
+    int,  # foundation_cards
+    int,  # moves
+    int,  # redeals
+    str,  # preset
+    int | None,  # deal_number
+    list[list[int]],  # final piles
+    list[int],  # foundations (cards on each)
+]
+
+class FastLog:
+    """The fast path under one set of limits, for the presets it is given."""
+
+    def __init__(
+        self,
+        presets: list[tuple[str, RulesTuple, bytes]],
+        names: list[str],
+        max_bytes: int,
+        max_moves: int,
+    ) -> None: ...
+    def play(self, data: bytes) -> FastPlay | None: ...
+    def render(
+        self, data: bytes, source_json: bytes, source_text: bytes, as_json: bool
+    ) -> bytes | None: ...
+    def render_lines(
+        self, block: bytes, file_json: bytes, file_text: bytes, first_line: int, as_json: bool
+    ) -> tuple[list[bytes | tuple[int, int, int]], int]: ...
+
+def deal_order(number: int) -> list[int]: ...
+def card_from(text: bytes) -> int: ...
