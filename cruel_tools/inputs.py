@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import io
 import os
 import stat
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Protocol, cast
 
 import orjson
 from pydantic import ValidationError
@@ -27,7 +28,7 @@ from .game import Game, Step
 from .log import Deal, GameLog, Limits, LogFormatError, load, strip_bom
 from .rules import DEFAULT, PRESETS, Rules
 from .traversal import play
-from .verify import Source, Unit, VerifyReport, report_line, report_of
+from .verify import Item, LineBlock, Source, Unit, VerifyReport, report_line, report_of
 
 LOG_SUFFIXES = (".json", ".jsonl")
 _CHUNK = 1 << 16
@@ -123,11 +124,15 @@ def _read_file(path: Path, limits: Limits) -> bytes | LogFormatError:
 SKIP_FACTOR = 16
 
 
-def _lines(stream: BinaryIO, name: str, limits: Limits) -> Iterator[Unit]:
-    """One unit per non-blank line; a line over the limit is skipped in chunks, not read whole,
-    and at most :data:`SKIP_FACTOR` times the limit of it: past that, the rest of the input
-    is not read (one last unit says so)."""
-    number, shown = 0, display_name(name)
+class _LineReader(Protocol):
+    def readline(self, size: int = -1, /) -> bytes: ...
+
+
+def _lines(stream: _LineReader, name: str, limits: Limits, first: int = 1) -> Iterator[Unit]:
+    """One unit per non-blank line (numbered from ``first``); a line over the limit is skipped
+    in chunks, not read whole, and at most :data:`SKIP_FACTOR` times the limit of it: past that,
+    the rest of the input is not read (one last unit says so)."""
+    number, shown = first - 1, display_name(name)
     while True:
         line = stream.readline(limits.max_bytes + 2)
         if not line:
@@ -155,6 +160,64 @@ def _lines(stream: BinaryIO, name: str, limits: Limits) -> Iterator[Unit]:
             yield source, line.rstrip(b"\r\n")
 
 
+#: Bytes read at a time for blocks of JSON Lines (the native fast path): large enough that a
+#: call of the core costs nothing per log, small enough that memory stays bounded.
+BLOCK_BYTES = 1 << 20
+
+
+class _Prefixed:
+    """``head``, then the rest of ``stream``: what :func:`_line_blocks` had read ahead, given
+    back to :func:`_lines` with the stream it came from."""
+
+    def __init__(self, head: bytes, stream: BinaryIO) -> None:
+        self._head, self._stream = io.BytesIO(head), stream
+
+    def readline(self, size: int = -1, /) -> bytes:
+        line = self._head.readline(size)
+        if line.endswith(b"\n") or 0 <= size <= len(line):
+            return line
+        return line + self._stream.readline(-1 if size < 0 else size - len(line))
+
+
+def _line_blocks(stream: BinaryIO, name: str, limits: Limits) -> Iterator[Item]:
+    """:func:`_lines`' units as blocks of whole lines (:class:`~cruel_tools.verify.LineBlock`),
+    for the native fast path: the same lines, the same numbers. From a line over the size limit
+    on, the rest of the input is :func:`_lines`' to read (its way with such lines is the one)."""
+    shown, number, pending = display_name(name), 1, bytearray()
+    read = getattr(
+        stream, "read1", stream.read
+    )  # read1: what a pipe has now, never waiting for more
+    while True:
+        chunk = read(BLOCK_BYTES)
+        if chunk:
+            pending += chunk
+            end = pending.rfind(b"\n") + 1
+            if not end:  # no line end yet: read on, unless the line is already over the limit
+                if len(pending) > limits.max_bytes:
+                    yield from _lines(_Prefixed(bytes(pending), stream), name, limits, number)
+                    return
+                continue
+        else:  # the end of the input: a last line without a line end, if any
+            end = len(pending)
+            if not end:
+                return
+        block = bytes(pending[:end])
+        del pending[:end]
+        lines = block.split(b"\n") if len(block) > limits.max_bytes else [b""]
+        long = next((k for k, line in enumerate(lines) if len(line) > limits.max_bytes), None)
+        if long is not None:  # whole lines before it as a block; from it on, _lines reads
+            cut = sum(len(line) + 1 for line in lines[:long])
+            if cut:
+                yield LineBlock(shown, number, block[:cut])
+            rest = block[cut:] + bytes(pending)
+            yield from _lines(_Prefixed(rest, stream), name, limits, number + long)
+            return
+        yield LineBlock(shown, number, block)
+        number += block.count(b"\n")
+        if not chunk:
+            return
+
+
 def _expand(path: Path) -> list[Path]:
     if path.is_dir():
         found = [p for p in path.rglob("*") if p.suffix in LOG_SUFFIXES and p.is_file()]
@@ -162,16 +225,47 @@ def _expand(path: Path) -> list[Path]:
     return [path]
 
 
-def iter_units(
-    paths: Sequence[str], limits: Limits = Limits(), stdin_jsonl: bool = False
-) -> Iterator[Unit]:
+def iter_units(paths: Sequence[str], limits: Limits = Limits(), stdin_jsonl: bool = False) -> Units:
     """Every log named by ``paths``, in order: files, directories (recursively, sorted), and
-    ``-`` for standard input (one log, or JSON Lines with ``stdin_jsonl``)."""
+    ``-`` for standard input (one log, or JSON Lines with ``stdin_jsonl``).
+
+    An iterator of units; before it is iterated, :meth:`Units.blocks` reads the same input with
+    JSON Lines in blocks instead (what :func:`~cruel_tools.verify.render_many` gives the native
+    fast path)."""
+    return Units(paths, limits, stdin_jsonl)
+
+
+class Units(Iterator[Unit]):
+    """:func:`iter_units`' result: iterate it for units, or call :meth:`blocks` instead."""
+
+    def __init__(self, paths: Sequence[str], limits: Limits, stdin_jsonl: bool) -> None:
+        self._args = paths, limits, stdin_jsonl
+        self._it: Iterator[Item] | None = None
+
+    def __iter__(self) -> Units:
+        return self
+
+    def __next__(self) -> Unit:
+        if self._it is None:
+            self._it = _units(*self._args, blocks=False)
+        return cast(Unit, next(self._it))  # without blocks, _units yields only units
+
+    def blocks(self) -> Iterator[Item]:
+        """The same input, each JSON Lines input as :class:`~cruel_tools.verify.LineBlock` s
+        (and units where :func:`_lines` reads on); only once, and not after iterating."""
+        if self._it is not None:
+            raise RuntimeError("these units are already being read")
+        self._it = iter(())
+        return _units(*self._args, blocks=True)
+
+
+def _units(paths: Sequence[str], limits: Limits, stdin_jsonl: bool, blocks: bool) -> Iterator[Item]:
+    lines = _line_blocks if blocks else _lines
     for name in paths:
         if name == "-":
             stdin = sys.stdin.buffer
             if stdin_jsonl:
-                yield from _lines(stdin, "-", limits)
+                yield from lines(stdin, "-", limits)
             else:
                 data = stdin.read(limits.max_bytes + 1)
                 yield (
@@ -188,7 +282,7 @@ def iter_units(
             if path.suffix == ".jsonl":
                 try:
                     with _open(path) as f:
-                        yield from _lines(f, str(path), limits)
+                        yield from lines(f, str(path), limits)
                 except OSError as exc:
                     message = cannot_read(path, exc)
                     yield Source(file=display_name(path)), LogFormatError("unreadable", "", message)

@@ -10,19 +10,23 @@ import multiprocessing
 import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from functools import cache, lru_cache
 from itertools import islice
 from multiprocessing.pool import AsyncResult
-from typing import Final, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Final, Literal, NamedTuple, Protocol, TypeVar, runtime_checkable
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
-from . import cards
+from . import cards, engine
 from .documents import document_config
 from .game import Game, Outcome, foundation_rank
 from .log import GameLog, Limits, LogFormatError, load
-from .rules import Rules
+from .rules import PRESETS, Rules
 from .traversal import ErrorInfo, Played, play
+
+if TYPE_CHECKING:
+    from ._native import FastLog
 
 REPORT_FORMAT: Final = "cruel-verify-report/1"
 T = TypeVar("T")
@@ -223,12 +227,172 @@ def render_many(
 
     With ``jobs`` > 1 the workers render the lines themselves, so the parent only writes bytes:
     sending whole report models back would cost the parent more than verifying does.
+
+    Where the native core runs (:func:`fast_log`) and the checker is :data:`PLAIN`, ``units``
+    that can be read in blocks (a :class:`BlockSource`, as :func:`cruel_tools.inputs.iter_units`
+    gives) are: whole blocks of JSON Lines go to the core in one call, which writes the line of
+    every valid log it fully understands and hands every other log back, untouched, to the path
+    below (so the Python engine words every error, and judges every unusual log).
     """
-    if jobs <= 1:
-        for unit in units:
-            yield _render(unit, limits, as_json, checker)
+    fast = fast_log(limits) if checker is PLAIN else None
+    if fast is None:
+        if jobs <= 1:
+            for unit in units:
+                yield _render(unit, limits, as_json, checker)
+            return
+        yield from _in_workers(_lines_of_chunk, units, (limits, as_json, checker), jobs)
         return
-    yield from _in_workers(_lines_of_chunk, units, (limits, as_json, checker), jobs)
+    items: Iterable[Item] = units.blocks() if isinstance(units, BlockSource) else units
+    if jobs <= 1:
+        for item in items:
+            yield from _render_item(item, fast, limits, as_json)
+        return
+    tasks = ((_lines_of_items, (task, limits, as_json)) for task in _tasks(items))
+    yield from _pooled(tasks, jobs)
+
+
+# --- the native fast path ---------------------------------------------------------------------
+
+
+class LineBlock(NamedTuple):
+    """Whole lines of a JSON Lines input, cut after a line end (or at the input's end), none
+    over the size limit: what the native fast path reads in one call."""
+
+    file: str  # the input's display name (Source.file)
+    line: int  # the number of its first line
+    data: bytes
+
+
+#: What :meth:`BlockSource.blocks` yields: units, and blocks of JSON Lines.
+Item = Unit | LineBlock
+
+
+@runtime_checkable
+class BlockSource(Protocol):
+    """Units that can also be read as blocks of JSON Lines (``iter_units``' result)."""
+
+    def blocks(self) -> Iterator[Item]: ...
+
+
+@cache
+def _fast_presets() -> tuple[tuple[str, tuple[bool, int, bool, bool], bytes], ...]:
+    """The presets the core plays, each with its report object as report_json writes it."""
+    out = []
+    for name, rules in PRESETS.items():
+        taken = engine.native_rules(rules)
+        if taken is not None:
+            out.append((name, taken, orjson.dumps(rules.model_dump(mode="json"))))
+    return tuple(out)
+
+
+def fast_log(limits: Limits = Limits()) -> FastLog | None:
+    """The native core's fast path under ``limits``, or None where the Python engine runs.
+
+    :raises cruel_tools.engine.NativeCoreMissing: ``CRUEL_ENGINE=native`` without the core.
+    """
+    core = engine.native()
+    return None if core is None else _fast_log(core, limits)
+
+
+@lru_cache(maxsize=16)
+def _fast_log(core: object, limits: Limits) -> FastLog:
+    names = [cards.name(c) for c in range(52)]
+    fast: FastLog = core.FastLog(  # type: ignore[attr-defined]
+        list(_fast_presets()), names, limits.max_bytes, limits.max_moves
+    )
+    return fast
+
+
+def block_units(block: LineBlock) -> Iterator[Unit]:
+    """The units of a block, as :func:`cruel_tools.inputs.iter_units` reads lines: numbered
+    from ``block.line``, blank lines skipped, trailing ``\\r`` taken off."""
+    lines = block.data.split(b"\n")
+    if lines[-1] == b"":  # the block ends with a line end: no line after it
+        lines.pop()
+    make = Source.model_construct
+    for number, line in enumerate(lines, block.line):
+        if line.strip():
+            yield make(file=block.file, line=number), line.rstrip(b"\r")
+
+
+def _render_item(
+    item: Item, fast: FastLog, limits: Limits, as_json: bool
+) -> Iterator[tuple[Status, bytes]]:
+    if isinstance(item, LineBlock):
+        yield from _render_block(item, fast, limits, as_json)
+        return
+    source, data = item
+    if not isinstance(data, LogFormatError):
+        try:
+            text = str(source).encode()
+        except UnicodeError:  # not a name we made; the Python path says what it says
+            text = None
+        if text is not None:
+            line = fast.render(data, orjson.dumps(source.model_dump()), text, as_json)
+            if line is not None:
+                yield "valid", line
+                return
+    yield _render(item, limits, as_json, PLAIN)
+
+
+def _render_block(
+    block: LineBlock, fast: FastLog, limits: Limits, as_json: bool
+) -> Iterator[tuple[Status, bytes]]:
+    try:
+        items, _ = fast.render_lines(
+            block.data, orjson.dumps(block.file), block.file.encode(), block.line, as_json
+        )
+    except Exception:  # noqa: BLE001 - a failure of the core costs speed, never a log
+        for unit in block_units(block):
+            yield _render(unit, limits, as_json, PLAIN)
+        return
+    make, data = Source.model_construct, block.data
+    for item in items:
+        if type(item) is bytes:
+            yield "valid", item
+        else:  # handed back: (line, start, end) of its bytes in the block
+            number, start, end = item
+            unit = make(file=block.file, line=number), data[start:end]
+            yield _render(unit, limits, as_json, PLAIN)
+
+
+PackedItem = LineBlock | tuple[str, int | None, bytes | LogFormatError]
+
+
+def _tasks(items: Iterable[Item]) -> Iterator[list[PackedItem]]:
+    """Work for the worker processes: each block alone, units in chunks (packed: see _pack)."""
+    chunk: list[PackedItem] = []
+    for item in items:
+        if isinstance(item, LineBlock):
+            if chunk:
+                yield chunk
+                chunk = []
+            yield [item]
+            continue
+        source, data = item
+        chunk.append((source.file, source.line, data))
+        if len(chunk) >= _CHUNK:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def _lines_of_items(
+    packed: list[PackedItem], limits: Limits, as_json: bool
+) -> list[tuple[Status, bytes]]:
+    fast = fast_log(limits)  # the worker's own (the parent's cannot be pickled)
+    out: list[tuple[Status, bytes]] = []
+    make = Source.model_construct
+    for p in packed:
+        item: Item = p if isinstance(p, LineBlock) else (make(file=p[0], line=p[1]), p[2])
+        if fast is not None:
+            out.extend(_render_item(item, fast, limits, as_json))
+        elif isinstance(item, LineBlock):
+            out.extend(_render(u, limits, as_json, PLAIN) for u in block_units(item))
+        else:
+            out.append(_render(item, limits, as_json, PLAIN))
+    return out
 
 
 def _render(unit: Unit, limits: Limits, as_json: bool, checker: Checker) -> tuple[Status, bytes]:
@@ -275,15 +439,25 @@ def _in_workers(
 ) -> Iterator[T]:
     """Run ``fn(chunk, *extra)`` over chunks of units in ``jobs`` processes, results in order.
 
-    At most two chunks per worker are in flight, so memory stays bounded however long the input.
     Chunks travel as plain tuples (:func:`_pack`): the parent shares the cores with the workers,
     and pickling a pydantic ``Source`` per log cost it more than reading the log.
+    """
+    tasks = ((_unpacked, (fn, _pack(chunk), *extra)) for chunk in _batches(units, _CHUNK))
+    yield from _pooled(tasks, jobs)
+
+
+def _pooled(
+    tasks: Iterable[tuple[Callable[..., list[T]], tuple[object, ...]]], jobs: int
+) -> Iterator[T]:
+    """Run each ``fn(*args)`` of ``tasks`` in ``jobs`` processes; their results, in order.
+
+    At most two tasks per worker are in flight, so memory stays bounded however long the input.
     """
     context = multiprocessing.get_context("spawn" if sys.platform == "win32" else "fork")
     pending: deque[AsyncResult[list[T]]] = deque()
     with context.Pool(jobs) as pool:
-        for chunk in _batches(units, _CHUNK):
-            pending.append(pool.apply_async(_unpacked, (fn, _pack(chunk), *extra)))
+        for fn, args in tasks:
+            pending.append(pool.apply_async(fn, args))
             if len(pending) >= 2 * jobs:
                 yield from pending.popleft().get()
         while pending:
@@ -346,6 +520,9 @@ def report_line(report: VerifyReport) -> str:
 __all__ = [
     "EXIT_CODES",
     "PLAIN",
+    "BlockSource",
+    "Item",
+    "LineBlock",
     "REPORT_FORMAT",
     "Checker",
     "FinalPosition",
@@ -355,6 +532,8 @@ __all__ = [
     "Unit",
     "VerifyReport",
     "batch_exit_code",
+    "block_units",
+    "fast_log",
     "final_position",
     "plural",
     "render_many",
