@@ -6,7 +6,9 @@
 
 Every deal number in the range (both ends included) is solved by ``cruel_tools.solver.solve``
 under the given rules preset, with the same budget per deal: ``--max-seconds`` of solver time
-and ``--max-states`` expanded positions (default: no state limit). Deals are handed out one at a
+and ``--max-states`` expanded positions (default: no state limit) and ``--max-memory`` per search
+(default 1 GiB). The solver runs in the native core where it is built (the first lines say
+which engine: ``CRUEL_ENGINE=python`` forces the Python search). Deals are handed out one at a
 time to ``--jobs`` worker processes (``Pool.imap``, chunk size 1, results kept in deal order), so
 each deal is solved on one core and its budget is per deal, per core. Use at most one job per
 core, or the deals will share cores and the time figures will grow.
@@ -48,10 +50,11 @@ from dataclasses import astuple, dataclass, fields
 from functools import partial
 from pathlib import Path
 
+from cruel_tools import engine
 from cruel_tools.deals import MAX_DEAL_NUMBER, deal_piles
 from cruel_tools.game import Game, IllegalMove
 from cruel_tools.rules import PRESETS
-from cruel_tools.solver import solve
+from cruel_tools.solver import MAX_MEMORY, memory_size, parse_memory, solve
 
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
 NO_STATE_LIMIT = sys.maxsize  # "no limit": the solver compares against an int
@@ -73,11 +76,18 @@ class DealResult:
     replay_error: str = ""  # non-empty when a win did not replay to a won game
 
 
-def solve_deal(number: int, rules_name: str, max_states: int, max_seconds: float) -> DealResult:
+def solve_deal(
+    number: int, rules_name: str, max_states: int, max_seconds: float, max_memory: int = MAX_MEMORY
+) -> DealResult:
     """Solve one deal in a worker and replay its solution, if any, through the engine."""
     rules = PRESETS[rules_name]
     piles = deal_piles(number, rules)
-    result = solve(Game.from_deal(piles, rules), max_states=max_states, max_seconds=max_seconds)
+    result = solve(
+        Game.from_deal(piles, rules),
+        max_states=max_states,
+        max_seconds=max_seconds,
+        max_memory=max_memory,
+    )
     st = result.stats
     won = result.verdict == "won"
     replay_error = ""
@@ -140,6 +150,8 @@ def reason_kind(reason: str) -> str:
         return "time budget spent"
     if reason.startswith("state budget"):
         return "state budget spent"
+    if reason.startswith("memory budget"):
+        return "memory budget spent"
     return reason or "(none given)"
 
 
@@ -164,7 +176,7 @@ def _times(label: str, xs: list[float]) -> str:
 def _machine() -> str:
     cores = os.cpu_count()
     try:
-        usable = len(os.sched_getaffinity(0))
+        usable: int | None = len(os.sched_getaffinity(0))
     except AttributeError:  # not on every platform
         usable = cores
     proc = platform.processor() or platform.machine()
@@ -183,9 +195,11 @@ def report(results: list[DealResult], args: argparse.Namespace, wall: float) -> 
 
     print(f"machine: {_machine()}")
     print(f"command: {shlex.join(sys.orig_argv)}")
+    print(engine.engine_line())
     print(
         f"deals {args.first}-{args.last} ({n}), rules {args.rules}, budget per deal: "
-        f"{args.max_seconds} s, states {states}; {args.jobs} worker process(es)"
+        f"{args.max_seconds} s, states {states}, memory {memory_size(args.max_memory)}; "
+        f"{args.jobs} worker process(es)"
     )
     print()
     print(f"{'verdict':12s} {'deals':>6s}  {'share':>6s}")
@@ -274,6 +288,12 @@ def main() -> None:
         default=NO_STATE_LIMIT,
         help="positions expanded per deal (default: no limit)",
     )
+    ap.add_argument(
+        "--max-memory",
+        type=parse_memory,
+        default=MAX_MEMORY,
+        help="memory per search (512M, 1G or bytes; default 1G)",
+    )
     ap.add_argument("--jobs", type=int, default=2, help="worker processes (at most one per core)")
     ap.add_argument("--rules", default="cruel", choices=list(PRESETS), help="rules preset")
     ap.add_argument("--csv", type=Path, help="also write one row per deal to this file")
@@ -289,6 +309,7 @@ def main() -> None:
         rules_name=args.rules,
         max_states=args.max_states,
         max_seconds=args.max_seconds,
+        max_memory=args.max_memory,
     )
     results: list[DealResult] = []
     counts: Counter[str] = Counter()
