@@ -166,6 +166,18 @@ public:
         }
     }
 
+    void prefetch(uint64_t h) const {
+        if (!index_.empty()) __builtin_prefetch(&index_[h & (index_.size() - 1)]);
+    }
+
+    // The record a key of this hash probably is (its first slot's, when the tags agree).
+    void prefetch_record(uint64_t h) {
+        if (index_.empty()) return;
+        uint64_t e = index_[h & (index_.size() - 1)];
+        if (e && (e & 0xFFFFFFFF00000000ull) == (h & 0xFFFFFFFF00000000ull))
+            __builtin_prefetch(at(static_cast<uint32_t>(e) - 1));
+    }
+
     // A new record (not indexed: see index()); kNone when the budget cannot hold it.
     uint32_t add(const H& head, const uint8_t* key, int len) {
         size_t size = (sizeof(H) + static_cast<size_t>(len) + 3) & ~size_t{3};
@@ -326,6 +338,18 @@ struct NodeHead {
     uint8_t len;
 };
 
+// A child of the node being expanded, computed before any of them is looked up.
+struct Kid {
+    uint8_t key[kMaxKey];
+    uint8_t len;
+    bool locked;
+    Packed step;
+    uint16_t r;
+    int e;
+    int fc;
+    uint64_t hash;
+};
+
 struct Limits {
     uint64_t max_states;
     double max_seconds;  // <= 0: none
@@ -377,7 +401,6 @@ public:
         }
         Packed legal[kMaxSteps];
         Position pos{}, child{};
-        uint8_t ck[kMaxKey];
         for (;;) {
             uint32_t node = pop();
             if (node == kNone) break;
@@ -414,17 +437,39 @@ public:
             ++res.expanded;
             bool stuck = narrowed_ && !has_card_move(pos, rules_);
             int k = legal_steps(pos, rules_, legal);
+            // First every child's key, hash and lock, with its slot of the table prefetched;
+            // then each child in the generator's order, as solver.py does. The table is far
+            // larger than the caches: the lookups of one node's children overlap this way.
+            int kids = 0;
             for (int i = 0; i < k; ++i) {
                 Packed step = legal[i];
-                int ce = e;
+                Kid& kid = kids_[kids];
+                kid.e = e;
                 if (narrowed_ && step == kRedeal && !stuck) {
-                    if (++ce > lim_.early) continue;
+                    if (++kid.e > lim_.early) continue;
                 }
                 child = pos;
                 play_legal(child, rules_, step);
-                int cl = encode(child, ck);
-                uint64_t ch = hash_key(ck, cl);
-                uint16_t cr = static_cast<uint16_t>(limited_ ? child.redeals : 0);
+                kid.step = step;
+                kid.len = encode(child, kid.key);
+                kid.hash = hash_key(kid.key, kid.len);
+                kid.r = static_cast<uint16_t>(limited_ ? child.redeals : 0);
+                kid.fc = 52 - child.n;
+                // Rule L: pile 1 changes only by a step that touches it or by a redeal;
+                // otherwise the parent's check stands.
+                bool touches = step == kRedeal || (step & 15) == 1 || ((step >> 4) & 15) == 1;
+                kid.locked = use_lock_ && touches && pile1_lock(child) >= 0;
+                nodes_.prefetch(kid.hash);
+                ++kids;
+            }
+            for (int i = 0; i < kids; ++i) nodes_.prefetch_record(kids_[i].hash);
+            for (int i = 0; i < kids; ++i) {
+                const Kid& kid = kids_[i];
+                Packed step = kid.step;
+                int ce = kid.e, cl = kid.len;
+                const uint8_t* ck = kid.key;
+                uint64_t ch = kid.hash;
+                uint16_t cr = kid.r;
                 uint32_t old = nodes_.find(ck, cl, ch);
                 bool seen = false;
                 for (uint32_t o = old; o != kNone; o = nodes_.head(o).next) {
@@ -454,10 +499,7 @@ public:
                     nodes_.head(id).next = first.next;
                     first.next = id;
                 }
-                // Rule L: pile 1 changes only by a step that touches it or by a redeal;
-                // otherwise the parent's check stands.
-                bool touches = step == kRedeal || (step & 15) == 1 || ((step >> 4) & 15) == 1;
-                if (use_lock_ && touches && pile1_lock(child) >= 0) {
+                if (kid.locked) {  // proven lost: met, never expanded (rule L)
                     ++res.pruned;
                     continue;
                 }
@@ -472,7 +514,7 @@ public:
                         if (mh.won >= static_cast<int>(cr)) return won(res, id, &memo_->win(mh.win), mh.at);
                     }
                 }
-                if (!push(id, 52 - child.n)) {
+                if (!push(id, kid.fc)) {
                     res.why = "memory";
                     return finish(res);
                 }
@@ -573,6 +615,7 @@ private:
     Budget budget_;
     Store<NodeHead> nodes_;
     std::vector<uint32_t> frontier_[53];
+    Kid kids_[kMaxSteps];
     size_t frontier_bytes_ = 0;
     int high_ = -1;
     size_t peak_ = 0;
