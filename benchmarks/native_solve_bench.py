@@ -13,8 +13,8 @@ the medians of the rounds are printed.
 
 ``--big N`` then runs one large native search of deal N (``solver.search``, the full pass) and
 prints its rate (per second of wall time, and of this process's CPU time: on a busy machine the
-second is the one that measures the code) and the process's peak resident memory before and after (``ru_maxrss``), against
-the memory budget (``--max-memory``, default 1 GiB).
+second is the one that measures the code) and the process's peak resident memory before and
+after (``ru_maxrss``), against the memory budget (``--max-memory``, default 1 GiB).
 """
 
 from __future__ import annotations
