@@ -43,8 +43,14 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from cruel_tools import leaderboard as lb  # noqa: E402
-from cruel_tools.leaderboard import Leaderboards, judge, parse_submission  # noqa: E402
+
+try:  # the tallies' rebuild lives in cruel_tools.schema since issue #23 (older checkouts: lb)
+    from cruel_tools import schema as layout  # noqa: E402
+except ImportError:  # pragma: no cover
+    layout = lb  # type: ignore[assignment]
+from cruel_tools.leaderboard import Leaderboards  # noqa: E402
 from cruel_tools.puzzles import PuzzleSet  # noqa: E402
+from cruel_tools.submissions import judge, parse_submission  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 PUZZLE_ID = "2027-01-02-easy"
@@ -77,7 +83,7 @@ def fill(boards: Leaderboards, count: int) -> float:
                 rows(count),
             )
             raw.executemany("INSERT OR IGNORE INTO players VALUES (?, ?)", players)
-        rebuild = getattr(lb, "rebuild_tallies", None)
+        rebuild = getattr(layout, "rebuild_tallies", None)
         if rebuild is not None:
             with database.write() as db:
                 rebuild(db)
@@ -94,7 +100,7 @@ def fill(boards: Leaderboards, count: int) -> float:
                 with cursor.copy("COPY players (player, skeleton) FROM STDIN") as copy:
                     for row in players:
                         copy.write_row(row)
-        rebuild = getattr(lb, "rebuild_tallies", None)
+        rebuild = getattr(layout, "rebuild_tallies", None)
         if rebuild is not None:
             with database.write() as db:
                 rebuild(db)

@@ -13,16 +13,15 @@ import datetime as dt
 import secrets
 from collections.abc import Hashable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Final, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
 from .documents import document_config
-from .leaderboard import PlayerName, StoreError, prepare
 from .log import LogFormatError
-from .names import MAX_LENGTH
-from .store import Connection, Database, SqliteDatabase, attach, database_errors, name_of
+from .schema import Store
+from .store import Connection
+from .submissions import PlayerName, player_name_error
 from .traversal import ErrorInfo
 
 __all__ = [
@@ -36,7 +35,6 @@ __all__ = [
     "new_attempt_id",
     "AttemptUse",
     "Attempts",
-    "SCHEMA",
 ]
 
 ATTEMPT_FORMAT: Final = "cruel-attempt/1"
@@ -44,7 +42,7 @@ STARTED_FORMAT: Final = "cruel-attempt-started/1"
 #: The rejection code of a submission whose attempt is unknown, someone else's, or used.
 REJECTED: Final = "bad-attempt"
 #: Longest attempt id a submission may name (new ones are 22 characters): the limit of the
-#: ``attempt`` of a submission (:data:`cruel_tools.leaderboard.AttemptId`).
+#: ``attempt`` of a submission (:data:`cruel_tools.submissions.AttemptId`).
 MAX_ID: Final = 64
 
 
@@ -84,14 +82,7 @@ def parse_attempt(data: bytes) -> AttemptRequest:
         if not key:
             raise LogFormatError("schema", "/", "an attempt is a JSON object") from None
         if key == "player" and kind != "missing":
-            names = {
-                "bad_player_name": str(err["msg"]),
-                "string_type": "player name: not a string",
-                "string_too_short": "player name: empty (a name is 1 to 64 characters)",
-                "string_too_long": f"player name: over the limit of {MAX_LENGTH} characters",
-            }
-            message = names.get(kind, str(err["msg"]))
-            raise LogFormatError("bad-player-name", "/player", message) from None
+            raise player_name_error(kind, str(err["msg"])) from None
         if kind == "missing":
             message = f"required key {key!r} is missing"
         elif kind == "extra_forbidden":
@@ -109,20 +100,6 @@ def new_attempt_id() -> str:
 def _key_text(sender: Hashable) -> str:
     """How an attempt records who started it: the API key's id, or the open bucket's name."""
     return str(sender)
-
-
-#: The table of attempts (made with the leaderboards' on PostgreSQL).
-SCHEMA: Final = """
-CREATE TABLE IF NOT EXISTS attempts (
-    id TEXT PRIMARY KEY,                    -- new_attempt_id()
-    puzzle TEXT NOT NULL,
-    player TEXT NOT NULL,
-    sender TEXT NOT NULL,                   -- the API key's id ("open": keyless, --open)
-    started_at TEXT NOT NULL,               -- ISO 8601, UTC, the server's clock
-    submission_id INTEGER                   -- the entry it timed; NULL: not used yet
-);
-CREATE INDEX IF NOT EXISTS attempts_player ON attempts (player, started_at);
-"""
 
 
 @dataclass(frozen=True)
@@ -169,27 +146,9 @@ def _bad(message: str) -> ErrorInfo:
     return ErrorInfo(index=None, path="/attempt", code=REJECTED, message=message)
 
 
-class Attempts:
-    """Started attempts, in a table ``attempts`` of the leaderboards' SQLite file."""
-
-    def __init__(self, target: Path | str | Database, timeout: float = 10.0) -> None:
-        """``target``: an SQLite file, a ``postgresql://`` URL, or an open :class:`Database`
-        (shared, not closed by :meth:`close`)."""
-        self.path = name_of(target)
-        try:
-            self._db, self._own = attach(target, timeout)
-            if isinstance(self._db, SqliteDatabase):
-                with self._db.connection as raw:
-                    raw.executescript(SCHEMA)
-            else:
-                prepare(self._db, self.path)
-        except database_errors() as exc:
-            message = " ".join(str(exc).split())
-            raise StoreError(f"{self.path}: cannot use as a database: {message}") from None
-
-    def close(self) -> None:
-        if self._own:
-            self._db.close()
+class Attempts(Store):
+    """Started attempts, in the table ``attempts`` of the store
+    (:class:`~cruel_tools.schema.Store`)."""
 
     def start(self, puzzle: str, player: str, sender: Hashable, now: dt.datetime) -> AttemptStarted:
         """Start an attempt of ``player`` on ``puzzle`` at the server's time ``now`` (a
@@ -200,7 +159,7 @@ class Attempts:
             player=player,
             started_at=now.astimezone(dt.UTC),
         )
-        with self._db.write() as db:
+        with self.database.write() as db:
             db.execute(
                 "INSERT INTO attempts (id, puzzle, player, sender, started_at)"
                 " VALUES (?, ?, ?, ?, ?)",

@@ -23,9 +23,6 @@ from typer.core import TyperGroup
 # is imported here: each command imports the rest when it runs (`cruel --version` and `cruel
 # verify FILE` start in a fraction of the time the whole library takes to import, issue #22).
 from . import cards, deals, log, rules
-from .console import EXIT_CLOSED_PIPE as EXIT_CLOSED_PIPE
-from .console import EXIT_NO_NATIVE_CORE as EXIT_NO_NATIVE_CORE
-from .console import engine_refusal, version_lines
 from .constants import ANALYSIS_DEEP_STATES, ANALYSIS_MAX_STATES, Tier
 from .dates import parse_date
 from .errors import CruelError
@@ -46,6 +43,9 @@ from .inputs import (
     read_log,
 )
 from .log import Limits
+from .startup import EXIT_CLOSED_PIPE as EXIT_CLOSED_PIPE
+from .startup import EXIT_NO_NATIVE_CORE as EXIT_NO_NATIVE_CORE
+from .startup import engine_refusal, version_lines
 from .verify import (
     EXIT_CODES,
     PLAIN,
@@ -61,7 +61,7 @@ from .verify import (
 )
 
 if TYPE_CHECKING:
-    from . import analysis, keys, puzzles, render, stats
+    from . import analysis, puzzles, render, stats, stores
 
 
 def _usage_exit(exc: UsageError) -> typer.Exit:
@@ -1439,9 +1439,9 @@ def serve_command(
 
     from .guard import ENV_GUARD, ENV_SUPERVISOR, GuardConfig, GuardedH11Protocol, raise_fd_limit
     from .keys import RateLimit, parse_rate
-    from .leaderboard import StoreError
     from .puzzles import PuzzleSetError
     from .service import APP_FACTORY, ENV_SETTINGS, Settings, create_app, time_zone
+    from .store import StoreError
 
     fixed = _option("--today", parse_date, today) if today is not None else None
     _option("--tz", time_zone, tz)
@@ -1530,14 +1530,14 @@ def _db_target(db: str) -> Path | str:
     return db if is_postgres(db) else Path(db)
 
 
-def _key_store(db: str) -> keys.KeyStore:
-    from . import keys
-    from .leaderboard import Leaderboards, StoreError
+def _stores(db: str) -> stores.Stores:
+    """The stores of ``--db``, opened as ``cruel serve`` opens them (laid out, or refused: exit
+    2 with one line)."""
+    from . import stores
+    from .store import StoreError
 
     try:
-        target = _db_target(db)
-        Leaderboards(target).close()  # the file is checked, and laid out, as cruel serve does it
-        return keys.KeyStore(target)
+        return stores.open_stores(_db_target(db))
     except StoreError as exc:
         raise _fail(str(exc), 2) from None
 
@@ -1553,13 +1553,13 @@ def keys_add_command(
     """Make a key and print it, once: only its hash is kept."""
     from . import keys
 
-    store = _key_store(db)
+    opened = _stores(db)
     try:
-        made, key = store.add(name, role)
+        made, key = opened.keys.add(name, role)
     except keys.BadKeyRequest as exc:
         raise _fail(str(exc), 2) from None
     finally:
-        store.close()
+        opened.close()
     _out(f"id {made.id}")
     _out(f"key {key}")
     typer.echo(
@@ -1575,11 +1575,11 @@ def _when(at: dt.datetime | None) -> str:
 @keys_app.command("list")
 def keys_list_command(db: KeysDbOption = "cruel.sqlite") -> None:
     """Every key's id, role, dates and name (never the keys themselves)."""
-    store = _key_store(db)
+    opened = _stores(db)
     try:
-        made = store.keys()
+        made = opened.keys.keys()
     finally:
-        store.close()
+        opened.close()
     _out(f"{'ID':>4}  {'ROLE':<5}  {'CREATED':<25}  {'REVOKED':<25}  NAME")
     for k in made:
         created, revoked = _when(k.created_at), _when(k.revoked_at)
@@ -1594,13 +1594,13 @@ def keys_revoke_command(
     """Revoke a key, for good: a running server refuses it from its next request on."""
     from . import keys
 
-    store = _key_store(db)
+    opened = _stores(db)
     try:
-        revoked = store.revoke(key_id)
+        revoked = opened.keys.revoke(key_id)
     except keys.BadKeyRequest as exc:
         raise _fail(str(exc), 2) from None
     finally:
-        store.close()
+        opened.close()
     typer.echo(
         f"key {revoked.id} ({revoked.name}) revoked at {_when(revoked.revoked_at)}", err=True
     )

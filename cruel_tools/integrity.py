@@ -21,18 +21,15 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from .leaderboard import StoreError
-from .store import is_busy
+from .store import Problem, StoreError, is_busy
 
 __all__ = [
     "CHECK_INTERVAL",
     "FULL_MEMORY",
     "IDENTITY_INTERVAL",
-    "Problem",
     "StoreWatch",
     "file_identity",
     "is_full",
@@ -47,15 +44,6 @@ IDENTITY_INTERVAL: Final = 1.0
 FULL_MEMORY: Final = 60.0
 
 _log = logging.getLogger("uvicorn.error")
-
-
-@dataclass(frozen=True)
-class Problem:
-    """What is wrong with the store: a stable code (``store-unavailable``, ``disk-full``) and a
-    line for people."""
-
-    code: str
-    message: str
 
 
 def is_full(exc: BaseException) -> bool:

@@ -2,7 +2,7 @@
 
 A key is ``cruel_`` and 32 random bytes (:mod:`secrets`), shown once, when it is made; the
 store keeps only its SHA-256 hash, beside an id, a label, a role and its dates, in a table
-``api_keys`` of the leaderboards' SQLite file. ``cruel keys add|list|revoke`` manage them.
+``api_keys`` of the store (:mod:`cruel_tools.schema`). ``cruel keys add|list|revoke`` manage them.
 
 Rate limits are token buckets (:class:`TokenBuckets`), in memory: each server process has its
 own. See ``docs/service.md`` (Keys and rate limits).
@@ -18,12 +18,10 @@ import secrets
 import threading
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Final, Literal, get_args
 
 from .errors import CruelError
-from .leaderboard import DB_VERSION, StoreError, prepare
-from .store import Database, SqliteDatabase, attach, database_errors, name_of
+from .schema import Store
 
 __all__ = [
     "KEY_PREFIX",
@@ -41,7 +39,6 @@ __all__ = [
     "RateLimit",
     "parse_rate",
     "TokenBuckets",
-    "SCHEMA",
 ]
 
 KEY_PREFIX: Final = "cruel_"
@@ -98,19 +95,6 @@ class ApiKey:
         return self.revoked_at is not None
 
 
-#: The table of keys (made with the leaderboards' on PostgreSQL).
-SCHEMA: Final = """
-CREATE TABLE IF NOT EXISTS api_keys (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    hash TEXT NOT NULL UNIQUE,              -- key_hash(key): the key itself is never stored
-    name TEXT NOT NULL,
-    role TEXT NOT NULL,
-    created_at TEXT NOT NULL,               -- ISO 8601, UTC
-    revoked_at TEXT                         -- ISO 8601, UTC; NULL while the key is valid
-);
-"""
-
-
 def _clean_name(name: str) -> str:
     name = name.strip()
     if not name or len(name) > MAX_NAME or not name.isprintable():
@@ -118,37 +102,12 @@ def _clean_name(name: str) -> str:
     return name
 
 
-class KeyStore:
-    """The API keys, in the table ``api_keys`` of a leaderboards SQLite file (created if
-    missing). Safe to share between threads; the server reads it on every write request, so a
-    key revoked by ``cruel keys revoke`` is refused from the next request on, in every process.
+class KeyStore(Store):
+    """The API keys, in the table ``api_keys`` of the store (:class:`~cruel_tools.schema.Store`:
+    an SQLite file, created if missing, or a ``postgresql://`` URL). Safe to share between
+    threads; the server reads it on every write request, so a key revoked by ``cruel keys
+    revoke`` is refused from the next request on, in every process.
     """
-
-    def __init__(self, target: Path | str | Database, timeout: float = 10.0) -> None:
-        """``target``: an SQLite file, a ``postgresql://`` URL, or an open :class:`Database`
-        (shared, not closed by :meth:`close`)."""
-        self.path = name_of(target)
-        try:
-            self._db, self._own = attach(target, timeout)
-            if isinstance(self._db, SqliteDatabase):
-                raw = self._db.connection
-                version = raw.execute("PRAGMA user_version").fetchone()[0]
-                if version > DB_VERSION:
-                    raise StoreError(
-                        f"{self.path}: made by a newer cruel-tools (database version {version}, "
-                        f"this one knows {DB_VERSION})"
-                    )
-                with raw:
-                    raw.executescript(SCHEMA)
-            else:
-                prepare(self._db, self.path)
-        except database_errors() as exc:
-            message = " ".join(str(exc).split())
-            raise StoreError(f"{self.path}: cannot use as a database: {message}") from None
-
-    def close(self) -> None:
-        if self._own:
-            self._db.close()
 
     def add(self, name: str, role: str, now: dt.datetime | None = None) -> tuple[ApiKey, str]:
         """Make a key: its description and the key, which is not kept (only its hash)."""
@@ -157,7 +116,7 @@ class KeyStore:
         name = _clean_name(name)
         key = new_key()
         when = (now or dt.datetime.now(dt.UTC)).astimezone(dt.UTC)
-        with self._db.write() as db:
+        with self.database.write() as db:
             (key_id,) = db.execute(
                 "INSERT INTO api_keys (hash, name, role, created_at) VALUES (?, ?, ?, ?)"
                 " RETURNING id",
@@ -167,19 +126,19 @@ class KeyStore:
 
     def keys(self) -> list[ApiKey]:
         """Every key ever made, revoked ones too, oldest first."""
-        with self._db.read() as db:
+        with self.database.read() as db:
             rows = db.execute(f"SELECT {_COLUMNS} FROM api_keys ORDER BY id").fetchall()
         return [_api_key(row) for row in rows]
 
     def get(self, key_id: int) -> ApiKey | None:
-        with self._db.read() as db:
+        with self.database.read() as db:
             row = db.execute(f"SELECT {_COLUMNS} FROM api_keys WHERE id = ?", (key_id,)).fetchone()
         return _api_key(row) if row else None
 
     def revoke(self, key_id: int, now: dt.datetime | None = None) -> ApiKey:
         """Revoke a key (for good); a key revoked already keeps its first revocation date."""
         when = (now or dt.datetime.now(dt.UTC)).astimezone(dt.UTC)
-        with self._db.write() as db:
+        with self.database.write() as db:
             db.execute(
                 "UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
                 (when.isoformat(), key_id),
@@ -196,7 +155,7 @@ class KeyStore:
         """
         if not _KEY_SHAPE.fullmatch(key):
             return None
-        with self._db.read() as db:
+        with self.database.read() as db:
             row = db.execute(
                 f"SELECT {_COLUMNS} FROM api_keys WHERE hash = ?", (key_hash(key),)
             ).fetchone()

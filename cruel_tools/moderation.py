@@ -2,7 +2,7 @@
 
 Every act is done with an ``admin`` API key and kept in an audit log: who (the key's id and
 name), what (the action, its target, the reason given), when (server time). The state lives in
-the leaderboards' SQLite file, beside ``submissions``:
+the store, beside ``submissions`` (tables in :mod:`cruel_tools.schema`):
 
 - ``hidden_submissions``: the ids of hidden submissions (kept, listed nowhere);
 - ``banned_players``: banned names (their entries are listed nowhere; their new submissions are
@@ -18,7 +18,6 @@ See ``docs/service.md`` (Moderation).
 from __future__ import annotations
 
 import datetime as dt
-from pathlib import Path
 from typing import Any, Final, Literal
 
 import orjson
@@ -27,15 +26,15 @@ from pydantic import BaseModel, ConfigDict, Field
 from .documents import document_config
 from .errors import CruelError
 from .keys import ApiKey
-from .leaderboard import MAX_PAGE, StoreError, Tallies, prepare
+from .leaderboard import MAX_PAGE, Tallies
 from .names import skeleton
-from .store import Connection, Database, SqliteDatabase, attach, database_errors, name_of
+from .schema import Store
+from .store import Connection
 
 __all__ = [
     "MODERATION_FORMAT",
     "AUDIT_FORMAT",
     "MAX_REASON",
-    "SCHEMA",
     "Action",
     "ACTIONS",
     "NoSuchSubmission",
@@ -54,36 +53,6 @@ MAX_REASON: Final = 1000
 
 Action = Literal["hide", "unhide", "delete", "ban", "unban"]
 ACTIONS: Final[tuple[Action, ...]] = ("hide", "unhide", "delete", "ban", "unban")
-
-#: The moderation tables and the view of visible submissions (made by
-#: :class:`~cruel_tools.leaderboard.Leaderboards` when it opens a database, after
-#: ``submissions``).
-SCHEMA: Final = """
-CREATE TABLE IF NOT EXISTS hidden_submissions (
-    submission INTEGER PRIMARY KEY,         -- submissions.id
-    hidden_at TEXT NOT NULL                 -- ISO 8601, UTC
-);
-CREATE TABLE IF NOT EXISTS banned_players (
-    player TEXT PRIMARY KEY,                -- enforced form, as in submissions.player
-    banned_at TEXT NOT NULL                 -- ISO 8601, UTC
-);
-CREATE TABLE IF NOT EXISTS moderation_audit (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    at TEXT NOT NULL,                       -- ISO 8601, UTC: server time of the act
-    key_id INTEGER NOT NULL,                -- api_keys.id of the admin key
-    key_name TEXT NOT NULL,                 -- its name then
-    action TEXT NOT NULL,                   -- hide, unhide, delete, ban, unban
-    changed INTEGER NOT NULL,               -- 0: it was so already
-    submission INTEGER,                     -- submissions.id (hide, unhide, delete)
-    player TEXT NOT NULL,
-    reason TEXT,
-    record TEXT                             -- the submission as it was, JSON (its log too)
-);
-CREATE VIEW IF NOT EXISTS visible_submissions AS
-    SELECT * FROM submissions AS s
-    WHERE NOT EXISTS (SELECT 1 FROM hidden_submissions AS h WHERE h.submission = s.id)
-      AND NOT EXISTS (SELECT 1 FROM banned_players AS b WHERE b.player = s.player);
-"""
 
 
 class NoSuchSubmission(CruelError):
@@ -219,35 +188,14 @@ def _audit(
     )
 
 
-class Moderation:
-    """Moderation of a leaderboards SQLite file (made by
-    :class:`~cruel_tools.leaderboard.Leaderboards`, which creates the tables): its own
-    connection, safe to share between threads. Each act is one transaction with its audit
-    entry. A database locked by another process for over ``timeout`` seconds raises
-    :class:`~cruel_tools.leaderboard.StoreBusy`.
+class Moderation(Store):
+    """Moderation of the leaderboards, in the store (:class:`~cruel_tools.schema.Store`): safe
+    to share between threads. Each act is one transaction with its audit entry. A database
+    locked by another process for over ``timeout`` seconds raises
+    :class:`~cruel_tools.store.StoreBusy`. Bans are read on every submission, from the
+    database's reading connection (SQLite), so that they never queue behind an act waiting for
+    another process's lock.
     """
-
-    def __init__(self, target: Path | str | Database, timeout: float = 10.0) -> None:
-        """``target``: an SQLite file, a ``postgresql://`` URL, or an open :class:`Database`
-        (shared, not closed by :meth:`close`)."""
-        self.path = name_of(target)
-        try:
-            self._db, self._own = attach(target, timeout)
-            if isinstance(self._db, SqliteDatabase):
-                with self._db.connection as raw:
-                    raw.executescript(SCHEMA)
-                # Bans are read on every submission: from a connection of their own, so that
-                # they never queue behind an act waiting for another process's lock.
-                self._db.open_reader()
-            else:
-                prepare(self._db, self.path)
-        except database_errors() as exc:
-            message = " ".join(str(exc).split())
-            raise StoreError(f"{self.path}: cannot use as a database: {message}") from None
-
-    def close(self) -> None:
-        if self._own:
-            self._db.close()
 
     # -- acts --
 
@@ -276,13 +224,13 @@ class Moderation:
 
     def is_banned(self, player: str) -> bool:
         """Whether ``player`` (an enforced name) is banned; never waits for a write."""
-        with self._db.read() as db:
+        with self.database.read() as db:
             return self._banned(db, player)
 
     def audit(self, limit: int = 100, offset: int = 0) -> AuditLog:
         """Entries ``offset`` to ``offset + limit`` of the audit log, newest first."""
         limit = max(0, min(limit, MAX_PAGE))
-        with self._db.read() as db:
+        with self.database.read() as db:
             total = db.execute("SELECT COUNT(*) FROM moderation_audit").fetchone()[0]
             rows = db.execute(
                 f"SELECT {_AUDIT} FROM moderation_audit ORDER BY id DESC LIMIT ? OFFSET ?",
@@ -299,7 +247,7 @@ class Moderation:
 
     def _write(self) -> Any:
         """One act's transaction; acts take turns, in every instance (they are few)."""
-        return self._db.write(lock="cruel-tools moderation")
+        return self.database.write(lock="cruel-tools moderation")
 
     def _on_submission(
         self, action: Action, sid: int, key: ApiKey, reason: str | None

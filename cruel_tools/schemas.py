@@ -15,13 +15,14 @@ from .analysis import Analysis
 from .api import ErrorResponse, Health
 from .attempts import AttemptRequest, AttemptStarted
 from .grading import Grade
-from .leaderboard import Leaderboard, Submission, SubmissionResult
+from .leaderboard import Leaderboard
 from .log import GameLog
 from .moderation import AuditLog, ModerationRequest, ModerationResult
 from .puzzles import DailyPuzzles, PastDays, PublicPuzzle, Puzzle, PuzzleSolution
 from .render import ReplayDocument
 from .solver import SolveReport
 from .stats import Record
+from .submissions import Submission, SubmissionResult
 from .verify import VerifyReport
 
 __all__ = ["MODELS", "schema_of", "schema_bytes", "OPENAPI_FILE", "openapi_bytes", "write_all"]

@@ -36,7 +36,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from . import analysis
 from .api import ErrorResponse, Health, HealthProblem
-from .attempts import AttemptRequest, Attempts, AttemptStarted, parse_attempt
+from .attempts import AttemptRequest, AttemptStarted, parse_attempt
 from .dates import BadDate, parse_date
 from .engine import engine_line, engine_name
 from .errors import CruelError
@@ -44,18 +44,7 @@ from .grading import Tier
 from .guard import QuietClientFailures, die_with_parent
 from .integrity import CHECK_INTERVAL, StoreWatch
 from .keys import MODERATE_ROLES, SUBMIT_ROLES, ApiKey, KeyStore, RateLimit, TokenBuckets
-from .leaderboard import (
-    MAX_PAGE,
-    Leaderboard,
-    Leaderboards,
-    Order,
-    StoreError,
-    Submission,
-    SubmissionResult,
-    judge,
-    parse_submission,
-    record_from_store,
-)
+from .leaderboard import MAX_PAGE, Leaderboard, Order
 from .log import GameLog, Limits, LogFormatError, load
 from .moderation import AuditLog, Moderation, ModerationRequest, ModerationResult, NoSuchSubmission
 from .names import PlayerNameError, enforce
@@ -74,9 +63,12 @@ from .puzzles import (
     solution_from,
     solution_is_public,
 )
+from .records import record_from_store
 from .render import ReplayDocument, replay_json
 from .stats import Record
-from .store import PostgresDatabase, ServerWatch, StoreBusy, database_errors, describe, is_postgres
+from .store import ServerWatch, StoreBusy, StoreError, database_errors
+from .stores import open_stores
+from .submissions import Submission, SubmissionResult, judge, parse_submission
 from .verify import VerifyReport, report_json, verify
 
 #: The most days ``GET /v1/puzzles/past`` lists at once.
@@ -434,7 +426,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     """The service: puzzles read once from ``settings.puzzles``, leaderboards in ``settings.db``.
 
     Raises :class:`~cruel_tools.puzzles.PuzzleSetError` or
-    :class:`~cruel_tools.leaderboard.StoreError` when either cannot be used, and
+    :class:`~cruel_tools.store.StoreError` when either cannot be used, and
     :class:`UnknownZone` for an unknown ``settings.tz``.
 
     A dated puzzle exists for clients only from the start of its date in ``settings.tz``:
@@ -446,40 +438,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # says which engine runs, so an operator sees a slow install (issue #22).
     engine, engine_words = engine_name(), engine_line()
     puzzles = PuzzleSet.load(settings.puzzles)
-    # SQLite: each store opens the file on connections of its own. PostgreSQL: one pool of
-    # connections for all of them, and no file to watch.
-    shared: PostgresDatabase | None = None
-    target: Any = settings.db
-    if is_postgres(settings.db):
-        try:
-            shared = PostgresDatabase(str(settings.db), settings.db_timeout)
-        except database_errors() as exc:
-            message = " ".join(str(exc).split()) or type(exc).__name__
-            where = describe(settings.db)
-            raise StoreError(f"{where}: cannot use as a database: {message}") from None
-        target = shared
+    stores = open_stores(settings.db, settings.db_timeout, settings.check_interval)
+    boards, keys, attempts, moderation = (
+        stores.boards,
+        stores.keys,
+        stores.attempts,
+        stores.moderation,
+    )
+    watch = stores.watch
     try:
-        boards = Leaderboards(target, settings.db_timeout)
-        keys = KeyStore(target, settings.db_timeout)  # after boards: the file is checked, in WAL
-        attempts = Attempts(target, settings.db_timeout)
-        moderation = Moderation(target, settings.db_timeout)
+        watch.check_at_start()  # a damaged file is refused before anything is served from it
     except StoreError:
-        if shared is not None:
-            shared.close()
+        stores.close()
         raise
-
-    def close_stores() -> None:
-        for store in (boards, keys, attempts, moderation):
-            store.close()
-        if shared is not None:
-            shared.close()
-
-    watch: StoreWatch | ServerWatch
-    if shared is not None:
-        watch = ServerWatch(shared.target)
-    else:
-        watch = StoreWatch(str(settings.db), close_stores, settings.check_interval)
-    watch.check_at_start()  # a damaged file is refused before anything is served from it
     limits = settings.limits
     key_buckets, player_buckets = (
         TokenBuckets(limit, settings.clock) if limit else None
@@ -491,7 +462,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         watch.start()
         yield
         watch.stop()
-        close_stores()
+        stores.close()
 
     app = FastAPI(
         title="cruel-tools",

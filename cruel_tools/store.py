@@ -23,9 +23,12 @@ import time
 import weakref
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
+
+from .errors import CruelError
 
 if TYPE_CHECKING:  # psycopg is imported when a PostgreSQL store is opened (~0.1 s)
     import psycopg
@@ -46,9 +49,12 @@ __all__ = [
     "name_of",
     "describe",
     "database_errors",
+    "one_line",
+    "StoreError",
     "StoreBusy",
     "WouldWait",
     "is_busy",
+    "Problem",
     "ServerWatch",
 ]
 
@@ -57,6 +63,23 @@ Engine = Literal["sqlite", "postgresql"]
 #: call runs in a worker thread (run_in_threadpool), and a call holds one connection.
 POOL_SIZE: Final = 8
 _URL: Final = re.compile(r"^postgres(?:ql)?://", re.IGNORECASE)
+
+
+# Which of the store's errors are bad input. StoreError is: the file it is given is refused for
+# what it is (not SQLite, made by a newer cruel-tools, or not to be opened at that path), as
+# PuzzleSetError refuses a puzzle folder, and the same call fails again until someone changes
+# the file. So it is a CruelError (a ValueError), and `cruel serve` reports both alike.
+# StoreBusy and WouldWait are not: the input is good and the database is only in use by
+# someone else for now, so the same call may succeed later. Were they ValueErrors, an
+# `except ValueError` meant for bad input would turn "retry" into "refused". They stay plain
+# Exceptions, apart from StoreError (an `except StoreError` must not catch "busy").
+
+
+class StoreError(CruelError):
+    """The database cannot be used (cannot be opened or reached, not SQLite, or made by a newer
+    cruel-tools)."""
+
+    code = "bad-database"
 
 
 class StoreBusy(Exception):
@@ -104,6 +127,11 @@ def database_errors() -> tuple[type[Exception], ...]:
     import psycopg
 
     return (sqlite3.Error, psycopg.Error)
+
+
+def one_line(exc: BaseException) -> str:
+    """An engine's error in one line, for a message (the server's own words)."""
+    return " ".join(str(exc).split()) or type(exc).__name__
 
 
 class Dialect:
@@ -191,7 +219,7 @@ class Database:
 
     dialect: Dialect
     target: str
-    #: Its layout is up to date (:func:`cruel_tools.leaderboard.prepare`, once).
+    #: Its layout is up to date (:func:`cruel_tools.schema.prepare`, once).
     prepared: bool = False
 
     @property
@@ -390,6 +418,15 @@ def describe(target: Path | str) -> str:
     return re.sub(r"(://[^/:@]*):[^/@]*@", r"\1:***@", text)
 
 
+@dataclass(frozen=True)
+class Problem:
+    """What is wrong with the store: a stable code (``store-unavailable``, ``disk-full``) and a
+    line for people (health's ``problem``)."""
+
+    code: str
+    message: str
+
+
 class ServerWatch:
     """What health says of a PostgreSQL store: the integrity checks of an SQLite file
     (:class:`~cruel_tools.integrity.StoreWatch`) have no meaning for a server, which keeps its
@@ -416,9 +453,7 @@ class ServerWatch:
     def succeeded(self) -> None:
         self._down = None
 
-    def problem(self) -> Any:
-        from .integrity import Problem
-
+    def problem(self) -> Problem | None:
         if self._down is None:
             return None
         return Problem("store-unavailable", self._down[1])
@@ -430,7 +465,6 @@ class ServerWatch:
         query succeeds."""
         if is_busy(exc):  # a lock, or a pool whose connections are all in use
             return "busy", f"the leaderboard database is busy ({exc}); try again"
-        first = " ".join(str(exc).split()) or type(exc).__name__
-        message = f"the PostgreSQL server failed ({first}); try again later"
+        message = f"the PostgreSQL server failed ({one_line(exc)}); try again later"
         self._down = (time.monotonic(), message)
         return "store-unavailable", message

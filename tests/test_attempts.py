@@ -17,8 +17,10 @@ from cruel_tools import service
 from cruel_tools.attempts import Attempts, parse_attempt
 from cruel_tools.game import Move
 from cruel_tools.keys import KeyStore
-from cruel_tools.leaderboard import DB_VERSION, Leaderboards, judge, parse_submission
+from cruel_tools.leaderboard import Leaderboards
 from cruel_tools.log import LogFormatError, load
+from cruel_tools.schema import DB_VERSION
+from cruel_tools.submissions import judge, parse_submission
 
 from .helpers import other_win, published_puzzles, puzzle_log
 from .stores import sqlite_only, store_target

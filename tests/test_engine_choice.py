@@ -26,7 +26,7 @@ from typer.testing import CliRunner
 import cruel_tools
 from cruel_tools import engine, service
 from cruel_tools.cli import app
-from cruel_tools.console import EXIT_NO_NATIVE_CORE
+from cruel_tools.startup import EXIT_NO_NATIVE_CORE
 
 pytestmark = pytest.mark.fallback  # what they test holds on the pure-Python install too
 

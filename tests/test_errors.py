@@ -8,7 +8,8 @@ import pytest
 
 from cruel_tools import cards, dates, deals, game, rules
 from cruel_tools.errors import CruelError
-from cruel_tools.leaderboard import Leaderboards, StoreBusy, StoreError, WouldWait
+from cruel_tools.leaderboard import Leaderboards
+from cruel_tools.store import StoreBusy, StoreError, WouldWait
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "verify.md"
 

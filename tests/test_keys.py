@@ -26,7 +26,7 @@ from cruel_tools.keys import (
     new_key,
     parse_rate,
 )
-from cruel_tools.leaderboard import StoreError
+from cruel_tools.store import StoreError
 
 from .helpers import published_puzzles, puzzle_log
 from .stores import sqlite_only, store_target

@@ -13,21 +13,12 @@ import orjson
 import pytest
 
 from cruel_tools.game import REDEAL, Move
-from cruel_tools.leaderboard import (
-    DB_VERSION,
-    Leaderboards,
-    StoreBusy,
-    StoreError,
-    Submission,
-    WouldWait,
-    game_id,
-    judge,
-    parse_submission,
-    rebuild_tallies,
-)
+from cruel_tools.leaderboard import Leaderboards
 from cruel_tools.log import Limits, LogFormatError, compact, load, to_step
 from cruel_tools.puzzles import Puzzle
-from cruel_tools.store import Connection
+from cruel_tools.schema import DB_VERSION, rebuild_tallies
+from cruel_tools.store import Connection, StoreBusy, StoreError, WouldWait
+from cruel_tools.submissions import Submission, game_id, judge, parse_submission
 
 from .helpers import other_win, published_puzzles, puzzle_log
 from .stores import is_sqlite, store_target

@@ -15,8 +15,9 @@ from fastapi.testclient import TestClient
 
 from cruel_tools import moderation, service
 from cruel_tools.keys import KeyStore
-from cruel_tools.leaderboard import Leaderboards, parse_submission
+from cruel_tools.leaderboard import Leaderboards
 from cruel_tools.moderation import Moderation
+from cruel_tools.submissions import parse_submission
 
 from .helpers import other_win, published_puzzles, puzzle_log
 from .stores import sqlite_only, store_target
@@ -407,7 +408,7 @@ def tallies(boards: Leaderboards) -> tuple[list[Any], list[Any]]:
 
 
 def test_every_act_keeps_the_tallies_as_a_rebuild_makes_them(db: Path) -> None:
-    from cruel_tools.leaderboard import rebuild_tallies
+    from cruel_tools.schema import rebuild_tallies
 
     boards, store = Leaderboards(db), Moderation(db)
     key = KeyStore(db).add("ops", "admin")[0]

@@ -10,7 +10,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cruel_tools.errors import CruelError
-from cruel_tools.leaderboard import PLAYER_PATTERN
 from cruel_tools.names import (
     MAX_LENGTH,
     PlayerNameError,
@@ -18,6 +17,7 @@ from cruel_tools.names import (
     lookalike_message,
     skeleton,
 )
+from cruel_tools.submissions import PLAYER_PATTERN
 
 PRECIS = "is disallowed by PRECIS UsernameCasePreserved (RFC 8265)"
 

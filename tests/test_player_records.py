@@ -14,9 +14,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from cruel_tools import service
-from cruel_tools.leaderboard import Leaderboards, judge, parse_submission
+from cruel_tools.leaderboard import Leaderboards
 from cruel_tools.puzzles import puzzle_bytes
 from cruel_tools.stats import Game, Record, aggregate
+from cruel_tools.submissions import judge, parse_submission
 
 from .helpers import published_puzzles, puzzle_log
 

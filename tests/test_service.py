@@ -27,8 +27,9 @@ from cruel_tools.cli import app
 from cruel_tools.dates import BadDate, parse_date
 from cruel_tools.game import REDEAL, Move
 from cruel_tools.keys import RateLimit
-from cruel_tools.leaderboard import Leaderboards, StoreError
+from cruel_tools.leaderboard import Leaderboards
 from cruel_tools.puzzles import PuzzleSetError, puzzle_bytes
+from cruel_tools.store import StoreError
 from cruel_tools.verify import report_json, verify_bytes
 
 from .helpers import other_win, published_puzzles, puzzle_log

@@ -1,0 +1,111 @@
+"""Every store of one database, opened in one way: :func:`open_stores`.
+
+The service, ``cruel keys`` and anything else that needs the stores call :func:`open_stores`
+with ``--db`` (an SQLite file's path or a ``postgresql://`` URL) and get :class:`Stores`: the
+leaderboards, the API keys, the attempts and the moderation, each laid out by
+:func:`cruel_tools.schema.prepare` whatever order they are used in, and the watch of the
+database's health (:class:`~cruel_tools.integrity.StoreWatch` for an SQLite file,
+:class:`~cruel_tools.store.ServerWatch` for a server).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from .attempts import Attempts
+from .integrity import CHECK_INTERVAL, StoreWatch
+from .keys import KeyStore
+from .leaderboard import Leaderboards
+from .moderation import Moderation
+from .store import (
+    Database,
+    PostgresDatabase,
+    ServerWatch,
+    StoreError,
+    database_errors,
+    describe,
+    is_postgres,
+    one_line,
+)
+
+__all__ = ["DB_TIMEOUT", "Stores", "open_stores"]
+
+#: Seconds a write waits for a database locked by another process (then
+#: :class:`~cruel_tools.store.StoreBusy`, which the service answers 503).
+DB_TIMEOUT: Final = 10.0
+
+
+@dataclass(frozen=True)
+class Stores:
+    """The stores of one database, and what watches it."""
+
+    boards: Leaderboards
+    keys: KeyStore
+    attempts: Attempts
+    moderation: Moderation
+    watch: StoreWatch | ServerWatch
+    #: PostgreSQL: the one pool every store shares (closed last). SQLite: None, each store has
+    #: connections of its own to the file.
+    shared: Database | None = None
+
+    def close(self) -> None:
+        """Close every store, then the shared pool (a closed store refuses further use)."""
+        for store in (self.boards, self.keys, self.attempts, self.moderation):
+            store.close()
+        if self.shared is not None:
+            self.shared.close()
+
+
+def open_stores(
+    db: Path | str,
+    timeout: float = DB_TIMEOUT,
+    check_interval: float = CHECK_INTERVAL,
+) -> Stores:
+    """The stores of ``db``: an SQLite file (created if missing) or a ``postgresql://`` URL.
+
+    SQLite: each store opens the file on connections of its own (a read of one never queues
+    behind another's write); PostgreSQL: one pool of connections for all of them. The watch is
+    not started (:meth:`StoreWatch.start`); ``check_interval``: its seconds between two
+    integrity checks of a running server.
+
+    :raises StoreError: the database cannot be used (nothing is left open).
+    """
+    shared = _server_pool(db, timeout) if is_postgres(db) else None
+    target: Path | str | Database = shared or db
+    opened: list[Leaderboards | KeyStore | Attempts | Moderation] = []
+    try:
+        boards = Leaderboards(target, timeout)
+        opened.append(boards)
+        keys = KeyStore(target, timeout)
+        opened.append(keys)
+        attempts = Attempts(target, timeout)
+        opened.append(attempts)
+        moderation = Moderation(target, timeout)
+    except StoreError:
+        for store in opened:
+            store.close()
+        if shared is not None:
+            shared.close()
+        raise
+
+    def close_stores() -> None:  # once the file is found gone, replaced or unsound
+        stores.close()
+
+    watch: StoreWatch | ServerWatch
+    if shared is not None:
+        watch = ServerWatch(shared.target)
+    else:
+        watch = StoreWatch(str(db), close_stores, check_interval)
+    stores = Stores(boards, keys, attempts, moderation, watch, shared)
+    return stores
+
+
+def _server_pool(url: str | Path, timeout: float) -> PostgresDatabase:
+    """The one pool of a PostgreSQL server's stores; a server that cannot be reached or
+    refuses is a :class:`StoreError`, in the server's words."""
+    try:
+        return PostgresDatabase(str(url), timeout)
+    except database_errors() as exc:
+        raise StoreError(f"{describe(url)}: cannot use as a database: {one_line(exc)}") from None
