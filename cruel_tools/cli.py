@@ -23,7 +23,23 @@ from typer.core import TyperGroup
 # is imported here: each command imports the rest when it runs (`cruel --version` and `cruel
 # verify FILE` start in a fraction of the time the whole library takes to import, issue #22).
 from . import cards, deals, log, rules
-from .constants import ANALYSIS_DEEP_STATES, ANALYSIS_MAX_STATES, Tier
+from .constants import (
+    ANALYSIS_DEEP_STATES,
+    ANALYSIS_MAX_STATES,
+    BODY_TIMEOUT,
+    CHECK_INTERVAL,
+    DEFAULT_DB,
+    HEAD_TIMEOUT,
+    KEY_BURST,
+    KEY_RATE,
+    MAX_BODY,
+    MAX_CONNECTIONS,
+    MAX_PER_CLIENT,
+    PLAYER_BURST,
+    PLAYER_RATE,
+    SOLVE_MAX_STATES,
+    Tier,
+)
 from .dates import parse_date
 from .errors import CruelError
 from .game import Game
@@ -1005,7 +1021,8 @@ def solve_command(
         int | None,
         typer.Option(
             "--max-states",
-            help="Most positions to expand (at least 1; default 200000, with --optimal 1000000).",
+            help=f"Most positions to expand (at least 1; default {SOLVE_MAX_STATES}, with "
+            "--optimal 1000000).",
         ),
     ] = None,
     max_seconds: Annotated[
@@ -1051,7 +1068,7 @@ def solve_command(
     if rules_name is not None:
         _option("--rules", rules.preset, rules_name)
     if max_states is None:
-        max_states = optimal.MAX_STATES if optimal_search else 200_000
+        max_states = optimal.MAX_STATES if optimal_search else SOLVE_MAX_STATES
     if max_states < 1:
         raise _fail(f"--max-states must be at least 1, not {max_states}", 2)
     if not max_seconds > 0:
@@ -1357,13 +1374,13 @@ def serve_command(
             help="SQLite file of the leaderboards (created if missing), or a PostgreSQL "
             "server's postgresql://user@host:port/dbname URL.",
         ),
-    ] = "cruel.sqlite",
+    ] = DEFAULT_DB,
     max_body: Annotated[
         int, typer.Option("--max-body", min=1024, help="Largest request body, in bytes.")
-    ] = 1 << 20,
+    ] = MAX_BODY,
     max_connections: Annotated[
         int, typer.Option("--max-connections", min=1, help="Open connections before 503s.")
-    ] = 256,
+    ] = MAX_CONNECTIONS,
     today: Annotated[
         str | None,
         typer.Option("--today", help="Act as if the date in --tz were this one (demos and tests)."),
@@ -1385,7 +1402,7 @@ def serve_command(
         typer.Option(
             "--head-timeout", min=0.1, help="Seconds a request's line and headers may take."
         ),
-    ] = 10.0,
+    ] = HEAD_TIMEOUT,
     body_timeout: Annotated[
         float,
         typer.Option(
@@ -1393,13 +1410,13 @@ def serve_command(
             min=0.1,
             help="Seconds a request's body may take after its headers (then 408).",
         ),
-    ] = 20.0,
+    ] = BODY_TIMEOUT,
     max_per_client: Annotated[
         int,
         typer.Option(
             "--max-per-client", min=1, help="Open connections from one client address (then 429)."
         ),
-    ] = 32,
+    ] = MAX_PER_CLIENT,
     check_interval: Annotated[
         float,
         typer.Option(
@@ -1407,7 +1424,7 @@ def serve_command(
             min=0.1,
             help="Seconds between two integrity checks of the --db file (quick_check).",
         ),
-    ] = 60.0,
+    ] = CHECK_INTERVAL,
     open_: Annotated[
         bool,
         typer.Option(
@@ -1418,17 +1435,17 @@ def serve_command(
     ] = False,
     rate_key: Annotated[
         str, typer.Option("--rate-key", help="Submissions per API key: N/s, N/min, N/h or off.")
-    ] = "10/s",
+    ] = f"{KEY_RATE:g}/s",
     burst_key: Annotated[
         int, typer.Option("--burst-key", min=1, help="Submissions a key may send at once.")
-    ] = 50,
+    ] = KEY_BURST,
     rate_player: Annotated[
         str,
         typer.Option("--rate-player", help="Submissions per player name: N/s, N/min, N/h or off."),
-    ] = "1/s",
+    ] = f"{PLAYER_RATE:g}/s",
     burst_player: Annotated[
         int, typer.Option("--burst-player", min=1, help="Submissions for one player at once.")
-    ] = 5,
+    ] = PLAYER_BURST,
 ) -> None:
     """Serve puzzles, verification and leaderboards over HTTP (docs/service.md)."""
     # Imported here: the web stack costs other commands nothing at start-up.
@@ -1548,7 +1565,7 @@ def keys_add_command(
         str, typer.Option("--role", help="site (submits for its players) or admin (moderation).")
     ],
     name: Annotated[str, typer.Option("--name", help="A label: whose key it is.")],
-    db: KeysDbOption = "cruel.sqlite",
+    db: KeysDbOption = DEFAULT_DB,
 ) -> None:
     """Make a key and print it, once: only its hash is kept."""
     from . import keys
@@ -1573,7 +1590,7 @@ def _when(at: dt.datetime | None) -> str:
 
 
 @keys_app.command("list")
-def keys_list_command(db: KeysDbOption = "cruel.sqlite") -> None:
+def keys_list_command(db: KeysDbOption = DEFAULT_DB) -> None:
     """Every key's id, role, dates and name (never the keys themselves)."""
     opened = _stores(db)
     try:
@@ -1589,7 +1606,7 @@ def keys_list_command(db: KeysDbOption = "cruel.sqlite") -> None:
 @keys_app.command("revoke")
 def keys_revoke_command(
     key_id: Annotated[int, typer.Argument(metavar="ID", help="The key's id (cruel keys list).")],
-    db: KeysDbOption = "cruel.sqlite",
+    db: KeysDbOption = DEFAULT_DB,
 ) -> None:
     """Revoke a key, for good: a running server refuses it from its next request on."""
     from . import keys

@@ -1,25 +1,73 @@
-"""Values the ``cruel`` command's help shows, stated here, where importing them costs nothing.
+"""Defaults the library uses and the ``cruel`` command's help shows, stated once, here, where
+importing them costs nothing.
 
 The CLI builds every command's help at each start; taking these from :mod:`cruel_tools.analysis`
 and :mod:`cruel_tools.grading` made every command import the solver and the puzzles first
 (issue #22). Those modules re-export them under their own names (``analysis.MAX_STATES``,
-``grading.Tier``), which the rest of the code uses.
+``grading.Tier``), which the rest of the code uses. So do ``cruel serve``'s options: the service,
+the guard, the stores and the integrity watch take their defaults from here, and the CLI's
+options show the same values without importing the web stack (issue #23: one source).
 """
 
 from __future__ import annotations
 
 from typing import Final, Literal
 
-__all__ = ["ANALYSIS_MAX_STATES", "ANALYSIS_DEEP_STATES", "Tier"]
+__all__ = [
+    "ANALYSIS_MAX_STATES",
+    "ANALYSIS_DEEP_STATES",
+    "SOLVE_MAX_STATES",
+    "Tier",
+    "DEFAULT_DB",
+    "MAX_BODY",
+    "DB_TIMEOUT",
+    "CHECK_INTERVAL",
+    "KEY_RATE",
+    "KEY_BURST",
+    "PLAYER_RATE",
+    "PLAYER_BURST",
+    "HEAD_TIMEOUT",
+    "BODY_TIMEOUT",
+    "MAX_CONNECTIONS",
+    "MAX_PER_CLIENT",
+]
 
 #: Positions each solve of the analysis may expand (where the win was lost).
 ANALYSIS_MAX_STATES: Final = 50_000
 #: Positions each fewest-actions search of the analysis may expand with ``deep`` (one per
 #: position of the log).
 ANALYSIS_DEEP_STATES: Final = 5_000
+#: Positions ``cruel solve`` and grading's solver may expand by default (``--max-states``).
+SOLVE_MAX_STATES: Final = 200_000
 
 #: The tiers, easiest first. mypy and pydantic need a Literal written out (mypy cannot read one
 #: built from a table at run time), so this repeats the tier column of ``grading.LADDER``; the
 #: rows are typed ``Tier`` (mypy refuses a row with another tier) and, below the table, an
 #: import-time check refuses a Literal that is not exactly the table's tiers in order.
 Tier = Literal["easy", "medium", "hard", "expert"]
+
+# --- the service (cruel serve) and its stores ----------------------------------------------------
+
+#: The store ``cruel serve`` and ``cruel keys`` use without ``--db``: an SQLite file here.
+DEFAULT_DB: Final = "cruel.sqlite"
+#: Largest request body, in bytes (``--max-body``; the log limit of ``cruel verify`` too).
+MAX_BODY: Final = 1 << 20
+#: Seconds a write waits for a database locked by another process (then 503 busy).
+DB_TIMEOUT: Final = 10.0
+#: Seconds between two ``quick_check`` runs of a running server (``--check-interval``).
+CHECK_INTERVAL: Final = 60.0
+#: Submissions a second each API key may send, and at once (``--rate-key``, ``--burst-key``).
+KEY_RATE: Final = 10.0
+KEY_BURST: Final = 50
+#: Submissions a second each player name may get from all keys, and at once
+#: (``--rate-player``, ``--burst-player``).
+PLAYER_RATE: Final = 1.0
+PLAYER_BURST: Final = 5
+#: Seconds a request's line and headers may take, and its body after them (``--head-timeout``,
+#: ``--body-timeout``).
+HEAD_TIMEOUT: Final = 10.0
+BODY_TIMEOUT: Final = 20.0
+#: Open connections before 503s, and from one client address before 429s
+#: (``--max-connections``, ``--max-per-client``).
+MAX_CONNECTIONS: Final = 256
+MAX_PER_CLIENT: Final = 32

@@ -47,7 +47,7 @@ Tier = constants.Tier
 class Budget:
     """How hard grading tries; the defaults are what published puzzles use."""
 
-    solver_states: int = 200_000
+    solver_states: int = constants.SOLVE_MAX_STATES
     solver_seconds: float | None = None  # None: states only, so grading is deterministic
     critical_states: int = 300  # per alternative checked at a decision point
     playouts: int = 200  # random players

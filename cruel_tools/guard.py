@@ -43,6 +43,7 @@ from starlette.requests import ClientDisconnect
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from .api import ErrorResponse
+from .constants import BODY_TIMEOUT, HEAD_TIMEOUT, MAX_CONNECTIONS, MAX_PER_CLIENT
 
 __all__ = [
     "ANSWERED",
@@ -84,10 +85,10 @@ _ASGIApp = Callable[[_Scope, _Receive, _Send], Awaitable[None]]
 class GuardConfig:
     """The limits of :class:`GuardedH11Protocol` (``cruel serve``'s options)."""
 
-    head_timeout: float = 10.0
-    body_timeout: float = 20.0
-    max_connections: int = 256
-    max_per_client: int = 32
+    head_timeout: float = HEAD_TIMEOUT
+    body_timeout: float = BODY_TIMEOUT
+    max_connections: int = MAX_CONNECTIONS
+    max_per_client: int = MAX_PER_CLIENT
 
     def to_env(self) -> str:
         return orjson.dumps(asdict(self)).decode()

@@ -24,10 +24,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
+from .constants import CHECK_INTERVAL
 from .store import Problem, StoreError, is_busy
 
 __all__ = [
-    "CHECK_INTERVAL",
     "FULL_MEMORY",
     "IDENTITY_INTERVAL",
     "StoreWatch",
@@ -36,8 +36,6 @@ __all__ = [
     "quick_check",
 ]
 
-#: Default seconds between two ``quick_check`` runs of a running server (``--check-interval``).
-CHECK_INTERVAL: Final = 60.0
 #: Seconds between two looks at the file's identity (a ``stat``: cheap).
 IDENTITY_INTERVAL: Final = 1.0
 #: Seconds health keeps saying ``disk-full`` after the last write refused for a full disk.

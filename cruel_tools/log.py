@@ -29,6 +29,7 @@ from typing_extensions import TypedDict
 
 from . import cards
 from .cards import Card
+from .constants import MAX_BODY
 from .deals import MAX_DEAL_NUMBER
 from .documents import document_config
 from .errors import CruelError
@@ -50,7 +51,7 @@ COMPACT_PATTERN = r"^(?:[Rr]|([1-9]|1[0-3])(?:[Ff]|-([1-9]|1[0-3])(?:[xX]([1-9]|
 class Limits:
     """Bounds on hostile input; a user may raise them."""
 
-    max_bytes: int = 1 << 20
+    max_bytes: int = MAX_BODY
     max_moves: int = 10_000
 
 

@@ -14,6 +14,7 @@ import sqlite3
 from pathlib import Path
 from typing import Final
 
+from .constants import DB_TIMEOUT
 from .names import skeleton
 from .store import (
     Connection,
@@ -354,7 +355,7 @@ class Store:
     :class:`~cruel_tools.store.StoreError`.
     """
 
-    def __init__(self, target: Path | str | Database, timeout: float = 10.0) -> None:
+    def __init__(self, target: Path | str | Database, timeout: float = DB_TIMEOUT) -> None:
         self.path = name_of(target)
         try:
             self.database, self._own = attach(target, timeout)

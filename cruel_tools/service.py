@@ -37,12 +37,22 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from . import analysis
 from .api import ErrorResponse, Health, HealthProblem
 from .attempts import AttemptRequest, AttemptStarted, parse_attempt
+from .constants import (
+    CHECK_INTERVAL,
+    DB_TIMEOUT,
+    DEFAULT_DB,
+    KEY_BURST,
+    KEY_RATE,
+    MAX_BODY,
+    PLAYER_BURST,
+    PLAYER_RATE,
+)
 from .dates import BadDate, parse_date
 from .engine import engine_line, engine_name
 from .errors import CruelError
 from .grading import Tier
 from .guard import QuietClientFailures, die_with_parent
-from .integrity import CHECK_INTERVAL, StoreWatch
+from .integrity import StoreWatch
 from .keys import MODERATE_ROLES, SUBMIT_ROLES, ApiKey, KeyStore, RateLimit, TokenBuckets
 from .leaderboard import MAX_PAGE, Leaderboard, Order
 from .log import GameLog, Limits, LogFormatError, load
@@ -74,8 +84,6 @@ from .verify import VerifyReport, report_json, verify
 #: The most days ``GET /v1/puzzles/past`` lists at once.
 MAX_PAST_DAYS: Final = 31
 
-#: Default bound on a request body (the log limit of ``cruel verify`` too).
-MAX_BODY: Final = 1 << 20
 #: ``POST /v1/analyze``: most positions one solve may expand (the ``max_states`` query parameter,
 #: at most this), and all the solves of one request together (docs/service.md): about 4 s of
 #: one core at worst. Positions, not seconds, so that an answer is the same on every machine.
@@ -141,8 +149,8 @@ def _now(zone: ZoneInfo) -> dt.datetime:
 
 #: Default rate limits of submissions (``cruel serve --rate-key/--burst-key``, ``--rate-player/
 #: --burst-player``): a key's buckets are its site's, a player's are shared by every key.
-KEY_LIMIT: Final = RateLimit(rate=10.0, burst=50)
-PLAYER_LIMIT: Final = RateLimit(rate=1.0, burst=5)
+KEY_LIMIT: Final = RateLimit(rate=KEY_RATE, burst=KEY_BURST)
+PLAYER_LIMIT: Final = RateLimit(rate=PLAYER_RATE, burst=PLAYER_BURST)
 #: The bucket of keyless submissions, all of them, on an ``--open`` server.
 OPEN_BUCKET: Final = "open"
 
@@ -157,11 +165,11 @@ class Settings:
 
     puzzles: Path = Path("puzzles")
     #: The store: an SQLite file's path, or a ``postgresql://user@host:port/dbname`` URL.
-    db: Path | str = Path("cruel.sqlite")
+    db: Path | str = Path(DEFAULT_DB)
     max_body: int = MAX_BODY
     max_moves: int = Limits().max_moves
     #: Seconds a submission waits for a database locked by another process (then 503).
-    db_timeout: float = 10.0
+    db_timeout: float = DB_TIMEOUT
     #: Seconds between two integrity checks of the database file (docs/service.md, Integrity).
     check_interval: float = CHECK_INTERVAL
     #: The server's date (puzzles up to it are open, solutions of earlier ones public); None:

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
 
 from .attempts import Attempts
-from .integrity import CHECK_INTERVAL, StoreWatch
+from .constants import CHECK_INTERVAL, DB_TIMEOUT
+from .integrity import StoreWatch
 from .keys import KeyStore
 from .leaderboard import Leaderboards
 from .moderation import Moderation
@@ -30,11 +30,7 @@ from .store import (
     one_line,
 )
 
-__all__ = ["DB_TIMEOUT", "Stores", "open_stores"]
-
-#: Seconds a write waits for a database locked by another process (then
-#: :class:`~cruel_tools.store.StoreBusy`, which the service answers 503).
-DB_TIMEOUT: Final = 10.0
+__all__ = ["Stores", "open_stores"]
 
 
 @dataclass(frozen=True)
