@@ -39,6 +39,8 @@ __all__ = [
     "RateLimit",
     "parse_rate",
     "TokenBuckets",
+    "RateLimited",
+    "throttle",
 ]
 
 KEY_PREFIX: Final = "cruel_"
@@ -258,3 +260,29 @@ class TokenBuckets:
 
     def __len__(self) -> int:
         return len(self._buckets)
+
+
+class RateLimited(Exception):
+    """A request over its token bucket: refused, to be sent again in ``seconds`` (a whole
+    number, at least 1). ``path``: what was limited, as a JSON pointer into the request
+    (``/player``), or None for its sender (the API key).
+
+    Not a :class:`~cruel_tools.errors.CruelError`: nothing is wrong with the input; retry.
+    """
+
+    def __init__(self, seconds: int, what: str, path: str | None = None) -> None:
+        super().__init__(f"too many submissions {what}; retry in {seconds} s")
+        self.seconds = seconds
+        self.path = path
+
+
+def throttle(
+    buckets: TokenBuckets | None, key: Hashable, what: str, path: str | None = None
+) -> None:
+    """Take a token from ``key``'s bucket (no buckets: no limit), or raise
+    :class:`RateLimited` with the whole seconds until the bucket has a token again."""
+    if buckets is None:
+        return
+    wait = buckets.take(key)
+    if wait > 0:
+        raise RateLimited(max(1, math.ceil(wait - 1e-9)), what, path)

@@ -571,7 +571,7 @@ def test_a_bug_of_ours_is_a_500_without_a_traceback(
     def broken(*args: object) -> None:
         raise RuntimeError("/secret/path leaked")
 
-    monkeypatch.setattr(service, "verify", broken)
+    monkeypatch.setattr(service.logs, "verify", broken)  # the verify route's module
     with TestClient(service.create_app(settings), raise_server_exceptions=False) as client:
         data = (ROOT / "samples" / "won.json").read_bytes()
         body = error(client.post("/v1/verify", content=data), 500, "internal-error")
@@ -819,7 +819,7 @@ def test_today_is_the_date_in_the_services_time_zone(
 ) -> None:
     # 2027-01-05 23:30 UTC is already 2027-01-06 in Tokyo (UTC+9) and still the 5th in New York.
     instant = dt.datetime(2027, 1, 5, 23, 30, tzinfo=dt.UTC)
-    monkeypatch.setattr(service, "_now", instant.astimezone)
+    monkeypatch.setattr(service.config, "_now", instant.astimezone)
     settings.fixed_today = None
     for zone, today, status in [
         ("UTC", "2027-01-05", 404),

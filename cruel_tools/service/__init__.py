@@ -1,0 +1,44 @@
+"""``cruel serve``: the HTTP service for daily-puzzle sites, a thin layer over the library.
+
+Every answer is made by a library call (:mod:`cruel_tools.verify`, :mod:`cruel_tools.puzzles`,
+:mod:`cruel_tools.leaderboard`, :func:`cruel_tools.submitting.submit`); this package only reads
+requests, bounds them, and maps results and errors to HTTP. Every error, of ours or of a
+client's, is one ``cruel-error/1`` object. See ``docs/service.md``.
+
+- :mod:`.config`: :class:`Settings` (no web stack); :mod:`.app`: :func:`create_app`;
+- :mod:`.context`: what the routers share (settings, puzzles, stores, keys and limits);
+- :mod:`.errors`: the one translation of each library error to HTTP; :mod:`.openapi`;
+- one router per area: :mod:`.health`, :mod:`.pages`, :mod:`.logs` (verify, replay, analyze),
+  :mod:`.puzzles`, :mod:`.submissions` (and attempts), :mod:`.boards` (and players),
+  :mod:`.moderation`.
+"""
+
+from __future__ import annotations
+
+from .app import APP_FACTORY, app_from_env, create_app
+from .config import ENV_SETTINGS, KEY_LIMIT, PLAYER_LIMIT, Settings, UnknownZone, time_zone
+from .context import NOT_OPEN, OPEN_BUCKET
+from .errors import ApiError
+from .logs import ANALYZE_MAX_STATES, ANALYZE_TOTAL_STATES
+from .pages import PAGES, STATIC
+from .puzzles import MAX_PAST_DAYS
+
+__all__ = [
+    "APP_FACTORY",
+    "ENV_SETTINGS",
+    "KEY_LIMIT",
+    "PLAYER_LIMIT",
+    "OPEN_BUCKET",
+    "NOT_OPEN",
+    "MAX_PAST_DAYS",
+    "ANALYZE_MAX_STATES",
+    "ANALYZE_TOTAL_STATES",
+    "STATIC",
+    "PAGES",
+    "ApiError",
+    "Settings",
+    "UnknownZone",
+    "time_zone",
+    "create_app",
+    "app_from_env",
+]

@@ -1,0 +1,139 @@
+"""What ``cruel serve`` is told to serve (:class:`Settings`), with no web stack imported."""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import orjson
+
+from ..constants import (
+    CHECK_INTERVAL,
+    DB_TIMEOUT,
+    DEFAULT_DB,
+    KEY_BURST,
+    KEY_RATE,
+    MAX_BODY,
+    PLAYER_BURST,
+    PLAYER_RATE,
+)
+from ..dates import parse_date
+from ..errors import CruelError
+from ..keys import RateLimit
+from ..log import Limits
+
+__all__ = [
+    "KEY_LIMIT",
+    "PLAYER_LIMIT",
+    "ENV_SETTINGS",
+    "UnknownZone",
+    "time_zone",
+    "Settings",
+]
+
+#: Default rate limits of submissions (``cruel serve --rate-key/--burst-key``, ``--rate-player/
+#: --burst-player``): a key's buckets are its site's, a player's are shared by every key.
+KEY_LIMIT: Final = RateLimit(rate=KEY_RATE, burst=KEY_BURST)
+PLAYER_LIMIT: Final = RateLimit(rate=PLAYER_RATE, burst=PLAYER_BURST)
+
+#: Where ``cruel serve --workers N`` passes its settings to the worker processes.
+ENV_SETTINGS: Final = "CRUEL_SERVE_SETTINGS"
+
+
+class UnknownZone(CruelError):
+    """A time zone that is not an IANA name known on this machine (``cruel serve --tz``)."""
+
+    code = "unknown-zone"
+
+
+def time_zone(name: str) -> ZoneInfo:
+    """The IANA time zone ``name`` (``UTC``, ``Europe/Paris``); :class:`UnknownZone` if there is
+    none by that name."""
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError, OSError):  # ValueError: "../x", "/etc/x", ""
+        raise UnknownZone(
+            f"unknown time zone {name!r} (use an IANA name, like UTC or Europe/Paris)"
+        ) from None
+
+
+def _now(zone: ZoneInfo) -> dt.datetime:
+    """The time now in ``zone`` (a test sets the clock here)."""
+    return dt.datetime.now(zone)
+
+
+@dataclass
+class Settings:
+    """What ``cruel serve`` is told to serve."""
+
+    puzzles: Path = Path("puzzles")
+    #: The store: an SQLite file's path, or a ``postgresql://user@host:port/dbname`` URL.
+    db: Path | str = Path(DEFAULT_DB)
+    max_body: int = MAX_BODY
+    max_moves: int = Limits().max_moves
+    #: Seconds a submission waits for a database locked by another process (then 503).
+    db_timeout: float = DB_TIMEOUT
+    #: Seconds between two integrity checks of the database file (docs/service.md, Integrity).
+    check_interval: float = CHECK_INTERVAL
+    #: The server's date (puzzles up to it are open, solutions of earlier ones public); None:
+    #: the date now in ``tz``.
+    fixed_today: dt.date | None = None
+    #: The IANA time zone whose dates open puzzles (a puzzle opens at the start of its date).
+    tz: str = "UTC"
+    #: Take submissions without an API key (demos): ``cruel serve --open``.
+    open: bool = False
+    #: Submissions each key may send (its token bucket); None: no limit.
+    key_limit: RateLimit | None = KEY_LIMIT
+    #: Submissions each player name may get, from all keys together; None: no limit.
+    player_limit: RateLimit | None = PLAYER_LIMIT
+    #: Seconds, for the rate limits' buckets (a test sets its own clock here; not sent to workers).
+    clock: Callable[[], float] = field(default=time.monotonic, repr=False, compare=False)
+    #: The server's time of attempts' starts and submissions' arrivals (a test sets its own).
+    wall_clock: Callable[[], dt.datetime] = field(
+        default=lambda: dt.datetime.now(dt.UTC), repr=False, compare=False
+    )
+
+    def today(self) -> dt.date:
+        return self.fixed_today or _now(time_zone(self.tz)).date()
+
+    @property
+    def limits(self) -> Limits:
+        return Limits(max_bytes=self.max_body, max_moves=self.max_moves)
+
+    def to_env(self) -> str:
+        return orjson.dumps(
+            {
+                "puzzles": str(self.puzzles),
+                "db": str(self.db),
+                "max_body": self.max_body,
+                "max_moves": self.max_moves,
+                "db_timeout": self.db_timeout,
+                "check_interval": self.check_interval,
+                "fixed_today": self.fixed_today.isoformat() if self.fixed_today else None,
+                "tz": self.tz,
+                "open": self.open,
+                "key_limit": _limit_doc(self.key_limit),
+                "player_limit": _limit_doc(self.player_limit),
+            }
+        ).decode()
+
+    @classmethod
+    def from_env(cls, text: str) -> Settings:
+        doc = orjson.loads(text)
+        day = doc.pop("fixed_today")
+        key_limit, player_limit = doc.pop("key_limit"), doc.pop("player_limit")
+        return cls(
+            **{**doc, "puzzles": Path(doc["puzzles"])},
+            fixed_today=parse_date(day) if day else None,
+            key_limit=RateLimit(**key_limit) if key_limit else None,
+            player_limit=RateLimit(**player_limit) if player_limit else None,
+        )
+
+
+def _limit_doc(limit: RateLimit | None) -> dict[str, float] | None:
+    return {"rate": limit.rate, "burst": limit.burst} if limit else None

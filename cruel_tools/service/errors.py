@@ -1,0 +1,171 @@
+"""Every error the service answers, translated once: a ``cruel-error/1`` object, never a
+traceback. The library's errors (a body that is not the document, a busy or failing database,
+a rate limit, a ban, a missing submission) each have one handler here; routes raise them, or
+:class:`ApiError` for what only HTTP says."""
+
+from __future__ import annotations
+
+from typing import Final
+
+import orjson
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import Response
+from pydantic import BaseModel
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from ..api import ErrorResponse
+from ..integrity import StoreWatch
+from ..keys import RateLimited
+from ..log import LogFormatError
+from ..moderation import NoSuchSubmission
+from ..store import ServerWatch, StoreBusy, database_errors
+from ..submitting import PlayerBanned
+
+__all__ = ["ApiError", "json_response", "error_response", "read_body", "unauthorized", "install"]
+
+#: HTTP status of each way a body can fail to be read (cruel_tools.log error codes).
+_BODY_STATUS: Final = {"not-json": 400, "too-large": 413}
+
+
+class ApiError(Exception):
+    """A request we refuse, answered as an :class:`ErrorResponse`.
+
+    Not a :class:`~cruel_tools.errors.CruelError`: it is an HTTP answer, raised and caught
+    inside the service, for any status (503 busy and 500 internal errors too); the library's
+    errors on bad input that it answers are CruelErrors already.
+    """
+
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        location: str | None = None,
+        path: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.body = ErrorResponse(
+            status=status,
+            code=code,
+            message=message,
+            location=location,
+            path=path,
+        )
+        self.headers = headers or {}
+
+
+def json_response(model: BaseModel, status: int = 200) -> Response:
+    return Response(
+        orjson.dumps(model.model_dump(mode="json")), status, media_type="application/json"
+    )
+
+
+def error_response(exc: ApiError) -> Response:
+    response = json_response(exc.body, exc.body.status)
+    response.headers.update(exc.headers)
+    return response
+
+
+def unauthorized(code: str, message: str) -> ApiError:
+    """A 401: no usable key (RFC 6750's challenge in ``WWW-Authenticate``)."""
+    return ApiError(401, code, message, "header", "authorization", {"WWW-Authenticate": "Bearer"})
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """The request body, refused (413) as soon as it is known to be over ``limit`` bytes:
+    from its Content-Length before reading anything, or while reading a body sent in chunks."""
+    declared = request.headers.get("content-length")
+    if declared is not None:
+        if not declared.isdigit():
+            raise ApiError(400, "bad-request", "Content-Length is not a number", "header")
+        if int(declared) > limit:
+            raise ApiError(
+                413,
+                "too-large",
+                f"body is {int(declared)} bytes, over the limit of {limit}",
+                "body",
+                "/",
+            )
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise ApiError(
+                413, "too-large", f"body is over the limit of {limit} bytes", "body", "/"
+            )
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _translation(exc: Exception) -> ApiError | None:
+    """The answer to a library error that says what is wrong with the request, or None."""
+    if isinstance(exc, LogFormatError):  # 400 not JSON, 413 too big, 422 not the document
+        status = _BODY_STATUS.get(exc.code, 422)
+        return ApiError(status, exc.code, exc.message, "body", exc.path or "/")
+    if isinstance(exc, StoreBusy):
+        return ApiError(503, "busy", str(exc))
+    if isinstance(exc, RateLimited):
+        where = ("body", exc.path) if exc.path else ("header", "authorization")
+        return ApiError(429, "rate-limited", str(exc), *where, {"Retry-After": str(exc.seconds)})
+    if isinstance(exc, PlayerBanned):
+        return ApiError(403, exc.code, str(exc), "body", "/player")
+    if isinstance(exc, NoSuchSubmission):
+        return ApiError(404, exc.code, str(exc), "path", "id")
+    return None
+
+
+def install(app: FastAPI, watch: StoreWatch | ServerWatch) -> None:
+    """Every error answers a ``cruel-error/1`` object. A database error is 503 with its code
+    (``disk-full``, ``store-unavailable``, ``busy``), never a 500 with a traceback; all but a
+    full disk and a lock start a check of the file (SQLite); PostgreSQL's lost connection or
+    failed server is ``store-unavailable``."""
+
+    @app.exception_handler(ApiError)
+    async def api_error(request: Request, exc: ApiError) -> Response:
+        return error_response(exc)
+
+    async def library_error(request: Request, exc: Exception) -> Response:
+        found = _translation(exc)
+        assert found is not None, f"no translation of {type(exc).__name__}"
+        return error_response(found)
+
+    library: tuple[type[Exception], ...] = (
+        LogFormatError,
+        StoreBusy,
+        RateLimited,
+        PlayerBanned,
+        NoSuchSubmission,
+    )
+    for kind in library:
+        app.add_exception_handler(kind, library_error)
+
+    async def store_error(request: Request, exc: Exception) -> Response:
+        code, message = watch.on_error(exc)
+        return error_response(ApiError(503, code, message, headers={"Retry-After": "10"}))
+
+    for engine_error in database_errors():
+        app.add_exception_handler(engine_error, store_error)
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_parameter(request: Request, exc: RequestValidationError) -> Response:
+        err = exc.errors()[0]
+        where, *rest = err["loc"] or ("query",)
+        name = ".".join(str(p) for p in rest)
+        message = f"{name}: {err['msg']}" if name else str(err["msg"])
+        return error_response(ApiError(422, "bad-parameter", message, str(where), name))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        codes = {404: "not-found", 405: "method-not-allowed"}
+        code = codes.get(exc.status_code, "http-error")
+        message = f"{request.method} {request.url.path}: {exc.detail}"
+        response = error_response(ApiError(exc.status_code, code, message))
+        response.headers.update(exc.headers or {})
+        return response
+
+    @app.exception_handler(Exception)
+    async def internal_error(request: Request, exc: Exception) -> Response:
+        message = f"cruel-tools failed on this request ({type(exc).__name__}); please report it"
+        return error_response(ApiError(500, "internal-error", message))

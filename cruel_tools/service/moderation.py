@@ -1,0 +1,140 @@
+"""The routes of ``/v1/admin`` (docs/service.md, Moderation): hide, unhide and delete
+submissions, ban and unban players, read the audit log; each with an admin key."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any, Final
+
+from fastapi import APIRouter, Query, Request
+from fastapi import Path as PathParam
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import Response
+from pydantic import ValidationError
+
+from ..keys import ApiKey
+from ..leaderboard import MAX_PAGE
+from ..moderation import AuditLog, ModerationRequest, ModerationResult
+from ..names import PlayerNameError, enforce
+from .context import Context
+from .errors import ApiError, json_response, read_body
+from .openapi import ADMIN_ERRORS, BEARER, moderation_body_doc
+
+__all__ = ["MAX_MODERATION_BODY", "SubmissionId", "PlayerPath", "router"]
+
+#: Bound on a moderation request's body (``{"reason": ...}``).
+MAX_MODERATION_BODY: Final = 16 * 1024
+
+
+async def _reason(request: Request) -> str | None:
+    """The reason of a moderation request: its body is empty or ``{"reason": ...}``."""
+    body = await read_body(request, MAX_MODERATION_BODY)
+    if not body.strip():
+        return None
+    try:
+        return ModerationRequest.model_validate_json(body).reason
+    except ValidationError as exc:
+        err = exc.errors(include_url=False)[0]
+        kind = err["type"]
+        if kind == "json_invalid":
+            message = f"not JSON: {err['ctx']['error']}"
+            raise ApiError(400, "not-json", message, "body", "/") from None
+        where = "/" + "/".join(str(p) for p in err["loc"])
+        if kind == "model_type":
+            message = 'a moderation request is a JSON object: {"reason": "..."}'
+        elif kind == "extra_forbidden":
+            message = f"unknown key {where[1:]!r} (a moderation request has only reason)"
+        else:
+            message = f"{where[1:]}: {err['msg']}"
+        raise ApiError(422, "schema", message, "body", where) from None
+
+
+def _submission_id(text: str) -> int:
+    if not text.isascii() or not text.isdigit() or len(text) > 18:
+        raise ApiError(
+            404, "no-such-submission", f"no submission has the id {text!r}", "path", "id"
+        )
+    return int(text)
+
+
+def _player(text: str) -> str:
+    try:
+        return enforce(text)
+    except PlayerNameError as exc:
+        raise ApiError(422, "bad-player-name", str(exc), "path", "name") from None
+
+
+# Path parameters of the moderation routes (module level: FastAPI resolves them by name).
+SubmissionId = Annotated[
+    str, PathParam(description="A submission's id.", json_schema_extra={"pattern": "^[0-9]+$"})
+]
+PlayerPath = Annotated[str, PathParam(description="A player's name (URL-encoded).")]
+
+
+def router(ctx: Context) -> APIRouter:
+    """The routes of ``/v1/admin``: each needs an admin key, checked first."""
+    router = APIRouter()
+    moderation = ctx.stores.moderation
+
+    async def act(
+        request: Request,
+        do: Callable[[Any, ApiKey, str | None], ModerationResult],
+        target: Callable[[], int | str],
+    ) -> Response:
+        """Check the key, then the target, then the body; then act, in a worker thread (a
+        wait for the database does not hold up the event loop)."""
+        key = await ctx.admin(request)
+        what = target()
+        reason = await _reason(request)
+        return json_response(await run_in_threadpool(do, what, key, reason))
+
+    def route(path: str, method: str = "POST") -> Callable[[Any], Any]:
+        return router.api_route(
+            path,
+            methods=[method],
+            response_model=ModerationResult,
+            responses=ADMIN_ERRORS,
+            openapi_extra=moderation_body_doc(),
+        )
+
+    @route("/v1/admin/submissions/{id}/hide")
+    async def hide(id: SubmissionId, request: Request) -> Response:
+        """Hide a submission: it is kept, and listed on no leaderboard."""
+        return await act(request, moderation.hide, lambda: _submission_id(id))
+
+    @route("/v1/admin/submissions/{id}/unhide")
+    async def unhide(id: SubmissionId, request: Request) -> Response:
+        """List a hidden submission again (unless its player is banned)."""
+        return await act(request, moderation.unhide, lambda: _submission_id(id))
+
+    @route("/v1/admin/submissions/{id}", "DELETE")
+    async def delete(id: SubmissionId, request: Request) -> Response:
+        """Delete a submission for good; the audit log keeps all it was."""
+        return await act(request, moderation.delete, lambda: _submission_id(id))
+
+    @route("/v1/admin/players/{name}/ban")
+    async def ban(name: PlayerPath, request: Request) -> Response:
+        """Ban a player: their entries leave every leaderboard, their submissions are 403."""
+        return await act(request, moderation.ban, lambda: _player(name))
+
+    @route("/v1/admin/players/{name}/unban")
+    async def unban(name: PlayerPath, request: Request) -> Response:
+        """Lift a ban: the player's entries (those not hidden) are listed again."""
+        return await act(request, moderation.unban, lambda: _player(name))
+
+    @router.get(
+        "/v1/admin/audit",
+        response_model=AuditLog,
+        responses={s: ADMIN_ERRORS[s] for s in (401, 403, 503)},
+        openapi_extra={"security": [{BEARER: []}]},
+    )
+    async def audit(
+        request: Request,
+        limit: Annotated[int, Query(ge=0, le=MAX_PAGE, description="Acts per page.")] = 100,
+        offset: Annotated[int, Query(ge=0, le=10**9, description="Acts to skip.")] = 0,
+    ) -> Response:
+        """The audit log of moderation, newest act first."""
+        await ctx.admin(request)
+        return json_response(await run_in_threadpool(moderation.audit, limit, offset))
+
+    return router

@@ -1,0 +1,151 @@
+"""The web front end's pages, their static files, and the API's reference (``/v1/docs``), each
+revalidated on every use (an ETag), under a Content-Security-Policy that loads nothing from
+another origin (docs/web.md)."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from importlib.resources import files
+from pathlib import Path
+from typing import Final
+
+from fastapi import APIRouter, Request
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import Response
+
+from .errors import ApiError
+
+__all__ = ["STATIC", "PAGES", "router"]
+
+
+#: Media types of the web front end's files, by suffix: a file of another kind is not served.
+_MEDIA: Final = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".svg": "image/svg+xml",
+    ".png": "image/png",
+}
+
+
+def _web_files() -> dict[str, tuple[bytes, str]]:
+    """The package's web folder (``cruel.js``, the pages, their scripts and styles), by name."""
+    folder = files("cruel_tools") / "web"
+    found: dict[str, tuple[bytes, str]] = {}
+    for item in folder.iterdir():
+        media = _MEDIA.get(Path(item.name).suffix)
+        if media is not None and item.is_file():
+            found[item.name] = (item.read_bytes(), media)
+    return found
+
+
+#: The files ``GET /static/{name}`` serves, by name: their bytes (read from the installed package
+#: when the service module loads) and media type. A name not listed is a 404, so no request can
+#: name a path.
+STATIC: Final[dict[str, tuple[bytes, str]]] = _web_files()
+
+#: The pages of the web front end (docs/web.md): route, and the file of :data:`STATIC` it answers.
+#: Each page reads what it shows from the API, so one file serves every puzzle id.
+PAGES: Final = {
+    "/": "index.html",
+    "/play/{id}": "play.html",
+    "/replay": "replay.html",
+    "/leaderboard/{id}": "leaderboard.html",
+}
+
+#: What the pages may load: nothing from another origin, no inline script, no framing. The
+#: browser enforces it, so a page cannot leak a player's moves elsewhere even if a script tried.
+_PAGE_POLICY: Final = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+)
+# /v1/docs: Swagger UI starts from an inline script; still nothing from another origin.
+_DOCS_POLICY: Final = (
+    "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'"
+)
+#: The files of Swagger UI that ``/v1/docs`` loads, from the swagger-ui-bundle package.
+_SWAGGER: Final = {
+    "swagger-ui-bundle.js": "text/javascript; charset=utf-8",
+    "swagger-ui.css": "text/css; charset=utf-8",
+}
+
+
+def _etag(body: bytes) -> str:
+    return '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+
+
+def _file_response(request: Request, body: bytes, media_type: str, policy: str | None) -> Response:
+    """A file, revalidated on every use (``no-cache`` with an ETag: a 304 costs no body), so
+    that a page and its scripts always come from the same release of the package."""
+    tag = _etag(body)
+    headers = {
+        "Cache-Control": "no-cache",
+        "ETag": tag,
+        "X-Content-Type-Options": "nosniff",
+        "Referrer-Policy": "no-referrer",
+    }
+    if policy is not None:
+        headers["Content-Security-Policy"] = policy
+    if request.headers.get("if-none-match") == tag:
+        return Response(status_code=304, headers=headers)
+    return Response(body, media_type=media_type, headers=headers)
+
+
+@functools.cache
+def _swagger_file(name: str) -> bytes:
+    # Read on first use, a megabyte no other route needs. The package has no type hints.
+    import swagger_ui_bundle  # type: ignore[import-untyped]
+
+    return bytes((swagger_ui_bundle.swagger_ui_path / name).read_bytes())
+
+
+def router() -> APIRouter:
+    """``/static/{name}``, Swagger UI's files, ``/v1/docs`` and the pages (:data:`PAGES`): none
+    in the OpenAPI document."""
+    router = APIRouter()
+
+    @router.get("/static/{name}", include_in_schema=False)
+    async def static_file(name: str, request: Request) -> Response:
+        """A file of the package's web folder (``cruel.js``, the rules engine as an ES module,
+        and the pages' scripts and styles; docs/web.md): only the names listed in
+        :data:`STATIC`, read once, never a path."""
+        found = STATIC.get(name)
+        if found is None:
+            raise ApiError(404, "not-found", f"no static file {name!r}")
+        return _file_response(request, *found, policy=None)
+
+    @router.get("/static/swagger/{name}", include_in_schema=False)
+    async def swagger_file(name: str, request: Request) -> Response:
+        """Swagger UI for ``/v1/docs``, served here: the docs load nothing from elsewhere."""
+        media_type = _SWAGGER.get(name)
+        if media_type is None:
+            raise ApiError(404, "not-found", f"no static file {name!r}")
+        return _file_response(request, _swagger_file(name), media_type, policy=None)
+
+    @router.get("/v1/docs", include_in_schema=False)
+    async def api_docs(request: Request) -> Response:
+        """The API's reference (Swagger UI over /v1/openapi.json)."""
+        page = get_swagger_ui_html(
+            openapi_url="/v1/openapi.json",
+            title="cruel-tools API",
+            swagger_js_url="/static/swagger/swagger-ui-bundle.js",
+            swagger_css_url="/static/swagger/swagger-ui.css",
+            swagger_favicon_url="/static/favicon.svg",
+        )
+        return _file_response(request, bytes(page.body), "text/html; charset=utf-8", _DOCS_POLICY)
+
+    def page_route(path: str, name: str) -> None:
+        async def page(request: Request) -> Response:
+            found = STATIC.get(name)
+            if found is None:  # a package built without its pages
+                raise ApiError(404, "not-found", f"no page {path}")
+            return _file_response(request, *found, policy=_PAGE_POLICY)
+
+        router.add_api_route(path, page, methods=["GET"], include_in_schema=False)
+
+    for path, name in PAGES.items():
+        page_route(path, name)
+
+    return router

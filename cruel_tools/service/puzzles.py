@@ -1,0 +1,170 @@
+"""The routes of puzzles: a day's set, past days, one puzzle, its solution once public, and an
+entry's game once the puzzle is closed."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from typing import Annotated, Final
+
+import orjson
+from fastapi import APIRouter, Query
+from fastapi import Path as PathParam
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import Response
+
+from ..api import ErrorResponse
+from ..dates import BadDate, parse_date
+from ..grading import Tier
+from ..log import GameLog
+from ..puzzles import (
+    DailyPuzzles,
+    PastDays,
+    PublicPuzzle,
+    PuzzleSolution,
+    day_is_open,
+    entry_log,
+    public,
+    published_solution,
+    solution_from,
+    solution_is_public,
+)
+from .context import NOT_OPEN, Context
+from .errors import ApiError, json_response
+from .params import PuzzleId
+
+__all__ = ["MAX_PAST_DAYS", "router"]
+
+#: The most days ``GET /v1/puzzles/past`` lists at once.
+MAX_PAST_DAYS: Final = 31
+
+
+def router(ctx: Context) -> APIRouter:
+    """The routes under ``/v1/puzzles`` that read puzzles (not those that write games)."""
+    router = APIRouter()
+
+    @router.get("/v1/puzzles/daily/{date}", response_model=DailyPuzzles)
+    async def daily(
+        date: Annotated[
+            str,
+            PathParam(
+                description="YYYY-MM-DD, or today (server time).",
+                # Documents what _parse_day accepts (it checks, so that the error is bad-date).
+                json_schema_extra={"anyOf": [{"format": "date"}, {"const": "today"}]},
+            ),
+        ],
+        tier: Annotated[Tier | None, Query(description="Only this tier's puzzle.")] = None,
+    ) -> Response:
+        """One day's puzzles, without their solutions: none before the day begins (404
+        ``puzzle-not-open``, whether or not it has puzzles)."""
+        today = ctx.settings.today()
+        day = _parse_day(date, lambda: today)
+        if not day_is_open(day, today):
+            raise ApiError(
+                404, NOT_OPEN, f"the puzzles of {day.isoformat()} are not open yet", "path", "date"
+            )
+        found = ctx.puzzles.on(day, tier)
+        if not found:
+            which = f"{tier} puzzle" if tier else "puzzles"
+            raise ApiError(404, "no-puzzles", f"no {which} for {day.isoformat()}", "path", "date")
+        return json_response(DailyPuzzles(date=day, puzzles=[public(p) for p in found]))
+
+    @router.get("/v1/puzzles/past", response_model=PastDays)
+    async def past(
+        before: Annotated[
+            str,
+            Query(
+                description="YYYY-MM-DD, or today (server time): list days before it.",
+                json_schema_extra={"anyOf": [{"format": "date"}, {"const": "today"}]},
+            ),
+        ] = "today",
+        limit: Annotated[int, Query(ge=1, le=MAX_PAST_DAYS, description="Days at most.")] = 7,
+    ) -> Response:
+        """The latest days with puzzles before a date, latest first, each with its puzzles
+        (without solutions): what the front page lists as past days. Only open days are listed,
+        so a ``before`` in the future lists no day that is not open yet; an empty list is an
+        answer, not an error."""
+        today = ctx.settings.today()
+        day = _parse_day(before, lambda: today, "query", "before")
+        if day > today:  # no day after today is open: list from today on down
+            day = today + dt.timedelta(days=1)
+        days = [
+            DailyPuzzles(date=d, puzzles=[public(p) for p in ctx.puzzles.on(d)])
+            for d in ctx.puzzles.days_before(day, limit)
+        ]
+        return json_response(PastDays(before=day, days=days))
+
+    @router.get("/v1/puzzles/{id}", response_model=PublicPuzzle)
+    async def get_puzzle(id: PuzzleId) -> Response:
+        """One puzzle, without its solution."""
+        return json_response(public(ctx.puzzle_or_404(id)))
+
+    @router.get(
+        "/v1/puzzles/{id}/solution",
+        response_model=PuzzleSolution,
+        responses={403: {"model": ErrorResponse, "description": "Not public yet"}},
+    )
+    async def get_solution(id: PuzzleId) -> Response:
+        """The par solution, as a game log: only once the puzzle's date is past (server time)."""
+        puzzle = ctx.puzzle_or_404(id)
+        if not solution_is_public(puzzle, ctx.settings.today()):
+            public_from = solution_from(puzzle)
+            when = f"published on {public_from}" if public_from else "never published (no date)"
+            raise ApiError(
+                403,
+                "solution-not-public",
+                f"the solution of {puzzle.id} is {when}",
+                "path",
+                "id",
+            )
+        return json_response(published_solution(puzzle))
+
+    @router.get(
+        "/v1/puzzles/{id}/submissions/{submission_id}/log",
+        response_model=GameLog,
+        responses={403: {"model": ErrorResponse, "description": "The puzzle is still open"}},
+    )
+    async def entry_game(
+        id: PuzzleId,
+        submission_id: Annotated[int, PathParam(ge=1, le=2**62, description="From an entry.")],
+    ) -> Response:
+        """A leaderboard entry's game, as a ``cruel-log/1`` log (the player in ``meta``): only
+        once the puzzle is closed (its solution public), so that no one can copy a win while
+        the puzzle still takes entries. A hidden entry is not found."""
+        puzzle = ctx.puzzle_or_404(id)
+        if not solution_is_public(puzzle, ctx.settings.today()):
+            raise ApiError(
+                403,
+                "puzzle-not-closed",
+                f"the games of {puzzle.id} are shown once it closes ({solution_from(puzzle)})",
+                "path",
+                "id",
+            )
+        found = await run_in_threadpool(ctx.stores.boards.entry_moves, puzzle.id, submission_id)
+        if found is None:
+            raise ApiError(
+                404,
+                "unknown-submission",
+                f"{puzzle.id} has no listed entry {submission_id}",
+                "path",
+                "submission_id",
+            )
+        player, moves = found
+        return Response(
+            orjson.dumps(entry_log(puzzle, moves, player)), media_type="application/json"
+        )
+
+    return router
+
+
+def _parse_day(
+    text: str, today: Callable[[], dt.date], location: str = "path", name: str = "date"
+) -> dt.date:
+    """``today`` or a day as :func:`cruel_tools.dates.parse_date` reads it (and words its error,
+    as the command line does)."""
+    if text == "today":
+        return today()
+    try:
+        return parse_date(text)
+    except BadDate as exc:
+        raise ApiError(422, exc.code, str(exc), location, name) from None
