@@ -66,26 +66,33 @@ def fewest_by_bfs(start: Game, cap: int = 200_000) -> int | None:
     return None
 
 
-def exhaustive_or_skip(game: Game) -> int | None:
+def exhaustive_or_skip(game: Game, cap: int) -> int | None:
     try:
-        return fewest_by_bfs(game)
+        return fewest_by_bfs(game, cap)
     except TooBig:
         assume(False)  # too big for the reference: hypothesis draws another
         raise AssertionError("unreachable") from None
 
 
-positions = st.builds(
-    small_position,
-    st.integers(0, 10**9),
-    st.integers(3, 15),
-    st.sampled_from(PRESET_NAMES).map(PRESETS.__getitem__),
-)
+def positions(most: int) -> st.SearchStrategy[Game]:
+    """Positions with 3 to ``most`` cards left in the piles, under every preset."""
+    return st.builds(
+        small_position,
+        st.integers(0, 10**9),
+        st.integers(3, most),
+        st.sampled_from(PRESET_NAMES).map(PRESETS.__getitem__),
+    )
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
-@given(positions)
-def test_the_optimizer_agrees_with_breadth_first_search(game: Game) -> None:
-    truth = exhaustive_or_skip(game)
+# The work of an example is bounded by states, not only the count of examples: the default tier
+# draws smaller positions and lets the reference visit at most SMALL states (a bigger position
+# is drawn again); the slow tier keeps the full size (FULL states, 10**7 for the optimizer).
+SMALL, FULL = 20_000, 200_000
+HYPOTHESIS = {"deadline": None, "suppress_health_check": [HealthCheck.filter_too_much]}
+
+
+def agrees_with_breadth_first_search(game: Game, cap: int) -> None:
+    truth = exhaustive_or_skip(game, cap)
     # With the beam's upper bound first, and by A* alone (no upper bound to prune with).
     for result in (optimize(game, max_states=10**7), optimize(game, 10**7, beam_width=0)):
         if truth is None:
@@ -100,10 +107,8 @@ def test_the_optimizer_agrees_with_breadth_first_search(game: Game) -> None:
             assert replay.is_won()
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
-@given(positions)
-def test_the_bound_never_overestimates_and_is_consistent(game: Game) -> None:
-    truth = exhaustive_or_skip(game)
+def bound_is_admissible_and_consistent(game: Game, cap: int) -> None:
+    truth = exhaustive_or_skip(game, cap)
     bound = actions_bound(game)
     if truth is not None:
         assert bound <= truth
@@ -113,13 +118,41 @@ def test_the_bound_never_overestimates_and_is_consistent(game: Game) -> None:
         assert bound <= 1 + actions_bound(child)
 
 
-@pytest.mark.parametrize("seed", range(40))
+@settings(max_examples=60, **HYPOTHESIS)  # type: ignore[arg-type]
+@given(positions(10))
+def test_the_optimizer_agrees_with_breadth_first_search(game: Game) -> None:
+    agrees_with_breadth_first_search(game, SMALL)
+
+
+@pytest.mark.slow
+@settings(max_examples=150, **HYPOTHESIS)  # type: ignore[arg-type]
+@given(positions(15))
+def test_the_optimizer_agrees_with_breadth_first_search_at_full_size(game: Game) -> None:
+    agrees_with_breadth_first_search(game, FULL)
+
+
+@settings(max_examples=60, **HYPOTHESIS)  # type: ignore[arg-type]
+@given(positions(10))
+def test_the_bound_never_overestimates_and_is_consistent(game: Game) -> None:
+    bound_is_admissible_and_consistent(game, SMALL)
+
+
+@pytest.mark.slow
+@settings(max_examples=150, **HYPOTHESIS)  # type: ignore[arg-type]
+@given(positions(15))
+def test_the_bound_never_overestimates_and_is_consistent_at_full_size(game: Game) -> None:
+    bound_is_admissible_and_consistent(game, FULL)
+
+
+@pytest.mark.parametrize(
+    "seed", [*range(6), *(pytest.param(s, marks=pytest.mark.slow) for s in range(6, 40))]
+)
 def test_the_bound_on_random_mid_game_positions(seed: int) -> None:
     """Bigger positions, reached by random play from a deal; the bound is checked against the
     optimum the optimizer proves (when it proves one within a small budget)."""
     game = small_position(seed, 11, PRESETS[PRESET_NAMES[seed % len(PRESET_NAMES)]])
     try:
-        truth = fewest_by_bfs(game, cap=2_000_000)
+        truth = fewest_by_bfs(game, cap=2_000_000 if seed >= 6 else FULL)
     except TooBig:
         pytest.skip("too big for the exhaustive reference")
     if truth is not None:
@@ -156,19 +189,28 @@ def test_holding_is_offered_only_where_it_can_matter() -> None:
     assert all(step is not None for step, _, _ in children(stuck, frozenset()))
 
 
+NEW_PRESETS = ["ripple-fan", "royal-family", "ripple-fan-pysolfc", "royal-family-pysolfc"]
+
+
 @pytest.mark.parametrize(
-    "name", ["ripple-fan", "royal-family", "ripple-fan-pysolfc", "royal-family-pysolfc"]
+    ("name", "seeds", "cap", "least"),
+    [
+        *((name, 20, SMALL, 8) for name in NEW_PRESETS),
+        *(pytest.param(name, 60, FULL, 30, marks=pytest.mark.slow) for name in NEW_PRESETS),
+    ],
 )
-def test_the_optimizer_agrees_with_breadth_first_search_under_each_new_preset(name: str) -> None:
+def test_the_optimizer_agrees_with_breadth_first_search_under_each_new_preset(
+    name: str, seeds: int, cap: int, least: int
+) -> None:
     # Issue #17: the reduced game's fact H and pile 1's fact P are off for these presets; the
     # fewest actions must still be exactly breadth-first search's.
     checked = 0
-    for seed in range(60):
+    for seed in range(seeds):
         game = small_position(seed, 3 + seed % 9, PRESETS[name])
         # no reduction: the children are every legal step
         assert [s for s, _, _ in children(game, frozenset())] == list(game.legal_steps())
         try:
-            truth = fewest_by_bfs(game)
+            truth = fewest_by_bfs(game, cap)
         except TooBig:
             continue
         result = optimize(game, max_states=10**7)
@@ -179,4 +221,4 @@ def test_the_optimizer_agrees_with_breadth_first_search_under_each_new_preset(na
             assert result.actions == truth
             assert actions_bound(game) <= truth
         checked += 1
-    assert checked >= 30
+    assert checked >= least
