@@ -27,7 +27,8 @@ from cruel_tools.game import (
     redeal_piles,
     tableau_sequence,
 )
-from cruel_tools.puzzles import Puzzle, puzzle_solution_log
+from cruel_tools.grading import Budget, grade
+from cruel_tools.puzzles import Puzzle, generate, puzzle_solution_log
 from cruel_tools.rules import PRESETS, Rules, preset
 from cruel_tools.verify import verify_bytes
 
@@ -389,11 +390,12 @@ def test_pile_13_is_a_bad_pile_under_12_piles(tmp_path: Path) -> None:
 # --- grade and generate ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["ripple-fan", "royal-family", "ripple-fan-pysolfc"])
-def test_grade_under_each_new_preset(name: str) -> None:
-    out = runner.invoke(app, ["grade", "3", "--rules", name, "--json"])
-    assert out.exit_code == 0, out.output
-    grade = json.loads(out.stdout)
+# The par search dominates the cost of a grade; the default tier gives it 2,000 positions (the
+# CLI's full budget, a minute a preset, runs in the slow tier). The ladder's tiers are the same.
+SMALL_PAR = Budget(optimal_states=2_000)
+
+
+def check_grade(grade: dict[str, Any], name: str) -> None:
     assert grade["rules"]["preset"] == name
     assert len(grade["deal"]["piles"]) == PRESETS[name].pile_count
     assert grade["tier"] in ("easy", "medium")  # deal 3 is won by the ladder under all three
@@ -404,7 +406,30 @@ def test_grade_under_each_new_preset(name: str) -> None:
     assert par["actions"] >= par["lower_bound"] >= 52 - start.foundation_cards
 
 
+@pytest.mark.parametrize("name", ["ripple-fan", "royal-family", "ripple-fan-pysolfc"])
+def test_grade_under_each_new_preset(name: str) -> None:
+    rules = PRESETS[name]
+    found = grade(deal_piles(3, rules), 3, rules, SMALL_PAR)
+    check_grade(found.model_dump(mode="json"), name)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["ripple-fan", "royal-family", "ripple-fan-pysolfc"])
+def test_cli_grade_under_each_new_preset(name: str) -> None:
+    out = runner.invoke(app, ["grade", "3", "--rules", name, "--json"])
+    assert out.exit_code == 0, out.output
+    check_grade(json.loads(out.stdout), name)
+
+
 def test_royal_family_pysolfc_grades_without_a_tier_when_undecided() -> None:
+    rules = PRESETS["royal-family-pysolfc"]
+    found = grade(deal_piles(3, rules), 3, rules, Budget(solver_states=20_000))
+    assert found.rules.preset == "royal-family-pysolfc"
+    assert found.tier is None and found.verdict in ("unwinnable", "unknown")
+
+
+@pytest.mark.slow
+def test_cli_royal_family_pysolfc_grades_without_a_tier_when_undecided() -> None:
     out = runner.invoke(app, ["grade", "3", "--rules", "royal-family-pysolfc", "--json"])
     assert out.exit_code == 0, out.output
     grade = json.loads(out.stdout)
@@ -412,14 +437,24 @@ def test_royal_family_pysolfc_grades_without_a_tier_when_undecided() -> None:
     assert grade["tier"] is None and grade["verdict"] in ("unwinnable", "unknown")
 
 
-def test_generate_a_13_pile_puzzle_whose_solution_verifies() -> None:
-    args = ["generate", "--tier", "easy", "--seed", "demo", "--count", "1", "-q"]
-    out = runner.invoke(app, [*args, "--rules", "ripple-fan-pysolfc"])
-    assert out.exit_code == 0, out.output
-    doc = json.loads(out.stdout.splitlines()[0])
+def check_13_pile_puzzle(doc: dict[str, Any]) -> None:
     assert doc["rules"] == "ripple-fan-pysolfc" and doc["tier"] == "easy"
     assert len(doc["deal"]["piles"]) == 13
     puzzle = Puzzle.model_validate(doc)
     report = verify_bytes(orjson.dumps(puzzle_solution_log(puzzle)))
     assert report.valid and report.outcome == "won", report.error
     assert report.moves + report.redeals == doc["par"]["actions"]
+
+
+def test_generate_a_13_pile_puzzle_whose_solution_verifies() -> None:
+    rules = PRESETS["ripple-fan-pysolfc"]
+    (puzzle,) = generate("easy", 1, "demo", rules, budget=SMALL_PAR)
+    check_13_pile_puzzle(orjson.loads(puzzle.model_dump_json(exclude_none=False)))
+
+
+@pytest.mark.slow
+def test_cli_generate_a_13_pile_puzzle_whose_solution_verifies() -> None:
+    args = ["generate", "--tier", "easy", "--seed", "demo", "--count", "1", "-q"]
+    out = runner.invoke(app, [*args, "--rules", "ripple-fan-pysolfc"])
+    assert out.exit_code == 0, out.output
+    check_13_pile_puzzle(json.loads(out.stdout.splitlines()[0]))
