@@ -562,6 +562,7 @@ def test_committed_index_lists_every_puzzle() -> None:
     assert (folder / "index.json").read_bytes() == puzzles.index_bytes(folder)
 
 
+@pytest.mark.slow  # a full-budget regeneration (about a minute); the small rerun test above runs always
 def test_regenerating_a_committed_day_gives_identical_records(tmp_path: Path) -> None:
     # The first published day depends on no earlier day, so it can be rebuilt from scratch.
     root = Path(__file__).resolve().parent.parent / "puzzles"
