@@ -30,7 +30,8 @@ Printed:
   * for won deals, the median and largest number of card moves and redeals in the solution.
 
 The time budget is checked every 256 expansions, so an ``unknown`` deal may run a little past
-``--max-seconds``. ``--csv FILE`` also writes one row per deal.
+``--max-seconds``. ``--csv FILE`` also writes one row per deal; ``--only-unknown FILE`` solves again only the deals of
+the range that such a file left unknown (say with a larger budget).
 """
 
 from __future__ import annotations
@@ -196,6 +197,8 @@ def report(results: list[DealResult], args: argparse.Namespace, wall: float) -> 
     print(f"machine: {_machine()}")
     print(f"command: {shlex.join(sys.orig_argv)}")
     print(engine.engine_line())
+    if args.only_unknown:
+        print(f"only the deals {args.only_unknown} left unknown")
     print(
         f"deals {args.first}-{args.last} ({n}), rules {args.rules}, budget per deal: "
         f"{args.max_seconds} s, states {states}, memory {memory_size(args.max_memory)}; "
@@ -297,13 +300,27 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2, help="worker processes (at most one per core)")
     ap.add_argument("--rules", default="cruel", choices=list(PRESETS), help="rules preset")
     ap.add_argument("--csv", type=Path, help="also write one row per deal to this file")
+    ap.add_argument(
+        "--only-unknown",
+        type=Path,
+        metavar="CSV",
+        help="solve only the deals of the range that this earlier --csv file left unknown",
+    )
     args = ap.parse_args()
     if not 0 <= args.first <= args.last <= MAX_DEAL_NUMBER:
         ap.error(f"need 0 <= --from <= --to <= {MAX_DEAL_NUMBER}")
     if args.jobs < 1 or args.max_seconds <= 0 or args.max_states < 1:
         ap.error("--jobs, --max-seconds and --max-states must be positive")
 
-    numbers = range(args.first, args.last + 1)
+    numbers: range | list[int] = range(args.first, args.last + 1)
+    if args.only_unknown:
+        with args.only_unknown.open(newline="") as fh:
+            unknown = {
+                int(row["number"]) for row in csv.DictReader(fh) if row["verdict"] == "unknown"
+            }
+        numbers = [n for n in numbers if n in unknown]
+        if not numbers:
+            ap.error(f"{args.only_unknown} leaves no deal of the range unknown")
     work = partial(
         solve_deal,
         rules_name=args.rules,
