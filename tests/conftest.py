@@ -10,7 +10,7 @@ that would test something other than what it says.
 from __future__ import annotations
 
 import os
-from importlib import metadata
+import sys
 from pathlib import Path
 
 import pytest
@@ -45,8 +45,12 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 def _built_elsewhere() -> bool:
-    try:
-        files = metadata.distribution("cruel-tools").files or []
-    except metadata.PackageNotFoundError:
-        return False
-    return any(f.name.startswith("_native.") and f.suffix in (".so", ".pyd") for f in files)
+    """Whether a compiled core lies in another copy of the package on the path (site-packages)
+    than the one imported. Looked for by file: the checkout's own egg-info, which pip leaves
+    there, shadows the installed distribution's metadata."""
+    here = SOURCES.parent.resolve()
+    for entry in sys.path:
+        folder = Path(entry or ".").resolve() / "cruel_tools"
+        if folder != here and any(f.suffix in (".so", ".pyd") for f in folder.glob("_native.*")):
+            return True
+    return False
