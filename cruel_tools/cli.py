@@ -79,6 +79,28 @@ from .verify import (
 if TYPE_CHECKING:
     from . import analysis, puzzles, render, stats, stores
 
+__all__ = [
+    "EXIT_INTERNAL_ERROR",
+    "app",
+    "verify_command",
+    "deal_command",
+    "schema_command",
+    "rules_command",
+    "replay_command",
+    "show_command",
+    "stats_command",
+    "solve_command",
+    "analyze_command",
+    "grade_command",
+    "generate_command",
+    "daily_command",
+    "serve_command",
+    "keys_app",
+    "keys_add_command",
+    "keys_list_command",
+    "keys_revoke_command",
+]
+
 
 def _usage_exit(exc: UsageError) -> typer.Exit:
     """A usage error as one line on stderr, ``error: ...``, and exit 2 (Typer would draw a Rich
@@ -90,7 +112,7 @@ def _usage_exit(exc: UsageError) -> typer.Exit:
 
 
 #: One or two examples for each command's --help (an "Examples:" paragraph, kept as written).
-EXAMPLES: dict[str, tuple[str, ...]] = {
+_EXAMPLES: dict[str, tuple[str, ...]] = {
     "verify": (
         "cruel verify samples/won.json",
         "cruel verify --jobs 2 --quiet logs/ games.jsonl",
@@ -168,7 +190,7 @@ def _polish_help(group: Any, prefix: str = "") -> None:
                 usage = param.metavar if param.required else f"[{param.metavar}]"
                 param.display_type_rich = lambda ctx: None
                 param.get_usage_pieces = lambda ctx, usage=usage: [usage]
-        examples = EXAMPLES.get(path)
+        examples = _EXAMPLES.get(path)
         if examples and "Examples:" not in (command.help or ""):
             lines = "\n".join(f"  $ {e}" for e in examples)
             command.help = f"{command.help or ''}\n\nExamples:\n\n\b\n{lines}"
@@ -221,7 +243,7 @@ class _Group(TyperGroup):
 EXIT_INTERNAL_ERROR = 3
 
 
-TOP_HELP = """Tools for the patience game Cruel: game logs, deals, puzzles and a service.
+_TOP_HELP = """Tools for the patience game Cruel: game logs, deals, puzzles and a service.
 
 \b
 Game logs:  verify (check them against the rules), replay (step by step),
@@ -258,7 +280,7 @@ app = _Cruel(
     no_args_is_help=True,
     # help wrapped by the terminal's width (Click's default stops at 80 columns)
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 200},
-    help=TOP_HELP,
+    help=_TOP_HELP,
 )
 
 
@@ -285,7 +307,7 @@ def _main(
     """Tools for the patience game Cruel: game logs, deals, puzzles and a service."""
 
 
-T = TypeVar("T")
+_T = TypeVar("_T")
 
 
 def _out(line: str | bytes) -> None:
@@ -306,7 +328,7 @@ def _fail(message: str, code: int) -> typer.Exit:
     return typer.Exit(code)
 
 
-def _option(name: str, parse: Callable[[str], T], text: str) -> T:
+def _option(name: str, parse: Callable[[str], _T], text: str) -> _T:
     """``parse(text)``, the library's parser of an option; its refusal (a
     :class:`~cruel_tools.errors.CruelError`) becomes one line naming the option, and exit 2."""
     try:
@@ -344,7 +366,7 @@ def _quiet_option(extra: str = "") -> Any:
     return typer.Option("--quiet", "-q", help=f"No progress, notes or summary on stderr{extra}.")
 
 
-QuietOption = Annotated[bool, _quiet_option()]
+_QuietOption = Annotated[bool, _quiet_option()]
 
 
 def _note(message: str, quiet: bool) -> None:
@@ -602,15 +624,15 @@ def rules_command() -> None:
 # --- replays and positions -------------------------------------------------------------------
 
 
-COLOR_CHOICES = ("auto", "always", "never")
+_COLOR_CHOICES = ("auto", "always", "never")
 
 
 def _use_color(choice: str, no_color: bool) -> bool:
     """Whether to colour: ``--color always`` / ``never`` decide; ``auto`` (the default) colours
     a terminal unless ``NO_COLOR`` is set to a non-empty value (no-color.org: an empty one does
     not count) or ``TERM`` is ``dumb``. ``--no-color`` is ``--color never``."""
-    if choice not in COLOR_CHOICES:
-        raise _fail(f"--color must be one of {', '.join(COLOR_CHOICES)}, not {choice!r}", 2)
+    if choice not in _COLOR_CHOICES:
+        raise _fail(f"--color must be one of {', '.join(_COLOR_CHOICES)}, not {choice!r}", 2)
     if no_color and choice != "auto":
         raise _fail(f"--no-color and --color {choice} conflict: give one of them", 2)
     if no_color or choice == "never":
@@ -633,12 +655,12 @@ def _read_log_or_exit(path: str, limits: Limits) -> log.GameLog:
         raise _report_exit(unreadable(exc.error, exc.source)) from None
 
 
-LayoutOption = Annotated[
+_LayoutOption = Annotated[
     str, typer.Option("--layout", help="rows (one line per pile), grid (3x4) or wide (2x6).")
 ]
-AsciiOption = Annotated[bool, typer.Option("--ascii", help="Write suits as S H D C.")]
-NoColorOption = Annotated[bool, typer.Option("--no-color", help="Same as --color never.")]
-ColorOption = Annotated[
+_AsciiOption = Annotated[bool, typer.Option("--ascii", help="Write suits as S H D C.")]
+_NoColorOption = Annotated[bool, typer.Option("--no-color", help="Same as --color never.")]
+_ColorOption = Annotated[
     str,
     typer.Option(
         "--color",
@@ -770,10 +792,10 @@ def replay_command(
             help="A game log (file, or - for stdin), or a folder or .jsonl file of logs.",
         ),
     ],
-    layout: LayoutOption = "rows",
-    ascii_: AsciiOption = False,
-    no_color: NoColorOption = False,
-    color: ColorOption = "auto",
+    layout: _LayoutOption = "rows",
+    ascii_: _AsciiOption = False,
+    no_color: _NoColorOption = False,
+    color: _ColorOption = "auto",
     first: Annotated[
         int | None, typer.Option("--from", min=1, help="First step to show (default 1).")
     ] = None,
@@ -869,10 +891,10 @@ def show_command(
             metavar="DEAL", help="A deal number, or a JSON file holding a deal or a log."
         ),
     ],
-    layout: LayoutOption = "rows",
-    ascii_: AsciiOption = False,
-    no_color: NoColorOption = False,
-    color: ColorOption = "auto",
+    layout: _LayoutOption = "rows",
+    ascii_: _AsciiOption = False,
+    no_color: _NoColorOption = False,
+    color: _ColorOption = "auto",
     json: Annotated[bool, _json_option("the deal's number and piles (as cruel deal)")] = False,
     rules_name: Annotated[
         str | None,
@@ -905,7 +927,7 @@ def stats_command(
         list[str], typer.Argument(help="A player's logs: files, directories, .jsonl, or -.")
     ],
     json: Annotated[bool, _json_option("the record")] = False,
-    quiet: QuietOption = False,
+    quiet: _QuietOption = False,
     today: Annotated[
         str | None, typer.Option(help="Day to count the current streak to (YYYY-MM-DD).")
     ] = None,
@@ -1044,7 +1066,7 @@ def solve_command(
         ),
     ] = False,
     json: Annotated[bool, _json_option("the report")] = False,
-    quiet: QuietOption = False,
+    quiet: _QuietOption = False,
     out: Annotated[
         Path | None,
         typer.Option("--out", help="On a win, write the whole game as a cruel-log/1 file here."),
@@ -1166,7 +1188,7 @@ def analyze_command(
         ),
     ] = None,
     json: Annotated[bool, _json_option("the analysis (cruel-analysis/1)")] = False,
-    quiet: QuietOption = False,
+    quiet: _QuietOption = False,
 ) -> None:
     """Analyse a game: where a lost game was lost, or how far a win was from the best.
 
@@ -1217,7 +1239,7 @@ def analyze_command(
 # --- grading and puzzles ---------------------------------------------------------------------
 
 
-RulesOption = Annotated[
+_RulesOption = Annotated[
     str,
     typer.Option("--rules", metavar="PRESET", help=f"Rules preset: {', '.join(rules.PRESETS)}."),
 ]
@@ -1232,7 +1254,7 @@ def grade_command(
         ),
     ],
     json: Annotated[bool, _json_option("the grade")] = False,
-    rules_name: RulesOption = "cruel",
+    rules_name: _RulesOption = "cruel",
 ) -> None:
     """Grade a deal: its tier (easy, medium, hard, expert), par and metrics (docs/grading.md).
 
@@ -1267,8 +1289,8 @@ def grade_command(
         _out(line)
 
 
-JobsOption = Annotated[int, typer.Option("--jobs", "-j", min=1, max=64, help="Worker processes.")]
-SecretFileOption = Annotated[
+_JobsOption = Annotated[int, typer.Option("--jobs", "-j", min=1, max=64, help="Worker processes.")]
+_SecretFileOption = Annotated[
     Path | None,
     typer.Option(
         "--secret-file",
@@ -1298,14 +1320,14 @@ def generate_command(
     tier: Annotated[str, typer.Option("--tier", help=f"One of {', '.join(get_args(Tier))}.")],
     seed: Annotated[str, typer.Option("--seed", help="Any string: the same seed, the same deals.")],
     count: Annotated[int, typer.Option("--count", min=1, help="How many puzzles.")] = 1,
-    jobs: JobsOption = 1,
+    jobs: _JobsOption = 1,
     out: Annotated[
         Path | None,
         typer.Option("--out", help="Write <id>.json files here (default: JSON Lines on stdout)."),
     ] = None,
-    rules_name: RulesOption = "cruel",
-    secret_file: SecretFileOption = None,
-    quiet: QuietOption = False,
+    rules_name: _RulesOption = "cruel",
+    secret_file: _SecretFileOption = None,
+    quiet: _QuietOption = False,
 ) -> None:
     """Puzzles of one tier: the first COUNT deals of that tier in the stream of SEED (keyed by
     the secret in --secret-file, if given)."""
@@ -1331,9 +1353,9 @@ def daily_command(
     start: Annotated[str, typer.Option("--start", help="First day, e.g. 2027-01-01.")],
     days: Annotated[int, typer.Option("--days", min=1, help="How many days.")] = 1,
     out: Annotated[Path, typer.Option("--out", help="The puzzle set folder.")] = Path("puzzles"),
-    jobs: JobsOption = 1,
-    secret_file: SecretFileOption = None,
-    quiet: QuietOption = False,
+    jobs: _JobsOption = 1,
+    secret_file: _SecretFileOption = None,
+    quiet: _QuietOption = False,
 ) -> None:
     """Write the daily puzzles (one per tier per day) and index.json (puzzles/README.md).
 
@@ -1531,7 +1553,7 @@ keys_app = typer.Typer(
 )
 app.add_typer(keys_app, name="keys")
 
-KeysDbOption = Annotated[
+_KeysDbOption = Annotated[
     str,
     typer.Option(
         "--db",
@@ -1565,7 +1587,7 @@ def keys_add_command(
         str, typer.Option("--role", help="site (submits for its players) or admin (moderation).")
     ],
     name: Annotated[str, typer.Option("--name", help="A label: whose key it is.")],
-    db: KeysDbOption = DEFAULT_DB,
+    db: _KeysDbOption = DEFAULT_DB,
 ) -> None:
     """Make a key and print it, once: only its hash is kept."""
     from . import keys
@@ -1590,7 +1612,7 @@ def _when(at: dt.datetime | None) -> str:
 
 
 @keys_app.command("list")
-def keys_list_command(db: KeysDbOption = DEFAULT_DB) -> None:
+def keys_list_command(db: _KeysDbOption = DEFAULT_DB) -> None:
     """Every key's id, role, dates and name (never the keys themselves)."""
     opened = _stores(db)
     try:
@@ -1606,7 +1628,7 @@ def keys_list_command(db: KeysDbOption = DEFAULT_DB) -> None:
 @keys_app.command("revoke")
 def keys_revoke_command(
     key_id: Annotated[int, typer.Argument(metavar="ID", help="The key's id (cruel keys list).")],
-    db: KeysDbOption = DEFAULT_DB,
+    db: _KeysDbOption = DEFAULT_DB,
 ) -> None:
     """Revoke a key, for good: a running server refuses it from its next request on."""
     from . import keys

@@ -34,6 +34,33 @@ from .rules import DEFAULT, Rules
 from .solver import DealInfo, FrozenModel, Verdict, search, solve
 from .traversal import played_entries
 
+__all__ = [
+    "GRADE_FORMAT",
+    "GRADER_VERSION",
+    "Tier",
+    "Budget",
+    "Par",
+    "Metrics",
+    "Grade",
+    "Player",
+    "player1",
+    "player2",
+    "player3",
+    "player4",
+    "Rung",
+    "LADDER",
+    "TIERS",
+    "PLAYERS",
+    "TIER_OF",
+    "EARLY_REDEAL",
+    "random_win_rate",
+    "critical_decisions",
+    "Classified",
+    "classify",
+    "grade",
+    "fewest_actions",
+]
+
 GRADE_FORMAT: Final = "cruel-grade/1"
 #: 2: par is the fewest actions (cruel_tools.optimal), with its proven lower bound.
 GRADER_VERSION: Final = "2"

@@ -30,6 +30,31 @@ from .rules import DEFAULT, PRESETS, Rules
 from .traversal import play
 from .verify import Item, LineBlock, Source, Unit, VerifyReport, report_line, report_of
 
+__all__ = [
+    "LOG_SUFFIXES",
+    "display_name",
+    "os_reason",
+    "cannot_read",
+    "input_problem",
+    "SKIP_FACTOR",
+    "BLOCK_BYTES",
+    "iter_units",
+    "Units",
+    "count_units",
+    "is_terminal",
+    "read_spec",
+    "deal_or_log",
+    "load_deal",
+    "load_deal_rules",
+    "read_log",
+    "UnreadableInput",
+    "UnreadableLog",
+    "RulesConflict",
+    "InvalidLog",
+    "Start",
+    "load_start",
+]
+
 LOG_SUFFIXES = (".json", ".jsonl")
 _CHUNK = 1 << 16
 

@@ -36,6 +36,34 @@ from .errors import CruelError
 from .game import MAX_PILES, NUM_PILES, REDEAL, Move, Step
 from .rules import PRESETS, PresetName, Rules
 
+__all__ = [
+    "FORMAT",
+    "BOM",
+    "CARD_PATTERN",
+    "COMPACT_PATTERN",
+    "Limits",
+    "LogFormatError",
+    "FORMAT_ERROR_CODES",
+    "CardText",
+    "PileNumber",
+    "MoveEntry",
+    "RedealEntry",
+    "CompactEntry",
+    "LogEntry",
+    "Deal",
+    "Claim",
+    "GameLog",
+    "COMPACT_STEPS",
+    "decode",
+    "to_step",
+    "parse_compact",
+    "compact",
+    "step_entry",
+    "load",
+    "strip_bom",
+    "from_object",
+]
+
 FORMAT: Final = "cruel-log/1"
 #: The UTF-8 byte order mark some editors put at the start of a file; a log may begin with it
 #: (RFC 8259 lets a parser ignore it), and :func:`load` does.

@@ -45,6 +45,10 @@ __all__ = [
     "as_solve_result",
     "fewest_actions",
     "verdict_line",
+    "MAX_STATES",
+    "BEAM_WIDTH",
+    "State",
+    "beam",
 ]
 
 OptimalVerdict = Literal["optimal", "best-found", "unwinnable", "unknown"]

@@ -499,4 +499,11 @@ __all__ = [
     "score_sheet",
     "show",
     "step_line",
+    "Layout",
+    "WIDTH",
+    "foundation_line",
+    "ordinal",
+    "new_tops",
+    "replay_json",
+    "visible_width",
 ]

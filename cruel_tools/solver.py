@@ -32,6 +32,34 @@ from .rules import PRESETS, Rules
 from .traversal import played_entries
 from .verify import verify_bytes
 
+__all__ = [
+    "Verdict",
+    "Key",
+    "Node",
+    "SolveStats",
+    "SolveResult",
+    "Memo",
+    "pile1_lock",
+    "PASSES",
+    "MAX_MEMORY",
+    "PY_NODE_BYTES",
+    "solve",
+    "search",
+    "memory_size",
+    "parse_memory",
+    "check_win",
+    "exhaustive",
+    "solution_log",
+    "SOLVE_REPORT_FORMAT",
+    "FrozenModel",
+    "DealInfo",
+    "StatsInfo",
+    "Solution",
+    "FewestActions",
+    "SolveReport",
+    "solve_report",
+]
+
 Verdict = Literal["won", "unwinnable", "unknown"]
 Key = tuple[tuple[int, ...], ...]
 Node = tuple[Key, tuple[int, int]]

@@ -30,6 +30,7 @@ __all__ = [
     "move_error",
     "play",
     "play_steps",
+    "played_entries",
 ]
 
 

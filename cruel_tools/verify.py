@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from ._native import FastLog
 
 REPORT_FORMAT: Final = "cruel-verify-report/1"
-T = TypeVar("T")
+_T = TypeVar("_T")
 
 #: What each status makes ``cruel verify`` exit with (the worst status of a batch wins).
 Status = Literal["valid", "invalid", "unreadable", "internal-error"]
@@ -356,12 +356,12 @@ def _render_block(
             yield _render(unit, limits, as_json, PLAIN)
 
 
-PackedItem = LineBlock | tuple[str, int | None, bytes | LogFormatError]
+_PackedItem = LineBlock | tuple[str, int | None, bytes | LogFormatError]
 
 
-def _tasks(items: Iterable[Item]) -> Iterator[list[PackedItem]]:
+def _tasks(items: Iterable[Item]) -> Iterator[list[_PackedItem]]:
     """Work for the worker processes: each block alone, units in chunks (packed: see _pack)."""
-    chunk: list[PackedItem] = []
+    chunk: list[_PackedItem] = []
     for item in items:
         if isinstance(item, LineBlock):
             if chunk:
@@ -379,7 +379,7 @@ def _tasks(items: Iterable[Item]) -> Iterator[list[PackedItem]]:
 
 
 def _lines_of_items(
-    packed: list[PackedItem], limits: Limits, as_json: bool
+    packed: list[_PackedItem], limits: Limits, as_json: bool
 ) -> list[tuple[Status, bytes]]:
     fast = fast_log(limits)  # the worker's own (the parent's cannot be pickled)
     out: list[tuple[Status, bytes]] = []
@@ -435,8 +435,8 @@ def batch_exit_code(statuses: Iterable[Status]) -> int:
 
 
 def _in_workers(
-    fn: Callable[..., list[T]], units: Iterable[Unit], extra: tuple[object, ...], jobs: int
-) -> Iterator[T]:
+    fn: Callable[..., list[_T]], units: Iterable[Unit], extra: tuple[object, ...], jobs: int
+) -> Iterator[_T]:
     """Run ``fn(chunk, *extra)`` over chunks of units in ``jobs`` processes, results in order.
 
     Chunks travel as plain tuples (:func:`_pack`): the parent shares the cores with the workers,
@@ -447,14 +447,14 @@ def _in_workers(
 
 
 def _pooled(
-    tasks: Iterable[tuple[Callable[..., list[T]], tuple[object, ...]]], jobs: int
-) -> Iterator[T]:
+    tasks: Iterable[tuple[Callable[..., list[_T]], tuple[object, ...]]], jobs: int
+) -> Iterator[_T]:
     """Run each ``fn(*args)`` of ``tasks`` in ``jobs`` processes; their results, in order.
 
     At most two tasks per worker are in flight, so memory stays bounded however long the input.
     """
     context = multiprocessing.get_context("spawn" if sys.platform == "win32" else "fork")
-    pending: deque[AsyncResult[list[T]]] = deque()
+    pending: deque[AsyncResult[list[_T]]] = deque()
     with context.Pool(jobs) as pool:
         for fn, args in tasks:
             pending.append(pool.apply_async(fn, args))
@@ -469,14 +469,14 @@ def _pooled(
 # enough that the cost of a trip is a few per cent of the chunk's work.
 _CHUNK: Final = 64
 
-Packed = list[tuple[str, int | None, bytes | LogFormatError]]
+_Packed = list[tuple[str, int | None, bytes | LogFormatError]]
 
 
-def _pack(chunk: list[Unit]) -> Packed:
+def _pack(chunk: list[Unit]) -> _Packed:
     return [(source.file, source.line, data) for source, data in chunk]
 
 
-def _unpacked(fn: Callable[..., list[T]], packed: Packed, *extra: object) -> list[T]:
+def _unpacked(fn: Callable[..., list[_T]], packed: _Packed, *extra: object) -> list[_T]:
     make = Source.model_construct
     return fn([(make(file=f, line=n), data) for f, n, data in packed], *extra)
 

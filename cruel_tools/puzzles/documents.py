@@ -13,6 +13,23 @@ from ..log import GameLog
 from .files import Puzzle, PuzzleFacts
 from .logs import puzzle_solution_log
 
+__all__ = [
+    "PUBLIC_FORMAT",
+    "SOLUTION_FORMAT",
+    "DAILY_FORMAT",
+    "PAST_FORMAT",
+    "PublicPuzzle",
+    "PuzzleSolution",
+    "DailyPuzzles",
+    "PastDays",
+    "solution_from",
+    "day_is_open",
+    "is_open",
+    "solution_is_public",
+    "public",
+    "published_solution",
+]
+
 PUBLIC_FORMAT: Final = "cruel-puzzle-public/1"
 SOLUTION_FORMAT: Final = "cruel-solution/1"
 DAILY_FORMAT: Final = "cruel-daily/1"

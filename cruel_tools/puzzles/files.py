@@ -21,6 +21,21 @@ from ..log import LogEntry
 from ..rules import PRESETS, PresetName, Rules
 from ..solver import DealInfo
 
+__all__ = [
+    "PUZZLE_FORMAT",
+    "INDEX_FORMAT",
+    "PuzzleFacts",
+    "Puzzle",
+    "PuzzleSetError",
+    "puzzle_bytes",
+    "daily_path",
+    "load_puzzle",
+    "puzzle_files",
+    "index_bytes",
+    "PuzzleSet",
+    "find_puzzle",
+]
+
 PUZZLE_FORMAT: Final = "cruel-puzzle/1"
 INDEX_FORMAT: Final = "cruel-puzzle-index/1"
 _JSON_OPTIONS: Final = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS

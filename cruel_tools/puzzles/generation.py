@@ -43,6 +43,16 @@ from .files import (
     puzzle_files,
 )
 
+__all__ = [
+    "GENERATOR",
+    "MAX_CANDIDATES",
+    "candidates",
+    "grade_deal",
+    "puzzle_from_grade",
+    "generate",
+    "daily",
+]
+
 GENERATOR: Final = f"cruel-tools {GRADER_VERSION}"
 #: Most candidates graded for one day before its missing tiers are given up.
 MAX_CANDIDATES: Final = 1000
@@ -50,8 +60,8 @@ MAX_CANDIDATES: Final = 1000
 #: messages, so that the fingerprint tells nothing about any stream.
 _STREAM_LABEL: Final = b"cruel-tools stream "
 _FINGERPRINT_MESSAGE: Final = b"cruel-tools key fingerprint"
-T = TypeVar("T")
-U = TypeVar("U")
+_T = TypeVar("_T")
+_U = TypeVar("_U")
 
 
 # --- choosing deals ------------------------------------------------------------------------------
@@ -151,7 +161,7 @@ class _Workers:
             context = multiprocessing.get_context("spawn" if sys.platform == "win32" else "fork")
             self.pool = context.Pool(self.jobs)
 
-    def map(self, fn: Callable[[U], T], items: Iterable[U]) -> Iterator[T]:
+    def map(self, fn: Callable[[_U], _T], items: Iterable[_U]) -> Iterator[_T]:
         """Results in input order, computed in chunks of ``2 * jobs`` (input may be endless)."""
         it = iter(items)
         while chunk := list(islice(it, 2 * self.jobs)):

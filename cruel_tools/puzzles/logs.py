@@ -13,6 +13,16 @@ from ..traversal import ErrorInfo
 from ..verify import Source, VerifyReport, report_line, verify
 from .files import Puzzle
 
+__all__ = [
+    "puzzle_solution_log",
+    "entry_log",
+    "check_against_puzzle",
+    "verify_for_puzzle",
+    "versus_par",
+    "versus",
+    "PuzzleCheck",
+]
+
 
 def puzzle_solution_log(puzzle: Puzzle) -> dict[str, Any]:
     """The puzzle's par solution as a complete ``cruel-log/1`` document, with its true claim.
