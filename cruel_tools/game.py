@@ -11,7 +11,8 @@ only); :func:`foundation_rank` gives the top card's rank under any profile.
 
 Cruel's own layout and build (12 piles, aces up, down in suit, packets of 4: ``Rules.cruel_layout``)
 is played by :class:`Game` itself. The rest of the family (Ripple Fan, Royal Family) is played by
-its subclass :class:`VariantGame`, which every constructor picks from the rules: the code path of
+its subclass :class:`VariantGame`. :func:`game_class` picks the class from the rules, and every
+constructor asks it (``Game(...)`` gives a :class:`VariantGame` for such rules): the code path of
 ``cruel`` stays exactly as fast as before the variants came.
 
 The verifier, the renderer, the solver and the generator all play through this module; none of
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from operator import itemgetter
-from typing import Literal, NamedTuple
+from typing import Literal, NamedTuple, Self, cast
 
 from . import cards
 from .cards import KING, Card
@@ -65,6 +66,7 @@ __all__ = [
     "start_foundations",
     "Game",
     "VariantGame",
+    "game_class",
 ]
 
 NUM_PILES = 12
@@ -345,6 +347,21 @@ class Game:
 
     __slots__ = ("rules", "piles", "foundations", "moves", "redeals")
 
+    def __new__(
+        cls,
+        piles: Sequence[Sequence[Card]] = (),
+        foundations: Sequence[int] | None = None,
+        rules: Rules = DEFAULT,
+        *,
+        moves: int = 0,
+        redeals: int = 0,
+    ) -> Self:
+        # Every constructor comes here (``Game(...)``, :meth:`from_deal`, :meth:`trusted`'s
+        # checked path; :meth:`copy` keeps its class), so the class is picked once, before
+        # ``__init__``, and an object never changes class. The defaults let pickle and copy make
+        # an empty object of ``cls`` to fill.
+        return cast(Self, object.__new__(game_class(rules, cls)))
+
     def __init__(
         self,
         piles: Sequence[Sequence[Card]],
@@ -358,7 +375,11 @@ class Game:
 
         ``foundations`` counts the cards on each suit's foundation (S H D C); by default, those
         of a deal under ``rules``. A profile other than Cruel's own layout makes the game a
-        :class:`VariantGame`.
+        :class:`VariantGame` (:func:`game_class`).
+
+        :raises PositionError: the piles or foundations are not a position of ``rules``.
+        :raises TypeError: ``rules`` are not Cruel's own layout and the class named is a subclass
+            of :class:`Game` that cannot play them (:func:`game_class`).
         """
         if foundations is None:
             foundations = start_foundations(rules)
@@ -367,8 +388,6 @@ class Game:
         low = 0 if rules.foundation_base == "none" else 1
         if len(foundations) != 4 or any(not low <= r <= KING for r in foundations):
             raise PositionError(f"foundations must give a card count {low}-13 for each of S H D C")
-        if not rules.cruel_layout:
-            self.__class__ = VariantGame
         self.rules = rules
         self.piles: list[list[Card]] = [list(p) for p in piles]
         self.foundations: list[int] = list(foundations)
@@ -665,7 +684,8 @@ _RED: tuple[bool, bool, bool, bool] = (False, True, True, False)
 class VariantGame(Game):
     """A game under a profile other than Cruel's own layout and build (``Rules.cruel_layout``
     false): 13 piles, foundations from the kings down or from nothing, an alternate-colour
-    tableau, redeals one card at a time. Made by :class:`Game`'s constructors, never directly.
+    tableau, redeals one card at a time. :class:`Game`'s constructors make one for such a profile
+    (:func:`game_class`); a caller may also name it for any profile, Cruel's own included.
 
     Everything not overridden here (reading the position, status, :meth:`push`) is
     :class:`Game`'s; what differs is written for clarity, not speed.
@@ -801,3 +821,26 @@ class VariantGame(Game):
 _OTHER_COLOUR: tuple[tuple[int, ...], ...] = tuple(
     tuple(t for t in range(4) if _RED[t] != _RED[s]) for s in range(4)
 )
+
+
+def game_class(rules: Rules, named: type[Game] | None = None) -> type[Game]:
+    """The class that plays ``rules``: the one place it is chosen, which every constructor asks.
+
+    :class:`Game` plays Cruel's own layout and build (``Rules.cruel_layout``) on its fast path;
+    any other profile needs :class:`VariantGame`. ``named`` is the class a caller constructs
+    (``Game(...)``, ``VariantGame.from_deal(...)``): ``Game`` itself stands for "whichever plays
+    the rules", as ``chess.Board`` gives way to a variant's board; a class that plays every profile
+    (a :class:`VariantGame`) is kept as named.
+
+    :raises TypeError: ``named`` is a subclass of :class:`Game` other than a
+        :class:`VariantGame`, and ``rules`` are not Cruel's own layout: it would play them by
+        Cruel's rules.
+    """
+    if named is None or named is Game:
+        return Game if rules.cruel_layout else VariantGame
+    if rules.cruel_layout or issubclass(named, VariantGame):
+        return named
+    raise TypeError(
+        f"{named.__name__} plays only Cruel's own layout, not {rules.preset}'s "
+        "(derive it from VariantGame to play every profile)"
+    )
