@@ -24,7 +24,7 @@ from pydantic import ValidationError
 from . import deals
 from .cards import Card
 from .errors import CruelError
-from .game import Game, Step
+from .game import Game, IllegalMove, Step
 from .log import Deal, GameLog, Limits, LogFormatError, load, strip_bom
 from .rules import DEFAULT, PRESETS, Rules
 from .traversal import play
@@ -448,7 +448,10 @@ class UnreadableInput(OSError):
 
 
 class UnreadableLog(CruelError):
-    """A file that holds no v1 log: where it came from, and the :class:`LogFormatError`."""
+    """A file that holds no v1 log: where it came from, and the :class:`LogFormatError` (whose
+    code it carries)."""
+
+    reports = (LogFormatError,)
 
     def __init__(self, source: Source, error: LogFormatError) -> None:
         super().__init__(str(error))
@@ -465,7 +468,10 @@ class RulesConflict(CruelError):
 
 
 class InvalidLog(CruelError):
-    """A log whose moves do not replay (an illegal move or a bad deal): there is no position."""
+    """A log whose moves do not replay (an illegal move or a bad deal): there is no position.
+    ``report`` is the verifier's, and the error carries its code."""
+
+    reports = (IllegalMove, deals.BadDeal)
 
     def __init__(self, report: VerifyReport) -> None:
         assert report.error is not None

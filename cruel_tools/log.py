@@ -86,9 +86,15 @@ class Limits:
 _DEFAULT_LIMITS = Limits()
 
 
+#: The codes :class:`LogFormatError` uses (the verifier exits 2 on any of them).
+FORMAT_ERROR_CODES = ("unreadable", "too-large", "not-json", "too-many-moves", "schema")
+
+
 class LogFormatError(CruelError):
     """Input that cannot be read as a v1 log. ``code`` (one of :data:`FORMAT_ERROR_CODES`) is
     stable, ``path`` a JSON pointer."""
+
+    codes = FORMAT_ERROR_CODES
 
     def __init__(self, code: str, path: str, message: str) -> None:
         super().__init__(message)
@@ -96,10 +102,6 @@ class LogFormatError(CruelError):
 
     def __str__(self) -> str:
         return f"{self.path}: {self.message}" if self.path else self.message
-
-
-#: The codes :class:`LogFormatError` uses (the verifier exits 2 on any of them).
-FORMAT_ERROR_CODES = ("unreadable", "too-large", "not-json", "too-many-moves", "schema")
 
 
 # --- field types ------------------------------------------------------------------------------

@@ -43,6 +43,7 @@ __all__ = [
     "AttemptClaim",
     "Judgement",
     "judge",
+    "BadPlayerField",
 ]
 
 SUBMISSION_FORMAT: Final = "cruel-submission/1"
@@ -222,7 +223,16 @@ def _head_error(exc: ValidationError) -> LogFormatError:
     return LogFormatError("schema", f"/{key}", message)
 
 
-def player_name_error(kind: str, message: str) -> LogFormatError:
+class BadPlayerField(LogFormatError):
+    """A submission's or an attempt's ``player`` that is not a player name: a
+    :class:`~cruel_tools.log.LogFormatError` at ``/player`` (the service answers it as any bad
+    field of the document) carrying :class:`~cruel_tools.names.PlayerNameError`'s code,
+    ``bad-player-name``."""
+
+    reports = (PlayerNameError,)
+
+
+def player_name_error(kind: str, message: str) -> BadPlayerField:
     """A refused ``player`` (pydantic's error ``kind`` and message) in our words: the one
     wording of a bad name in a submission and in an attempt (``bad-player-name``)."""
     names = {
@@ -231,7 +241,7 @@ def player_name_error(kind: str, message: str) -> LogFormatError:
         "string_too_short": "player name: empty (a name is 1 to 64 characters)",
         "string_too_long": f"player name: over the limit of {MAX_LENGTH} characters",
     }
-    return LogFormatError("bad-player-name", "/player", names.get(kind, message))
+    return BadPlayerField("bad-player-name", "/player", names.get(kind, message))
 
 
 # --- verdicts -------------------------------------------------------------------------------------

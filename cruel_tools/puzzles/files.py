@@ -96,6 +96,13 @@ class PuzzleSetError(CruelError):
     """
 
     code = "not-a-puzzle"
+    codes = (
+        "not-a-puzzle",
+        "duplicate-puzzle-id",
+        "not-a-puzzle-folder",
+        "outside-the-set",
+        "secret-mismatch",
+    )
 
     def __init__(self, message: str, code: str = "not-a-puzzle") -> None:
         super().__init__(message)
