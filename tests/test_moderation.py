@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
+from fastapi.routing import iter_route_contexts
 from fastapi.testclient import TestClient
 
 from cruel_tools import moderation, service
@@ -118,29 +120,48 @@ def entries(client: TestClient, keys: dict[str, str]) -> dict[str, int]:
 
 # --- who may moderate -------------------------------------------------------------------------
 
-ROUTES = [
-    ("POST", "submissions/1/hide"),
-    ("POST", "submissions/1/unhide"),
-    ("DELETE", "submissions/1"),
-    ("POST", "players/ada/ban"),
-    ("POST", "players/ada/unban"),
-    ("GET", "audit"),
-]
+#: What fills a route's path parameters: a submission that exists, a player who plays.
+SAMPLE = {"id": "1", "name": "ada"}
 
 
-@pytest.mark.parametrize(("method", "path"), ROUTES)
-def test_moderation_needs_an_admin_key(
-    client: TestClient, keys: dict[str, str], entries: dict[str, int], method: str, path: str
+def routes(client: TestClient) -> list[tuple[str, str]]:
+    """(method, path) of every route of the app ``create_app`` made, path parameters filled."""
+    found = []
+    # The included routers' routes too (FastAPI includes routers lazily: app.routes holds them
+    # unexpanded); HEAD is GET's twin, static mounts have no methods.
+    for route in iter_route_contexts(client.app.routes):  # type: ignore[attr-defined]
+        path = re.sub(r"\{(\w+)\}", lambda m: SAMPLE.get(m[1], "1"), route.path)
+        found += [(method, path) for method in sorted(route.methods or ()) if method != "HEAD"]
+    return found
+
+
+def admin_refusal(client: TestClient, method: str, url: str) -> bool:
+    """Whether the route refuses a request without a key as moderation does."""
+    response = client.request(method, url)
+    return response.status_code == 401 and response.json()["message"].startswith("moderation")
+
+
+def test_every_admin_route_refuses_without_an_admin_key(
+    client: TestClient, keys: dict[str, str], entries: dict[str, int]
 ) -> None:
-    url = f"/v1/admin/{path}"
-    body = error(client.request(method, url), 401, "missing-key")
-    assert body["message"] == "moderation needs an admin API key: Authorization: Bearer <key>"
-    assert client.request(method, url).headers["www-authenticate"] == "Bearer"
-    error(act(client, "cruel_" + "x" * 43, method, path), 401, "bad-key")
-    error(client.request(method, url, headers={"Authorization": "Basic eDp4"}), 401, "bad-key")
-    body = error(act(client, keys["site"], method, path), 403, "wrong-role")
-    assert body["message"] == "a site key may not moderate (only an admin key may)"
-    assert (body["location"], body["path"]) == ("header", "authorization")
+    # The admin routes are found from the app's own routes: every route that refuses a request
+    # without a key as moderation does, and these must be exactly those under /v1/admin/ (a
+    # moderation route elsewhere, or one under /v1/admin/ that forgot the key, fails here).
+    every = routes(client)
+    admin = [(m, url) for m, url in every if admin_refusal(client, m, url)]
+    assert admin == [(m, url) for m, url in every if url.startswith("/v1/admin/")]
+    assert len(admin) >= 6 and ("GET", "/v1/admin/audit") in admin  # is the walk still right?
+    for method, url in admin:
+        path = url.removeprefix("/v1/admin/")
+        body = error(client.request(method, url), 401, "missing-key")
+        assert body["message"] == "moderation needs an admin API key: Authorization: Bearer <key>"
+        assert client.request(method, url).headers["www-authenticate"] == "Bearer"
+        error(act(client, "cruel_" + "x" * 43, method, path), 401, "bad-key")
+        basic = client.request(method, url, headers={"Authorization": "Basic eDp4"})
+        error(basic, 401, "bad-key")
+        body = error(act(client, keys["site"], method, path), 403, "wrong-role")
+        assert body["message"] == "a site key may not moderate (only an admin key may)"
+        assert (body["location"], body["path"]) == ("header", "authorization")
     # Nothing was done, nothing recorded; the key is checked before the target and the body.
     assert board(client) == [(1, "ada"), (2, "bob"), (3, "cy")]
     assert ok(act(client, keys["admin"], "GET", "audit"))["total"] == 0
