@@ -33,6 +33,7 @@ Skipped when ``node`` is not on PATH.
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import re
@@ -47,11 +48,12 @@ from typing import Any
 
 import orjson
 import pytest
+from pydantic import ValidationError
 
 from cruel_tools import cards
-from cruel_tools.deals import deal_piles, mulberry32
+from cruel_tools.deals import BadDeal, deal_piles, mulberry32, resolve_deal
 from cruel_tools.game import MOVE_ERRORS, REDEAL, Game, IllegalMove, Move, Step, redeal_piles
-from cruel_tools.log import compact
+from cruel_tools.log import GameLog, LogFormatError, _first_error, compact, load, strip_bom
 from cruel_tools.rules import PRESETS, Rules
 from cruel_tools.verify import verify_bytes
 
@@ -132,6 +134,7 @@ class Figures:
     logs_valid: int = 0
     logs_by_piles: int = 0
     mismatches: list[str] = field(default_factory=list)
+    logs: list[bytes] = field(default_factory=list)  # every recorded log, for readLog
     seconds: float = 0.0
 
     def summary(self) -> str:
@@ -177,7 +180,9 @@ def replay(record: dict[str, Any], figures: Figures) -> None:
     figures.games[preset] += 1
     figures.steps[preset] += len(record["steps"])
     figures.won[preset] += game.is_won()
-    report = verify_bytes(orjson.dumps(record["log"]))
+    log = orjson.dumps(record["log"])
+    figures.logs.append(log)
+    report = verify_bytes(log)
     expected = (True, game.outcome(), game.foundation_cards, game.moves, game.redeals)
     verified = (report.valid, report.outcome, report.foundation_cards, report.moves, report.redeals)
     if verified != expected:
@@ -369,10 +374,13 @@ def test_python_chosen_games_and_redeal_previews() -> None:
         assert result["problem"] == (problem.code if problem else None)
 
 
-def test_the_example_of_docs_web_md_prints_what_it_says() -> None:
+@pytest.mark.parametrize("which", [0, 1])
+def test_the_examples_of_docs_web_md_print_what_they_say(which: int) -> None:
     assert NODE is not None
     page = (ROOT / "docs" / "web.md").read_text(encoding="utf-8")
-    block = next(b for b in re.findall(r"```js\n(.*?)```", page, re.S) if "'./cruel.js'" in b)
+    blocks = [b for b in re.findall(r"```js\n(.*?)```", page, re.S) if "'./cruel.js'" in b]
+    assert len(blocks) == 2  # Embedding cruel.js, Reading logs
+    block = blocks[which]
     expected = [
         line.removeprefix("// → ") for line in block.splitlines() if line.startswith("// → ")
     ]
@@ -387,3 +395,309 @@ def test_the_example_of_docs_web_md_prints_what_it_says() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == expected
+
+
+# --- the log reader: cruel.js's readLog against log.load -----------------------------------------
+
+# Mutated logs per run: the default tier's, and the slow tier's.
+MUTANTS = 3000
+FULL_MUTANTS = 30_000
+
+
+def python_read(text: str) -> dict[str, Any]:
+    """What readLog must answer for ``text``: log.load's verdict, then the deal's (resolve_deal)."""
+    data = text.encode("utf-8", "surrogatepass")
+    try:
+        log = load(data)
+        # load's fast path only shortcuts the model, and cruel.js follows the model where the two
+        # differ (decode takes a "count" of 13, the model refuses it: reported on issue #23).
+        GameLog.model_validate_json(strip_bom(data))
+    except LogFormatError as exc:
+        return {"ok": False, "code": exc.code, "path": exc.path}
+    except ValidationError as exc:
+        error = _first_error(exc)
+        return {"ok": False, "code": error.code, "path": error.path}
+    rules = log.resolved_rules()
+    try:
+        # log.py applies the overrides without the model's check; cruel.js refuses a profile
+        # that makes no game (docs/web.md, "Reading logs").
+        Rules.model_validate_json(rules.model_dump_json())
+    except ValidationError:
+        return {"ok": False, "code": "bad-rules", "path": "/rules"}
+    try:
+        piles = resolve_deal(log.deal.number, log.deal.piles, rules)
+    except BadDeal as exc:
+        return {"ok": False, "code": exc.code, "path": exc.path}
+    steps = [[] if s == REDEAL else list(s) for s in log.steps()]
+    return {
+        "ok": True,
+        "rules": rules.model_dump(mode="json"),
+        "number": log.deal.number,
+        "piles": [[cards.name(c) for c in p] for p in piles],
+        "steps": steps,
+    }
+
+
+def js_read(texts: list[str]) -> list[dict[str, Any]]:
+    lines = "".join(json.dumps(t) + "\n" for t in texts)
+    answers = [json.loads(line) for line in node("read", stdin=lines).splitlines()]
+    assert len(answers) == len(texts)
+    return answers
+
+
+def read_disagreements(texts: list[str]) -> tuple[Counter[str], list[str]]:
+    """readLog and log.load on every text: the verdicts seen, and every disagreement."""
+    seen: Counter[str] = Counter()
+    wrong: list[str] = []
+    for text, js in zip(texts, js_read(texts), strict=True):
+        expected = python_read(text)
+        seen["accepted" if expected["ok"] else expected["code"]] += 1
+        got = {k: js[k] for k in expected if k in js}
+        if js["ok"] and "steps" in got:
+            got["steps"] = [[s[0], s[1], s[2], s[3]] if s else [] for s in got["steps"]]
+        if got != expected or js["ok"] != expected["ok"]:
+            wrong.append(f"{text[:300]!r}: Python {expected}, cruel.js {js}"[:900])
+    return seen, wrong
+
+
+def repository_logs() -> list[str]:
+    paths = sorted([*(ROOT / "samples").glob("*.json"), *(ROOT / "tests" / "data").glob("*.json")])
+    assert len(paths) >= 5
+    return [p.read_text(encoding="utf-8") for p in paths]
+
+
+def base_logs() -> list[dict[str, Any]]:
+    """Logs to mutate: the repository's, and logs of every form the format allows."""
+    logs = [obj for obj in map(json.loads, repository_logs()) if isinstance(obj, dict)]
+    for k, preset in enumerate(PRESETS):
+        rules = PRESETS[preset]
+        game = Game.trusted(deal_piles(k + 3, rules), rules)
+        entries: list[Any] = []
+        for n, step in enumerate(list(game.legal_steps())[:1] + [REDEAL]):
+            text = compact(step)
+            entries.append(text.lower() if n % 2 else text)
+        deal: dict[str, Any] = {"number": k + 3}
+        if k % 3 == 0:
+            deal["piles"] = [[cards.name(c) for c in p] for p in deal_piles(k + 3, rules)]
+        spec: Any = preset if k % 2 else {"preset": preset, "max_redeals": 7}
+        logs.append(
+            {
+                "format": "cruel-log/1",
+                "rules": spec,
+                "deal": deal,
+                "moves": entries,
+                "claim": {"outcome": "in_progress", "moves": 1},
+                "meta": {"player": "p"},
+            }
+        )
+    return logs
+
+
+POOL: list[Any] = [
+    0,
+    1,
+    3,
+    12,
+    13,
+    14,
+    -1,
+    1.0,
+    12.0,
+    2.5,
+    2**32 - 1,
+    2**32,
+    2**64,
+    10**6 + 1,
+    True,
+    False,
+    None,
+    "",
+    "R",
+    "r",
+    "3f",
+    "3F",
+    "13-1x12",
+    "1-2x13",
+    "14F",
+    "03F",
+    "3-7X2",
+    "3-7x1",
+    "R ",
+    "foundation",
+    "move",
+    "redeal",
+    "10h",
+    "TH",
+    "4\u2666",
+    "4\u2666\ufe0f",
+    "4D\ufe0f",
+    "AS",
+    "KD",
+    "XX",
+    "12",
+    [],
+    {},
+    [1],
+    ["2C"],
+    {"type": "move"},
+    {"type": "redeal"},
+    {"type": "move", "from": 1, "to": 2, "card": "5H", "count": 2},
+    {"number": 5},
+    "cruel-log/1",
+    "cruel-log/2",
+    "bottom-up",
+    "top-down",
+    "ace",
+    "king",
+    "none",
+    "up",
+    "down",
+    "one-at-a-time",
+    "won",
+    "blocked",
+    *PRESETS,
+    {"preset": "perseverance"},
+    {"preset": "royal-family-pysolfc", "foundation_base": "ace"},
+    float("nan"),
+    float("inf"),
+]
+KEYS = [
+    "format",
+    "rules",
+    "deal",
+    "moves",
+    "claim",
+    "meta",
+    "number",
+    "piles",
+    "type",
+    "from",
+    "to",
+    "card",
+    "count",
+    "preset",
+    "max_redeals",
+    "pile_count",
+    "run_moves",
+    "zz",
+    "a/b~c",
+]
+
+
+def _containers(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], Any]]:
+    if isinstance(value, (dict, list)):
+        yield path, value
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        for key, child in items:
+            yield from _containers(child, (*path, key))
+
+
+def pick(rand: Iterator[int]) -> Any:
+    """A value of :data:`POOL`, a copy of its own (mutated again later, it must not be shared)."""
+    return copy.deepcopy(POOL[next(rand) % len(POOL)])
+
+
+def mutate(log: dict[str, Any], rand: Iterator[int]) -> str:
+    """One mutant of ``log`` as text: a value replaced, a key dropped or added, or the text cut."""
+    obj = json.loads(json.dumps(log))
+    for _ in range(1 + next(rand) % 3):  # several faults at once: readLog must pick log.py's
+        places = list(_containers(obj))
+        # Top-level keys are as likely as any one move: pick a part of the log first.
+        part = places[next(rand) % len(places)][0][:1]
+        inside = [(p, c) for p, c in places if p[:1] == part]
+        _, where = inside[next(rand) % len(inside)]
+        kind = next(rand) % 4
+        keys = list(where) if isinstance(where, dict) else list(range(len(where)))
+        if kind == 0 and keys:
+            where[keys[next(rand) % len(keys)]] = pick(rand)
+        elif kind == 1 and keys:
+            del where[keys[next(rand) % len(keys)]]
+        elif kind == 2 and isinstance(where, dict):
+            where[KEYS[next(rand) % len(KEYS)]] = pick(rand)
+        elif isinstance(where, list):
+            where.insert(next(rand) % (len(where) + 1), pick(rand))
+    text = json.dumps(obj, ensure_ascii=next(rand) % 2 == 0, indent=None if next(rand) % 3 else 1)
+    if next(rand) % 8 == 0:  # the text itself: a character dropped, doubled or changed
+        k = next(rand) % len(text)
+        text = (
+            text[:k]
+            + ["", text[k] * 2, "}", ",", '"', "\\", "0", " "][next(rand) % 8]
+            + text[k + 1 :]
+        )
+    return text
+
+
+def special_texts() -> list[str]:
+    """Where JSON parsers differ, and the limits."""
+    good = '{"format": "cruel-log/1", "deal": {"number": 17}, "moves": ["2F"%s]%s}'
+
+    def deep(n: int, open_: str, close: str) -> str:
+        return good % ("", ', "meta": {"x": ' + open_ * n + "1" + close * n + "}")
+
+    texts = [
+        "\ufeff" + good % ("", ""),
+        good % ("", "") + " x",
+        good % ("", ', "meta": {"a": NaN}'),
+        good % ("", ', "meta": {"a": -Infinity, "b": 1e400, "c": -0}'),
+        good % ("", ', "meta": {"a": -NaN}'),
+        good % ("", ', "meta": {"a": nan}'),
+        good % ("", ', "meta": {"a": "\\ud800"}'),
+        good % ("", ', "meta": {"a": "\\udc00"}'),
+        good % ("", ', "meta": {"a": "\\ud83d\\ude00"}'),
+        good % ("", ', "meta": {"a": 01}'),
+        good % ("", ', "meta": {"a": 1.}'),
+        good % ("", ', "meta": {"a": "\\x"}'),
+        good % ("", ', "meta": {"a": "\x01"}'),
+        good % ("", ', "deal": {"number": 18}'),
+        good % ("", ', "zz": 1, "format": "x"'),
+        "",
+        " ",
+        "[]",
+        "17",
+        "null",
+        '"x"',
+        "{",
+        "{}",
+        good % (', "3F"' * 9_999, ""),
+        good % (', "3F"' * 10_000, ""),
+        good % ("", ', "meta": {"x": "' + "x" * (1 << 20) + '"}'),
+    ]
+    for n in (197, 198, 199, 200):
+        texts += [deep(n, "[", "]"), deep(n, '{"a": ', "}"), deep(n, "[[", "]]")[:-1] + "}"]
+    return texts
+
+
+def mutants(count: int) -> list[str]:
+    rand = mulberry32(20270105)
+    logs = base_logs()
+    return [mutate(logs[next(rand) % len(logs)], rand) for _ in range(count)]
+
+
+def test_read_log_reads_the_repository_and_special_texts_as_log_py() -> None:
+    seen, wrong = read_disagreements(repository_logs() + special_texts())
+    assert wrong == [], wrong[:5]
+    assert {"accepted", "not-json", "schema", "too-large", "too-many-moves"} <= set(seen), seen
+
+
+def test_read_log_reads_the_recorded_games_as_log_py(figures: Figures) -> None:
+    seen, wrong = read_disagreements([log.decode() for log in figures.logs])
+    assert wrong == [], wrong[:5]
+    assert seen == Counter(accepted=len(figures.logs)), seen
+
+
+def check_mutants(count: int) -> None:
+    seen, wrong = read_disagreements(mutants(count))
+    print(f"\nreadLog on {count} mutated logs: {dict(seen)}")
+    assert wrong == [], wrong[:5]
+    # Both kinds of answer, and every code, came up.
+    assert seen["accepted"] > count // 20 and seen["schema"] > count // 4, seen
+    assert seen["not-json"] > 0 and seen["bad-deal"] > 0, seen
+
+
+def test_read_log_agrees_on_mutated_logs() -> None:
+    check_mutants(MUTANTS)
+
+
+@pytest.mark.slow
+def test_read_log_agrees_on_many_mutated_logs() -> None:
+    check_mutants(FULL_MUTANTS)

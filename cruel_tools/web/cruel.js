@@ -938,6 +938,774 @@ export class Recorder {
   }
 }
 
+// --- reading a cruel-log/1 ------------------------------------------------------------------
+//
+// The browser's reader of logs: it reads exactly what cruel_tools/log.py's `load` reads and
+// refuses what it refuses, with the same error code and, for a schema error, the same JSON
+// pointer (log.py's `_best` choice among pydantic's errors, restated below); then it resolves the
+// deal as cruel_tools/deals.py's `resolve_deal` does. tests/test_cruel_js.py holds the two
+// readers equal on the repository's logs, every log the differential games record, and
+// thousands of mutated logs. log.py stays the definition of the format: change it first.
+
+/** The bounds {@link readLog} puts on a log, those of log.py's `Limits()`. */
+export const LOG_LIMITS = Object.freeze({ maxBytes: 1 << 20, maxMoves: 10000 });
+/** The most piles any profile has (13, under `ripple-fan-pysolfc`): log.py's `MAX_PILES`. */
+export const MAX_PILES = 13;
+
+/**
+ * A log that cannot be read (log.py's `LogFormatError`, or the deal's `BadDeal`). `code`:
+ * `too-large`, `not-json`, `too-many-moves`, `schema`, `bad-deal` (or `bad-rules`, below);
+ * `path`: a JSON pointer into the log (`/moves/3/from`), `''` for the text as a whole.
+ */
+export class LogError extends CruelError {
+  /** @param {string} code @param {string} path @param {string} message */
+  constructor(code, path, message) {
+    super(code, message);
+    this.name = 'LogError';
+    /** @type {string} */
+    this.path = path;
+  }
+}
+
+// A JSON number written with a fraction or an exponent (or NaN, Infinity): pydantic's strict
+// integers refuse it even when it is whole (`17.0`), so the parser keeps the difference.
+class JsonFloat {
+  constructor(value) {
+    this.value = value;
+  }
+}
+
+// jiter, the parser pydantic runs, refuses a value inside more than this many arrays or objects.
+const JSON_DEPTH = 200;
+
+/**
+ * JSON text as pydantic's parser reads it: objects as Maps (key order kept, a repeated key's
+ * last value in its first place), whole numbers as numbers, others as JsonFloat; NaN, Infinity
+ * and -Infinity accepted, lone surrogates refused.
+ */
+function parseJson(text) {
+  let i = 0;
+  const fail = (what) => {
+    const before = text.slice(0, i);
+    const line = before.split('\n').length;
+    const column = i - before.lastIndexOf('\n') - 1;
+    throw new LogError('not-json', '', `not JSON: ${what} at line ${line} column ${column}`);
+  };
+  const space = () => {
+    while (i < text.length && ' \t\n\r'.includes(text[i])) {
+      i++;
+    }
+  };
+  const NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
+  const hex4 = () => {
+    const h = text.slice(i, i + 4);
+    if (!/^[0-9a-fA-F]{4}$/.test(h)) {
+      fail('invalid escape');
+    }
+    i += 4;
+    return parseInt(h, 16);
+  };
+  const string = () => {
+    i++; // the opening quote
+    let out = '';
+    for (;;) {
+      if (i >= text.length) {
+        fail('EOF while parsing a string');
+      }
+      const c = text[i];
+      if (c === '"') {
+        i++;
+        return out;
+      }
+      if (c < ' ') {
+        fail('control character (\\u0000-\\u001F) found while parsing a string');
+      }
+      if (c !== '\\') {
+        out += c;
+        i++;
+        continue;
+      }
+      const e = text[i + 1];
+      i += 2;
+      const simple = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+      if (Object.hasOwn(simple, e)) {
+        out += simple[e];
+      } else if (e === 'u') {
+        const u = hex4();
+        if (u >= 0xDC00 && u <= 0xDFFF) {
+          fail('lone leading surrogate in hex escape');
+        }
+        if (u >= 0xD800 && u <= 0xDBFF) {
+          if (text.slice(i, i + 2) !== '\\u') {
+            fail('unexpected end of hex escape');
+          }
+          i += 2;
+          const low = hex4();
+          if (!(low >= 0xDC00 && low <= 0xDFFF)) {
+            fail('invalid surrogate in hex escape');
+          }
+          out += String.fromCharCode(u, low);
+        } else {
+          out += String.fromCharCode(u);
+        }
+      } else {
+        fail('invalid escape');
+      }
+    }
+  };
+  const value = (depth) => {
+    if (depth > JSON_DEPTH) {
+      fail('recursion limit exceeded');
+    }
+    space();
+    const c = text[i];
+    if (c === '{') {
+      i++;
+      const map = new Map();
+      space();
+      if (text[i] === '}') {
+        i++;
+        return map;
+      }
+      for (;;) {
+        space();
+        if (text[i] !== '"') {
+          fail('key must be a string');
+        }
+        const key = string();
+        space();
+        if (text[i] !== ':') {
+          fail('expected `:`');
+        }
+        i++;
+        map.set(key, value(depth + 1));
+        space();
+        if (text[i] === ',') {
+          i++;
+          space();
+          if (text[i] === '}') {
+            fail('trailing comma');
+          }
+        } else if (text[i] === '}') {
+          i++;
+          return map;
+        } else {
+          fail('expected `,` or `}`');
+        }
+      }
+    }
+    if (c === '[') {
+      i++;
+      const list = [];
+      space();
+      if (text[i] === ']') {
+        i++;
+        return list;
+      }
+      for (;;) {
+        list.push(value(depth + 1));
+        space();
+        if (text[i] === ',') {
+          i++;
+          space();
+          if (text[i] === ']') {
+            fail('trailing comma');
+          }
+        } else if (text[i] === ']') {
+          i++;
+          return list;
+        } else {
+          fail('expected `,` or `]`');
+        }
+      }
+    }
+    if (c === '"') {
+      return string();
+    }
+    for (const [word, v] of [['true', true], ['false', false], ['null', null],
+      ['NaN', new JsonFloat(NaN)], ['Infinity', new JsonFloat(Infinity)],
+      ['-Infinity', new JsonFloat(-Infinity)]]) {
+      if (text.startsWith(word, i)) {
+        i += word.length;
+        return v;
+      }
+    }
+    NUMBER.lastIndex = i;
+    const m = NUMBER.exec(text);
+    if (m === null || /[0-9.eE+-]/.test(text[i + m[0].length] ?? '')) {
+      fail(i >= text.length ? 'EOF while parsing a value' : 'invalid number');
+    }
+    i += m[0].length;
+    const n = Number(m[0]);
+    return m[1] === undefined && m[2] === undefined ? n : new JsonFloat(n);
+  };
+  const result = value(0);
+  space();
+  if (i < text.length) {
+    fail('trailing characters');
+  }
+  return result;
+}
+
+// A log given as an object (already parsed: JSON.parse, or built in code) in the parser's form.
+// Its numbers cannot tell `17` from `17.0`: a whole number counts as an integer.
+function fromPlain(v, depth = 0) {
+  if (depth > JSON_DEPTH) {
+    throw new LogError('not-json', '', 'not JSON: recursion limit exceeded');
+  }
+  if (Array.isArray(v)) {
+    return v.map((x) => fromPlain(x, depth + 1));
+  }
+  if (typeof v === 'number') {
+    return Number.isInteger(v) ? v : new JsonFloat(v);
+  }
+  if (v !== null && typeof v === 'object') {
+    return new Map(Object.entries(v).map(([k, x]) => [k, fromPlain(x, depth + 1)]));
+  }
+  return v === undefined ? null : v;
+}
+
+// The parser's form back to plain JSON values (for a log's meta and claim).
+function toPlain(v) {
+  if (v instanceof JsonFloat) {
+    return v.value;
+  }
+  if (Array.isArray(v)) {
+    return v.map(toPlain);
+  }
+  if (v instanceof Map) {
+    return Object.fromEntries([...v].map(([k, x]) => [k, toPlain(x)]));
+  }
+  return v;
+}
+
+// --- the model of log.py, as pydantic checks it ---
+
+// The keys of log.py's models (`_KEYS`): only these, and array indexes, count in an error's
+// depth (pydantic's locations also hold union labels, which a pointer never shows).
+const LOG_KEYS = new Set(['format', 'rules', 'deal', 'moves', 'claim', 'meta', 'number', 'piles',
+  'outcome', 'foundation_cards', 'redeals', 'type', 'from', 'to', 'card', 'count',
+  ...Object.keys(RULE_DEFAULTS), 'preset']);
+// pydantic's error types that log.py's `_best` ranks below the others (`_TYPE_ERRORS`).
+const TYPE_ERRORS = new Set(['string_type', 'model_type', 'model_attributes_type', 'dict_type',
+  'literal_error', 'int_type']);
+const COMPACT_TEXT = /^(?:[Rr]|([1-9]|1[0-3])(?:[Ff]|-([1-9]|1[0-3])(?:[xX]([1-9]|1[0-2]))?))$/;
+const DEAL_KEYS = ['number', 'piles'];
+const CLAIM_KEYS = ['outcome', 'foundation_cards', 'moves', 'redeals'];
+const MOVE_KEYS = ['type', 'from', 'to', 'card', 'count'];
+const RULES_VALUES = {
+  preset: null, // a preset name: checked against PRESETS
+  redeal_order: ['bottom-up', 'top-down'],
+  max_redeals: [0, 1000],
+  redeal_only_when_stuck: 'bool',
+  run_moves: 'bool',
+  pile_count: [12, 13],
+  foundation_base: ['ace', 'king', 'none'],
+  foundation_direction: ['up', 'down'],
+  tableau_build: ['down-in-suit', 'up-alternate-colour', 'up-or-down-alternate-colour'],
+  redeal_deal: ['packets-of-4', 'one-at-a-time'],
+};
+
+function pointer(parts) {
+  return parts.map((p) => '/' + String(p).replaceAll('~', '~0').replaceAll('/', '~1')).join('') || '/';
+}
+
+function shown(v) {
+  if (Array.isArray(v)) {
+    return 'an array';
+  }
+  if (v instanceof Map) {
+    return 'an object';
+  }
+  if (v instanceof JsonFloat) {
+    return String(v.value);
+  }
+  if (typeof v === 'string') {
+    const text = `'${v}'`;
+    return text.length <= 40 ? text : text.slice(0, 37) + '...';
+  }
+  return String(v);
+}
+
+/** Collects pydantic's errors, in pydantic's order, as {type, keys, path, message}. */
+class Errors {
+  constructor() {
+    this.list = [];
+  }
+
+  // `loc`: the location's keys and indexes (no union labels); `extra`: an unknown key, which
+  // ends the pointer whatever it is called but counts in the depth only if it is a model's key.
+  add(type, loc, message, extra = null) {
+    const keys = extra === null || !LOG_KEYS.has(extra) ? loc : [...loc, extra];
+    const path = pointer(extra === null ? loc : [...loc, extra]);
+    this.list.push({ type, keys, path, message });
+  }
+
+  // A strict integer in [low, high] (pydantic: int_type, greater_than_equal, less_than_equal).
+  int(v, loc, low, high, what = null) {
+    if (typeof v !== 'number') {
+      this.add('int_type', loc, 'Input should be a valid integer');
+    } else if (v < low) {
+      this.add('greater_than_equal', loc, what ? what(v) : `Input should be greater than or equal to ${low}`);
+    } else if (v > high) {
+      this.add('less_than_equal', loc, what ? what(v) : `Input should be less than or equal to ${high}`);
+    }
+  }
+
+  literal(v, loc, values) {
+    if (!values.includes(v)) {
+      this.add('literal_error', loc,
+        `Input should be ${values.map((x) => `'${x}'`).join(', ').replace(/, ([^,]*)$/, ' or $1')}`);
+    }
+  }
+
+  // The keys of `map` outside `known`, after the known ones (pydantic checks them last).
+  extras(map, loc, known) {
+    for (const key of map.keys()) {
+      if (!known.includes(key)) {
+        this.add('extra_forbidden', loc,
+          `unknown key '${key}' (only meta may hold free-form keys)`, key);
+      }
+    }
+  }
+}
+
+const PILES_RULE = `piles are numbered 1 to ${MAX_PILES}`;
+const RUN_RULE = `a run is 1 to ${NUM_PILES} cards`;
+const noPile = (v) => `no pile ${v}: ${PILES_RULE}`;
+
+function checkRules(v, errors) {
+  if (typeof v === 'string' && Object.hasOwn(PRESETS, v)) {
+    return;
+  }
+  // Both branches of the union failed: pydantic reports the preset name's, then the object's.
+  const branch = new Errors();
+  if (v instanceof Map) {
+    checkRulesObject(v, branch);
+    if (!branch.list.length) {
+      return;
+    }
+  } else {
+    branch.add('model_type', ['rules'], 'Input should be a preset name or a rules object');
+  }
+  errors.literal(v, ['rules'], Object.keys(PRESETS));
+  errors.list.push(...branch.list);
+}
+
+function checkRulesObject(v, errors) {
+  for (const [key, allowed] of Object.entries(RULES_VALUES)) {
+    if (!v.has(key)) {
+      continue;
+    }
+    const x = v.get(key);
+    const loc = ['rules', key];
+    if (key === 'preset') {
+      errors.literal(x, loc, Object.keys(PRESETS));
+    } else if (key === 'max_redeals') {
+      if (x !== null) {
+        errors.int(x, loc, ...allowed);
+      }
+    } else if (allowed === 'bool') {
+      if (typeof x !== 'boolean') {
+        errors.add('bool_type', loc, 'Input should be a valid boolean');
+      }
+    } else if (key === 'pile_count') {
+      // Literal[12, 13]: a whole float (12.0) passes, a boolean does not.
+      const n = x instanceof JsonFloat ? x.value : x;
+      if (!(typeof n === 'number' && allowed.includes(n))) {
+        errors.add('literal_error', loc, 'Input should be 12 or 13');
+      }
+    } else {
+      errors.literal(x, loc, allowed);
+    }
+  }
+  errors.extras(v, ['rules'], Object.keys(RULES_VALUES));
+  if (errors.list.length) {
+    return;
+  }
+  // The Rules model's own check, on the object as written (absent keys: the model's defaults,
+  // those of 'cruel'), as pydantic runs it.
+  const r = { ...RULE_DEFAULTS, ...Object.fromEntries([...v].map(([k, x]) => [k, toPlain(x)])) };
+  const problem = rulesProblem(r);
+  if (problem !== null) {
+    errors.add('value_error', ['rules'], problem);
+  }
+}
+
+// Why a rules profile makes no game (the Rules model's validator, in its words), or null.
+function rulesProblem(r) {
+  if (r.foundation_base === 'ace' && r.foundation_direction !== 'up') {
+    return 'foundations based on the aces build up';
+  }
+  if (r.foundation_base === 'king' && r.foundation_direction !== 'down') {
+    return 'foundations based on the kings build down';
+  }
+  const dealt = r.foundation_base === 'none' ? 52 : 48;
+  if (r.pile_count * PACKET !== dealt) {
+    return `${r.pile_count} piles of 4 do not hold the ${dealt} cards left to deal`;
+  }
+  if (r.run_moves && r.tableau_build !== 'down-in-suit') {
+    return 'run moves are defined only for the down-in-suit build';
+  }
+  return null;
+}
+
+function checkCard(x, loc, errors) {
+  if (typeof x !== 'string') {
+    errors.add('string_type', loc, 'Input should be a valid string');
+  } else if (!CARD_TEXT.test(x)) {
+    errors.add('string_pattern_mismatch', loc,
+      `not a card: ${shown(x)} (write rank then suit, like 10H, TH or 4\u2666)`);
+  }
+}
+
+function checkDeal(v, errors) {
+  if (!(v instanceof Map)) {
+    const n = typeof v === 'string' && /^[0-9]+$/.test(v) ? Number(v) : v;
+    errors.add('model_type', ['deal'], Number.isInteger(n) && n >= 0 && n <= MAX_DEAL_NUMBER
+      ? `a deal is an object, not ${shown(v)}: write {"number": ${n}} for deal ${n}`
+      : `a deal is an object, not ${shown(v)}: {"number": N} or {"piles": [...]}`);
+    return;
+  }
+  const before = errors.list.length;
+  const number = v.get('number') ?? null;
+  if (number !== null) {
+    errors.int(number, ['deal', 'number'], 0, MAX_DEAL_NUMBER);
+  }
+  const piles = v.get('piles') ?? null;
+  if (piles !== null) {
+    if (!Array.isArray(piles)) {
+      errors.add('list_type', ['deal', 'piles'], 'Input should be a valid list');
+    } else {
+      piles.forEach((pile, i) => {
+        if (!Array.isArray(pile)) {
+          errors.add('list_type', ['deal', 'piles', i], 'Input should be a valid list');
+        } else {
+          pile.forEach((card, j) => checkCard(card, ['deal', 'piles', i, j], errors));
+        }
+      });
+    }
+  }
+  errors.extras(v, ['deal'], DEAL_KEYS);
+  if (errors.list.length === before && number === null && piles === null) {
+    errors.add('value_error', ['deal'], 'a deal needs "number" or "piles"');
+  }
+}
+
+function compactMessage(x) {
+  const text = shown(x);
+  const shape = typeof x === 'string' ? /^([0-9]+)(?:[Ff]|-([0-9]+)(?:[xX]([0-9]+))?)$/.exec(x) : null;
+  if (shape !== null) {
+    const [, source, target, count] = shape;
+    if (![source, target].every((p) => p === undefined || (Number(p) >= 1 && Number(p) <= MAX_PILES))) {
+      return `not a move: ${text}: ${PILES_RULE} (compact moves are like 3F, 3-7, 3-7x2)`;
+    }
+    if (count !== undefined) {
+      return `not a move: ${text}: ${RUN_RULE} (like 3-7x2)`;
+    }
+  }
+  return `not a move: ${text} (compact moves are like 3F, 3-7, 3-7x2 or R)`;
+}
+
+// One entry of "moves": the union of the object forms (told apart by "type") and the compact
+// form, tried in that order; pydantic reports the errors of both branches.
+function checkEntry(x, i, errors) {
+  const loc = ['moves', i];
+  const notMove = `not a move: ${shown(x)} (use an object with "type", or a string like 3F, 3-7, R)`;
+  if (typeof x === 'string') {
+    if (!COMPACT_TEXT.test(x)) {
+      errors.add('model_attributes_type', loc, notMove);
+      errors.add('string_pattern_mismatch', loc, compactMessage(x));
+    }
+    return;
+  }
+  if (!(x instanceof Map)) {
+    errors.add('model_attributes_type', loc, notMove);
+    errors.add('string_type', loc, notMove);
+    return;
+  }
+  const before = errors.list.length;
+  const kind = x.get('type');
+  if (!x.has('type')) {
+    errors.add('union_tag_not_found', loc, 'a move object needs "type": "move" or "redeal"');
+  } else if (kind !== 'move' && kind !== 'redeal') {
+    errors.add('union_tag_invalid', loc,
+      `unknown move type '${toPlain(kind)}' (use "move" or "redeal")`);
+  } else if (kind === 'redeal') {
+    errors.extras(x, loc, ['type']);
+  } else {
+    for (const key of ['from', 'to']) {
+      if (!x.has(key)) {
+        errors.add('missing', [...loc, key], `required key '${key}' is missing`);
+      } else if (key === 'from') {
+        errors.int(x.get(key), [...loc, key], 1, MAX_PILES, noPile);
+      } else if (x.get(key) !== 'foundation' && !isPile(x.get(key), MAX_PILES)) {
+        // "foundation" or a pile: both branches of the union report their error
+        errors.literal(x.get(key), [...loc, key], ['foundation']);
+        errors.int(x.get(key), [...loc, key], 1, MAX_PILES, noPile);
+      }
+    }
+    if (x.has('card')) {
+      checkCard(x.get('card'), [...loc, 'card'], errors);
+    }
+    if (x.has('count')) {
+      errors.int(x.get('count'), [...loc, 'count'], 1, NUM_PILES, (c) => `count ${c}: ${RUN_RULE}`);
+    }
+    errors.extras(x, loc, MOVE_KEYS);
+  }
+  if (errors.list.length > before) {
+    errors.add('string_type', loc, notMove); // the compact branch
+  }
+}
+
+function checkClaim(v, errors) {
+  if (!(v instanceof Map)) {
+    errors.add('model_type', ['claim'], 'Input should be an object');
+    return;
+  }
+  const outcome = v.get('outcome') ?? null;
+  if (outcome !== null) {
+    errors.literal(outcome, ['claim', 'outcome'], ['won', 'blocked', 'in_progress']);
+  }
+  for (const [key, high] of [['foundation_cards', 52], ['moves', 10 ** 6], ['redeals', 10 ** 6]]) {
+    const n = v.get(key) ?? null;
+    if (n !== null) {
+      errors.int(n, ['claim', key], 0, high);
+    }
+  }
+  errors.extras(v, ['claim'], CLAIM_KEYS);
+}
+
+// log.py's `_best`: the error to show is in the first part of the log that has any (a top-level
+// key, or one move); of those, the deepest, then not a mere type mismatch; the first such.
+function bestError(list) {
+  const part = (e) => (e.keys[0] === 'moves' ? e.keys.slice(0, 2) : e.keys.slice(0, 1)).join('/');
+  const first = part(list[0]);
+  let best = null;
+  for (const e of list) {
+    if (part(e) === first && (best === null || e.keys.length > best.keys.length ||
+        (e.keys.length === best.keys.length && TYPE_ERRORS.has(best.type) && !TYPE_ERRORS.has(e.type)))) {
+      best = e;
+    }
+  }
+  return best;
+}
+
+const LOG_FIELDS = ['format', 'rules', 'deal', 'moves', 'claim', 'meta'];
+
+// The GameLog model's check of a parsed log: throws the LogError log.py would raise.
+function checkLog(obj, maxMoves) {
+  if (!(obj instanceof Map)) {
+    throw new LogError('schema', '/', 'a log is a JSON object');
+  }
+  const errors = new Errors();
+  if (!obj.has('format')) {
+    errors.add('missing', ['format'], "required key 'format' is missing");
+  } else {
+    errors.literal(obj.get('format'), ['format'], [LOG_FORMAT]);
+  }
+  if (obj.has('rules')) {
+    checkRules(obj.get('rules'), errors);
+  }
+  if (!obj.has('deal')) {
+    errors.add('missing', ['deal'], "required key 'deal' is missing");
+  } else {
+    checkDeal(obj.get('deal'), errors);
+  }
+  if (obj.has('moves')) {
+    const moves = obj.get('moves');
+    if (!Array.isArray(moves)) {
+      errors.add('list_type', ['moves'], 'Input should be a valid list');
+    } else if (moves.length > maxMoves) {
+      errors.add('too_many_moves', ['moves'], `${moves.length} moves, over the limit of ${maxMoves}`);
+    } else {
+      moves.forEach((x, i) => checkEntry(x, i, errors));
+    }
+  }
+  if ((obj.get('claim') ?? null) !== null) {
+    checkClaim(obj.get('claim'), errors);
+  }
+  const meta = obj.get('meta') ?? null;
+  if (meta !== null && !(meta instanceof Map)) {
+    errors.add('dict_type', ['meta'], 'Input should be a valid dictionary');
+  }
+  errors.extras(obj, [], LOG_FIELDS);
+  if (errors.list.length) {
+    const e = bestError(errors.list);
+    throw e.type === 'too_many_moves'
+      ? new LogError('too-many-moves', '/moves', e.message)
+      : new LogError('schema', e.path, e.message);
+  }
+}
+
+// An entry the model accepted, as a step (log.py's `decode`).
+function entryStep(x) {
+  if (typeof x === 'string') {
+    const m = COMPACT_TEXT.exec(x);
+    if (m[1] === undefined) {
+      return REDEAL;
+    }
+    return move(Number(m[1]), m[2] === undefined ? null : Number(m[2]), m[3] === undefined ? 1 : Number(m[3]));
+  }
+  if (x.get('type') === 'redeal') {
+    return REDEAL;
+  }
+  const to = x.get('to');
+  return move(x.get('from'), to === 'foundation' ? null : to, x.get('count') ?? 1,
+    x.has('card') ? parseCard(x.get('card')) : null);
+}
+
+// --- the deal (cruel_tools/deals.py's resolve_deal and check_piles) ---
+
+function checkPiles(names, rules) {
+  const base = '/deal/piles';
+  const piles = names.map((p) => p.map(parseCard));
+  const n = rules.pile_count;
+  if (piles.length !== n) {
+    throw new LogError('bad-deal', base, `a deal has ${n} piles, this one has ${piles.length}`);
+  }
+  const inDeck = (c) => (rules.foundation_base === 'none' ? true
+    : cardRank(c) !== (rules.foundation_base === 'ace' ? 1 : KING));
+  const where = new Map();
+  for (let i = 0; i < piles.length; i++) {
+    if (piles[i].length !== PACKET) {
+      throw new LogError('bad-deal', `${base}/${i}`,
+        `pile ${i + 1} has ${piles[i].length} cards (a deal has ${PACKET} in each)`);
+    }
+    for (let j = 0; j < PACKET; j++) {
+      const c = piles[i][j];
+      if (!inDeck(c)) {
+        const why = cruelLayout(rules) ? 'the aces' : `the ${rules.foundation_base}s`;
+        throw new LogError('bad-deal', `${base}/${i}/${j}`,
+          `${cardSymbol(c)} in pile ${i + 1}: ${why} start on the foundations`);
+      }
+      if (where.has(c)) {
+        throw new LogError('bad-deal', `${base}/${i}/${j}`,
+          `${cardSymbol(c)} is in pile ${where.get(c)} and again in pile ${i + 1}`);
+      }
+      where.set(c, i + 1);
+    }
+  }
+  return piles;
+}
+
+/**
+ * A log read: what {@link readLog} returns.
+ * @typedef {object} ReadLog
+ * @property {Readonly<Rules>} rules the profile: the preset with the log's overrides
+ * @property {{number: number|null, piles: number[][]}} deal the deal number (null for a deal by
+ *   piles) and the starting piles, as cards
+ * @property {Step[]} steps every entry of `moves` as a step (a move entry's card as `card`)
+ * @property {object|null} claim the claim as written
+ * @property {object|null} meta the free-form `meta`
+ */
+
+/**
+ * Read a `cruel-log/1` log, as `cruel verify` and `cruel stats` read it (log.py's `load`, then
+ * the deal): the same logs accepted, the same refused, with the same `code` and JSON-pointer
+ * `path`. Reading does not play: the steps may still be illegal (play them with {@link Game}).
+ * @param {string|object} input the JSON text (a leading byte order mark is ignored), or a log
+ *   already parsed (its whole numbers count as integers; its size is not checked)
+ * @param {{maxBytes?: number, maxMoves?: number}} [limits] default {@link LOG_LIMITS}
+ * @returns {ReadLog}
+ * @throws {LogError} `too-large` (over `maxBytes` bytes of UTF-8), `not-json`,
+ *   `too-many-moves`, `schema` (not a v1 log), `bad-deal` (piles that are not a deal, or not
+ *   the deal number's), `bad-rules` (overrides that make no game of their preset)
+ */
+export function readLog(input, limits = {}) {
+  const { maxBytes, maxMoves } = { ...LOG_LIMITS, ...limits };
+  let obj;
+  if (typeof input === 'string') {
+    const size = new TextEncoder().encode(input).length;
+    if (size > maxBytes) {
+      throw new LogError('too-large', '', `log is ${size} bytes, over the limit of ${maxBytes}`);
+    }
+    obj = parseJson(input.startsWith('\uFEFF') ? input.slice(1) : input);
+  } else {
+    obj = fromPlain(input);
+  }
+  checkLog(obj, maxMoves);
+  // log.py's resolved_rules: the preset, with the keys the log wrote.
+  const spec = obj.get('rules') ?? 'cruel';
+  const overrides = spec instanceof Map
+    ? Object.fromEntries([...spec].filter(([k]) => k !== 'preset').map(([k, x]) => [k, toPlain(x)]))
+    : {};
+  const name = spec instanceof Map ? (spec.get('preset') ?? 'cruel') : spec;
+  const resolved = { ...PRESETS[name], ...overrides };
+  const problem = rulesProblem(resolved);
+  if (problem !== null) {
+    // log.py checks the overrides with the model's defaults, not the preset's, and plays such a
+    // profile anyway; the engine here defines no game for it.
+    throw new LogError('bad-rules', '/rules', `these rules make no game: ${problem}`);
+  }
+  const rules = rulesOf(resolved);
+  const deal = obj.get('deal');
+  const number = deal.get('number') ?? null;
+  const names = toPlain(deal.get('piles') ?? null);
+  const byNumber = number === null ? null : dealPiles(number, rules);
+  let piles = byNumber;
+  if (names !== null) {
+    piles = checkPiles(names, rules);
+    const i = byNumber === null ? -1
+      : piles.findIndex((p, k) => p.join() !== byNumber[k].join());
+    if (i >= 0) {
+      throw new LogError('bad-deal', `/deal/piles/${i}`, `pile ${i + 1} is not that of deal ` +
+        `${number} (which has ${byNumber[i].map(cardSymbol).join(' ')}, bottom to top)`);
+    }
+  }
+  const claim = obj.get('claim') ?? null;
+  const meta = obj.get('meta') ?? null;
+  return {
+    rules,
+    deal: { number, piles },
+    steps: (obj.get('moves') ?? []).map(entryStep),
+    claim: claim === null ? null : toPlain(claim),
+    meta: meta === null ? null : toPlain(meta),
+  };
+}
+
+/**
+ * One entry of a log's `moves` as a step (log.py's `to_step`): `"3F"`, `"3-7x2"`, `"r"`, or an
+ * object `{type: "move", from, to, card, count}` / `{type: "redeal"}`.
+ * @param {string|object} entry @returns {Step}
+ * @throws {LogError} `schema`, with the path inside the entry, for anything a log may not hold
+ */
+export function readEntry(entry) {
+  const x = fromPlain(entry);
+  const errors = new Errors();
+  checkEntry(x, 0, errors);
+  if (errors.list.length) {
+    const e = bestError(errors.list);
+    throw new LogError('schema', e.path.slice('/moves/0'.length), e.message);
+  }
+  return entryStep(x);
+}
+
+/**
+ * The first field of a log's claim that a played game contradicts (cruel_tools/traversal.py's
+ * `claim_error`), as a CruelError `claim-mismatch` with its `path`, or null. A claim's absent or
+ * null fields are not checked.
+ * @param {Game} game @param {object|null} claim
+ * @returns {LogError|null}
+ */
+export function claimProblem(game, claim) {
+  if (claim === null || claim === undefined) {
+    return null;
+  }
+  const actual = {
+    outcome: game.outcome(), foundation_cards: game.foundationCards, moves: game.moves,
+    redeals: game.redeals,
+  };
+  for (const [key, value] of Object.entries(actual)) {
+    const said = claim[key] ?? null;
+    if (said !== null && said !== value) {
+      return new LogError('claim-mismatch', `/claim/${key}`,
+        `the claim says ${key} ${said}, the replay gives ${value}`);
+    }
+  }
+  return null;
+}
+
 // --- command line (Node only) ---------------------------------------------------------------
 
 /**

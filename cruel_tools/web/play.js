@@ -1,9 +1,9 @@
 // play.js: the play page, /play/{id} (docs/web.md "Playing a puzzle"). Every rule comes from
 // cruel.js; this file only turns clicks, drags and keys into steps and shows what cruel.js says.
 
-import { Recorder, REDEAL, move, stepText, cardSymbol, rulesOf, IllegalMove } from './cruel.js';
+import { Recorder, REDEAL, move, stepText, cardSymbol, rulesOf, IllegalMove, readEntry } from './cruel.js';
 import { renderBoard } from './board.js';
-import { renderStats, recordGame, stepOf } from './stats.js';
+import { renderStats, recordGame } from './stats.js';
 
 const $ = (id) => document.getElementById(id);
 const puzzleId = decodeURIComponent(location.pathname.replace(/\/+$/, '').split('/').pop());
@@ -782,7 +782,7 @@ async function start() {
   let steps = [];
   if (saved && Array.isArray(saved.steps)) {
     try {
-      steps = saved.steps.map(stepOf);
+      steps = saved.steps.map(readEntry);
     } catch {
       steps = [];
     }

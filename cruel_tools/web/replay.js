@@ -8,7 +8,7 @@
  * `&step=N` opens at step N. The service replays the log (POST /v1/replay: each step's words
  * and the position after it, and the first illegal step); the deal, step 0, comes from cruel.js.
  */
-import { Game, SUITS, cardName, dealPiles, rulesOf } from '/static/cruel.js';
+import { Game, SUITS, cardName, readLog } from '/static/cruel.js';
 import { renderBoard } from '/static/board.js';
 import { api, clearError, h, parText, showError } from '/static/site.js';
 
@@ -16,7 +16,7 @@ const $ = (id) => document.getElementById(id);
 
 /**
  * The replay being shown.
- * @type {{log: any, doc: any, stops: Array<{text: string, position: any, moved: any, error?: any}>}|null}
+ * @type {{log: string|object, doc: any, stops: Array<{text: string, position: any, moved: any, error?: any}>}|null}
  */
 let replay = null;
 let current = 0;
@@ -26,23 +26,27 @@ const ANALYSIS_HINT = 'Where was a lost game lost; how far is a win from the bes
 
 // --- reading a log --------------------------------------------------------------------------
 
+/**
+ * The log as cruel.js reads it (readLog: the rules, the deal's piles, the steps), or null when it
+ * cannot be read; the service, which reads it the same way, then says why.
+ */
+function readOrNull(log) {
+  try {
+    return readLog(log);
+  } catch {
+    return null;
+  }
+}
+
 /** The deal's position (step 0), from the log through cruel.js. */
-function startPosition(log) {
-  const rules = rulesOf(log.rules ?? 'cruel');
-  const deal = log.deal ?? {};
-  const piles = deal.number != null ? dealPiles(deal.number) : deal.piles;
-  const game = new Game(piles, rules);
-  return positionOf(game);
+function startPosition(read) {
+  return positionOf(new Game(read.deal.piles, read.rules));
 }
 
 function positionOf(game) {
   const foundations = {};
   [...SUITS].forEach((s, i) => { foundations[s] = game.foundations[i]; });
   return { piles: game.piles.map((p) => p.map(cardName)), foundations };
-}
-
-function isRedeal(entry) {
-  return typeof entry === 'string' ? /^r$/i.test(entry.trim()) : entry?.type === 'redeal';
 }
 
 /**
@@ -67,17 +71,14 @@ function movedBetween(before, after) {
 /** The stops of a replay: step 0 (the deal), each played step, and the illegal one if any. */
 function stopsOf(log, doc) {
   const stops = [];
-  let start;
-  try {
-    start = startPosition(log);
-  } catch (e) {
-    start = null;
-  }
+  const read = readOrNull(log);
+  const start = read === null ? null : startPosition(read);
   stops.push({ text: 'The deal', position: start, moved: null });
   doc.steps.forEach((step, i) => {
     const before = stops[stops.length - 1].position;
-    const entry = Array.isArray(log.moves) ? log.moves[step.step - 1] : undefined;
-    const moved = isRedeal(entry) || before === null ? null : movedBetween(before, step.position);
+    const played = read === null ? undefined : read.steps[(step.step ?? i + 1) - 1];
+    const redeal = played === undefined || played.type === 'redeal';
+    const moved = redeal || before === null ? null : movedBetween(before, step.position);
     stops.push({ text: step.text, position: step.position, moved, step: step.step ?? i + 1 });
   });
   if (doc.error && doc.error.index != null) {
@@ -203,14 +204,12 @@ function toggle() {
 
 /** Replay a log: ask the service for its steps and show them, at `step`. */
 async function start(log, rawText, { title, source, step = 0, inUrl = false }) {
+  // `log`: an object (a puzzle's solution, an entry), or null and `rawText` the user's text
   pause();
   clearError($('error'));
   const doc = await api('/v1/replay', rawText !== null ? { method: 'POST', raw: rawText }
     : { method: 'POST', body: log });
-  if (log === null) {
-    log = JSON.parse(rawText); // the service read it: it is JSON
-  }
-  replay = { log, doc, stops: stopsOf(log, doc) };
+  replay = { log: log ?? rawText, doc, stops: stopsOf(log ?? rawText, doc) };
   keepStepInUrl = inUrl;
   $('title').textContent = title;
   $('source').replaceChildren(...source);
@@ -308,7 +307,9 @@ async function analyze() {
   button.disabled = true;
   $('analysis').textContent = 'Analysing…';
   try {
-    showAnalysis(await api('/v1/analyze', { method: 'POST', body: replay.log }));
+    const log = replay.log; // the user's text as it is, or the object the service gave
+    showAnalysis(await api('/v1/analyze', typeof log === 'string' ? { method: 'POST', raw: log }
+      : { method: 'POST', body: log }));
   } catch (e) {
     $('analysis').textContent = e.message;
     button.disabled = false;

@@ -2,7 +2,7 @@
 // localStorage["cruel.games"] by exactly the definitions of `cruel stats`
 // (cruel_tools/stats.py: aggregate() and record()). See docs/web.md "Statistics panel".
 
-import { Game, move, REDEAL, parseCard, dealPiles } from './cruel.js';
+import { Game, claimProblem, readLog } from './cruel.js';
 
 export const GAMES_KEY = 'cruel.games';
 export const MAX_GAMES = 1000;
@@ -58,34 +58,19 @@ function duration(start, end) {
   return seconds >= 0 ? seconds : null;
 }
 
-/** A step from a log's move entry, compact ("3F", "3-7", "3-7x2", "R") or object. */
-export function stepOf(entry) {
-  if (typeof entry === 'string') {
-    if (entry === 'R') {
-      return REDEAL;
-    }
-    const m = /^(\d+)(?:F|-(\d+)(?:x(\d+))?)$/.exec(entry);
-    if (!m) {
-      throw new Error('bad step');
-    }
-    return move(Number(m[1]), m[2] ? Number(m[2]) : null, m[3] ? Number(m[3]) : 1);
-  }
-  if (entry.type === 'redeal') {
-    return REDEAL;
-  }
-  return move(entry.from, entry.to === 'foundation' ? null : entry.to, entry.count ?? 1,
-    entry.card ? parseCard(entry.card) : null);
-}
-
-/** Play a log's moves with cruel.js: the final Game, or null when it does not verify. */
+/**
+ * Play a log with cruel.js as `cruel stats` does (cruel_tools/stats.py's record(): log.load, then
+ * verify): read by readLog, every step legal, the claim true. The final Game and the log's meta,
+ * or null when the log does not verify (it is left out, as `cruel stats` leaves it out).
+ */
 export function replayLog(log) {
   try {
-    const piles = log.deal.number !== undefined ? dealPiles(log.deal.number) : log.deal.piles;
-    const game = new Game(piles, log.rules);
-    for (const entry of log.moves) {
-      game.push(stepOf(entry));
+    const read = readLog(log);
+    const game = new Game(read.deal.piles, read.rules);
+    for (const step of read.steps) {
+      game.push(step);
     }
-    return game;
+    return claimProblem(game, read.claim) === null ? { game, meta: read.meta ?? {} } : null;
   } catch {
     return null;
   }
@@ -93,14 +78,11 @@ export function replayLog(log) {
 
 /** One counted game's facts from its log, or null when it does not verify (left out). */
 export function gameFacts(log) {
-  if (!log || typeof log !== 'object' || !log.deal || !Array.isArray(log.moves)) {
+  const played = replayLog(log);
+  if (played === null) {
     return null;
   }
-  const game = replayLog(log);
-  if (game === null) {
-    return null;
-  }
-  const meta = log.meta && typeof log.meta === 'object' ? log.meta : {};
+  const { game, meta } = played;
   const start = moment(meta, 'started_at');
   const end = moment(meta, 'finished_at');
   const at = end ?? start;

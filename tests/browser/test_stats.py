@@ -17,6 +17,10 @@ from zoneinfo import ZoneInfo
 
 import orjson
 
+from cruel_tools.deals import deal_piles
+from cruel_tools.game import Game
+from cruel_tools.log import compact
+from cruel_tools.rules import PRESETS
 from cruel_tools.stats import record
 from cruel_tools.verify import Source
 from tests.helpers import puzzle_log
@@ -141,3 +145,70 @@ def _play_and_compare(page: Any, tmp_path: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     page.locator("#stats").screenshot(path=str(folder / "stats-panel.png"))
     assert PUZZLE in page.url
+
+
+def logs_the_browser_once_dropped(today: dt.date) -> list[dict[str, Any]]:
+    """Logs `cruel stats` counts that stats.js once left out, reading logs by itself: compact
+    moves in lower case (``"r"``, ``"3f"``), a 13-pile preset (``ripple-fan-pysolfc``, whose
+    deal numbers name other piles), a preset by a rules object; and a false claim, which both
+    leave out."""
+    won = puzzle_log(puzzle("2027-01-01-easy"), compact=True)
+    won["moves"] = [m.lower() for m in won["moves"]]
+    assert "r" in won["moves"] and any(m.endswith("f") for m in won["moves"])
+    won["meta"] = {"finished_at": _at(today, "09:00:00", "+09:00")}
+    games: list[dict[str, Any]] = []
+    for k, spec in enumerate(["ripple-fan-pysolfc", {"preset": "royal-family-pysolfc"}]):
+        rules = PRESETS["ripple-fan-pysolfc" if k == 0 else "royal-family-pysolfc"]
+        game = Game.trusted(deal_piles(40 + k, rules), rules)
+        steps = []
+        for _ in range(30):  # the first legal step each time: a game of its own, its own claim
+            legal = list(game.legal_steps())
+            if not legal:
+                break
+            game.push(legal[0])
+            steps.append(compact(legal[0]))
+        log: dict[str, Any] = {
+            "format": "cruel-log/1",
+            "rules": spec,
+            "deal": {"number": 40 + k},
+            "moves": steps,
+            "claim": {
+                "outcome": game.outcome(),
+                "foundation_cards": game.foundation_cards,
+                "moves": game.moves,
+                "redeals": game.redeals,
+            },
+            "meta": {"finished_at": _at(today - dt.timedelta(days=1), "10:00:00", "+09:00")},
+        }
+        games.append(log)
+    assert len(games[0]["moves"]) >= 10 and games[0]["claim"]["foundation_cards"] > 0
+    false_claim = json.loads(json.dumps(games[0]))
+    false_claim["claim"]["moves"] += 1
+    return [won, *games, false_claim]
+
+
+def test_stats_panel_counts_every_log_cruel_stats_counts(
+    browser: Any, server: Server, watch: Watch
+) -> None:
+    context = browser.new_context(viewport=DESKTOP, base_url=server.url, timezone_id=ZONE)
+    try:
+        page = context.new_page()
+        page.set_default_timeout(10_000)
+        page.on("console", watch.console)
+        page.on("pageerror", lambda exc: watch.errors.append(f"page error: {exc}"))
+        page.on("request", watch.request)
+        today = dt.datetime.now(ZoneInfo(ZONE)).date()
+        logs = logs_the_browser_once_dropped(today)
+        open_play(page)
+        page.evaluate("(games) => localStorage.setItem('cruel.games', games)", json.dumps(logs))
+        open_play(page)
+        units = [(Source(file=f"game{i}"), orjson.dumps(g)) for i, g in enumerate(logs)]
+        rec = record(units)
+        assert [e.source.file for e in rec.excluded] == ["game3"]
+        assert [e.code for e in rec.excluded] == ["claim-mismatch"]
+        assert (rec.played, rec.wins) == (3, 1)
+        expected = {key: getattr(rec, field) for key, field in FIELDS.items()}
+        assert panel(page) == {k: (None if v is None else float(v)) for k, v in expected.items()}
+    finally:
+        context.close()
+    assert watch.errors == [] and watch.foreign == []

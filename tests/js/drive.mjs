@@ -6,6 +6,7 @@
 //   node drive.mjs deals [--rules PRESET] N...             one line per N: its piles, by name
 //   node drive.mjs mulberry SEED COUNT                     the first COUNT outputs of mulberry32
 //   node drive.mjs cases < cases.json                      positions and steps to try (below)
+//   node drive.mjs read < texts.jsonl                      readLog on each text (below)
 //
 // Encodings (the Python side builds the same strings): a position is
 // "PILES F.F.F.F MOVES REDEALS OUTCOME", PILES the 12 (or 13) piles joined by '|', each card as the
@@ -136,6 +137,33 @@ function cases(input) {
   }
 }
 
+// read: JSON Lines, each a JSON string holding one log's text; each gives readLog's answer:
+// {ok: true, rules, number, piles (names), steps (tried-step form)} or {ok: false, code, path}.
+function read(input) {
+  for (const line of input.split('\n')) {
+    if (!line) {
+      continue;
+    }
+    let answer;
+    try {
+      const log = C.readLog(JSON.parse(line));
+      answer = {
+        ok: true, rules: log.rules, number: log.deal.number,
+        piles: log.deal.piles.map((p) => p.map(C.cardName)), steps: log.steps.map(fromStep),
+      };
+    } catch (e) {
+      if (!(e instanceof C.LogError)) {
+        throw e;
+      }
+      answer = { ok: false, code: e.code, path: e.path, message: e.message };
+    }
+    out.push(JSON.stringify(answer));
+    if (out.length >= 200) {
+      flush();
+    }
+  }
+}
+
 const [mode, ...args] = process.argv.slice(2);
 if (mode === 'games') {
   games(Number(args[0]), Number(args[1]), Number(args[2]));
@@ -156,6 +184,12 @@ if (mode === 'games') {
     chunks.push(chunk);
   }
   cases(Buffer.concat(chunks).toString('utf8'));
+} else if (mode === 'read') {
+  const chunks = [];
+  for await (const chunk of process.stdin) {
+    chunks.push(chunk);
+  }
+  read(Buffer.concat(chunks).toString('utf8'));
 } else {
   process.stderr.write(`drive.mjs: unknown mode ${JSON.stringify(mode)}\n`);
   process.exitCode = 2;
