@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from . import cards, engine
 from .cards import KING, Card
 from .documents import document_config
-from .game import REDEAL, Game, Move, Redeal, Step
+from .game import PACKET, REDEAL, Game, Move, Redeal, Step
 from .log import LogEntry
 from .rules import PRESETS, Rules
 from .traversal import played_entries
@@ -196,6 +196,60 @@ def pile1_lock(game: Game) -> Card | None:
     return None
 
 
+def frozen_cards(game: Game) -> list[Card]:
+    """The cards of a frozen set (docs/solver.md, rule F), lowest first, or [] when none is found.
+
+    A frozen set is a set of tableau cards none of which can ever move, because each is held by
+    the others: it is covered for ever by one of them in the fixed prefix of the sequence, or it
+    waits for a lower card of its suit in the set and is a king or has its successor covered for
+    ever. The greatest such set is found by removing cards that fail until none does. Rule L's
+    locks are frozen sets too. Sound under the same profiles as rule L (bottom-up redeal in
+    packets, single-card moves, Cruel's layout and build).
+    """
+    rules = game.rules
+    if rules.redeal_order != "bottom-up" or rules.run_moves or not rules.cruel_layout:
+        return []
+    seq: list[Card] = []
+    top_at: list[bool] = []
+    for pile in game.piles:
+        if pile:
+            seq += pile
+            top_at += [False] * (len(pile) - 1) + [True]
+    frozen = set(seq)
+    last = PACKET - 1
+    while True:
+        # The fixed prefix: cards of the set from the start of the sequence, each of which keeps
+        # its index for as long as no card of the set moves. It ends after the first card that a
+        # card outside the set might be built on (a top now, or the last of a packet later).
+        m = 0
+        while m < len(seq) and seq[m] in frozen:
+            i = m
+            m += 1
+            c = seq[i]
+            if (top_at[i] or i % PACKET == last) and (c % 13 == 0 or c - 1 not in frozen):
+                break
+        covered = {seq[i] for i in range(m - 1) if not top_at[i] and i % PACKET != last}
+        if not covered:  # nothing is ever covered again, and each round drops the lowest of
+            return []  # every suit: the set ends empty
+        low = [52] * 4
+        for b in frozen:
+            low[b // 13] = min(low[b // 13], b)
+        keep = {
+            b
+            for b in frozen
+            if b in covered or (low[b // 13] < b and (b % 13 == KING - 1 or b + 1 in covered))
+        }
+        if keep == frozen:
+            return sorted(frozen)
+        frozen = keep
+
+
+def frozen_reason(frozen: list[Card]) -> str:
+    """The verdict's reason for a start position with a frozen set (rule F)."""
+    names = " ".join(cards.name(c) for c in frozen[:6]) + (" ..." if len(frozen) > 6 else "")
+    return f"{len(frozen)} cards can never move ({names}; rule F)"
+
+
 # --- search --------------------------------------------------------------------------------------
 
 
@@ -325,7 +379,8 @@ def search(
         (-start.foundation_cards, 0, start, root, 0)
     ]
     stats.unique = 1
-    if pile1_lock(start) is not None or (memo is not None and memo.is_lost(start)):
+    lost_at_start = pile1_lock(start) is not None or bool(frozen_cards(start))
+    if lost_at_start or (memo is not None and memo.is_lost(start)):
         stats.pruned = 1
         frontier.clear()
     while frontier:
@@ -366,10 +421,11 @@ def search(
             parents[child_node] = (node, step)
             if old is None:
                 stats.unique += 1
-            # Proven lost: never expanded (rule L). Pile 1 changes only by a step that touches it
-            # or by a redeal; otherwise the parent's check stands.
+            # Proven lost: never expanded (rules L and F). Pile 1 changes only by a step that
+            # touches it or by a redeal; otherwise the parent's check of rule L stands. Rule F
+            # (which finds every lock of rule L too) is checked on every child.
             touches = isinstance(step, Redeal) or step.source == 1 or step.target == 1
-            if touches and pile1_lock(child) is not None:
+            if (touches and pile1_lock(child) is not None) or frozen_cards(child):
                 stats.pruned += 1
                 continue
             if memo is not None:
@@ -385,6 +441,7 @@ def search(
                 frontier, (-child.foundation_cards, -next(tie), child, child_node, child_early)
             )
     lock = pile1_lock(start)
+    frozen = [] if lock is not None else frozen_cards(start)
     if memo is not None and not narrowed:  # every position met is lost (see Memo)
         for key, marks in best.items():
             used = min(r for r, _ in marks)
@@ -398,6 +455,9 @@ def search(
             stats,
             began,
         )
+    if frozen:
+        reason = frozen_reason(frozen)
+        return _finish(SolveResult("unwinnable", reason=reason), stats, began)
     if narrowed:
         reason = f"no win with at most {early_redeals} early redeals (proves nothing)"
         return _finish(SolveResult("unknown", reason=reason), stats, began)
@@ -448,6 +508,7 @@ def _native_search(
         "time": f"time budget of {max_seconds} s spent",
         "memory": f"memory budget of {memory_size(max_memory)} spent",
         "lock": f"{cards.name(lock)} in pile 1 can never leave (rule L)",
+        "frozen": frozen_reason(frozen_cards(start)) if why == "frozen" else "",
         "narrowed": f"no win with at most {early_redeals} early redeals (proves nothing)",
         "exhausted": "every reachable position searched or proven lost",
     }

@@ -115,6 +115,50 @@ int pile1_lock(const Position& p) {
     return -1;
 }
 
+// Rule F (docs/solver.md; solver.py's frozen_cards): the greatest frozen set, as a mask of cards
+// (bit c for card c), 0 when there is none. A card stays in the set while it is covered for ever
+// (in the fixed prefix, with the next card of the prefix on it now and after every redeal) or
+// waits for a lower card of its suit in the set and is a king or has its successor covered for
+// ever. Callers apply it only under the bottom-up redeal and single-card moves, as solver.py does.
+uint64_t frozen_cards(const Position& p) {
+    int n = p.n;
+    const uint8_t* s = p.seq;
+    bool top_at[kTableau] = {};
+    uint64_t set = 0;
+    for (int i = 0, o = 0; i < kPiles; ++i) {
+        o += p.size[i];
+        if (p.size[i]) top_at[o - 1] = true;
+    }
+    for (int i = 0; i < n; ++i) set |= uint64_t{1} << s[i];
+    for (;;) {
+        int m = 0;
+        while (m < n && (set >> s[m] & 1)) {
+            int i = m++, c = s[i];
+            if ((top_at[i] || i % kPacket == kPacket - 1) && (c % 13 == 0 || !(set >> (c - 1) & 1))) break;
+        }
+        uint64_t covered = 0;
+        for (int i = 0; i + 1 < m; ++i)
+            if (!top_at[i] && i % kPacket != kPacket - 1) covered |= uint64_t{1} << s[i];
+        // With nothing covered, nothing ever is again (the set only shrinks), and each round
+        // drops the lowest card of every suit: the set ends empty.
+        if (!covered) return 0;
+        uint64_t keep = 0;
+        for (int suit = 0; suit < 4; ++suit) {
+            uint64_t in = set >> (13 * suit) & 0x1FFF;
+            if (!in) continue;
+            int low = __builtin_ctzll(in);  // the lowest rank of the suit in the set
+            for (int r = low; r < 13; ++r) {
+                if (!(in >> r & 1)) continue;
+                int b = 13 * suit + r;
+                if ((covered >> b & 1) || (r > low && (r == kKing || (covered >> (b + 1) & 1))))
+                    keep |= uint64_t{1} << b;
+            }
+        }
+        if (keep == set) return set;
+        set = keep;
+    }
+}
+
 // The bytes a search may hold; every allocation asks first.
 struct Budget {
     size_t limit;
@@ -395,7 +439,8 @@ public:
         }
         res.unique = 1;
         int lock = use_lock_ ? pile1_lock(start_) : -1;
-        if (lock >= 0 || (memo_ && memo_lost(key, len, h, root.r))) {
+        bool frozen = use_lock_ && lock < 0 && frozen_cards(start_) != 0;
+        if (lock >= 0 || frozen || (memo_ && memo_lost(key, len, h, root.r))) {
             res.pruned = 1;
             clear_frontier();
         }
@@ -456,9 +501,9 @@ public:
                 kid.r = static_cast<uint16_t>(limited_ ? child.redeals : 0);
                 kid.fc = 52 - child.n;
                 // Rule L: pile 1 changes only by a step that touches it or by a redeal;
-                // otherwise the parent's check stands.
+                // otherwise the parent's check stands. Rule F on every child.
                 bool touches = step == kRedeal || (step & 15) == 1 || ((step >> 4) & 15) == 1;
-                kid.locked = use_lock_ && touches && pile1_lock(child) >= 0;
+                kid.locked = use_lock_ && ((touches && pile1_lock(child) >= 0) || frozen_cards(child) != 0);
                 nodes_.prefetch(kid.hash);
                 ++kids;
             }
@@ -525,6 +570,9 @@ public:
             res.verdict = "unwinnable";
             res.why = "lock";
             res.lock = lock;
+        } else if (frozen) {
+            res.verdict = "unwinnable";
+            res.why = "frozen";
         } else if (narrowed_) {
             res.why = "narrowed";
         } else {
