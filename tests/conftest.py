@@ -24,6 +24,48 @@ REBUILD = (
 )
 
 
+#: Modules whose tests start processes, servers, databases, a browser, Node or a type checker: the
+#: default tier runs them, the quick subset for every commit (-m "not slow and not integration and
+#: not heavy", CONTRIBUTING.md) leaves them out. tests/browser/ is integration as a whole.
+INTEGRATION = frozenset(
+    {
+        "test_hostile",
+        "test_instances",
+        "test_serve_process",
+        "test_doc_shell_examples",
+        "test_cruel_js",
+        "test_lint",
+        "test_public_api",
+        "test_secret_stream",
+        "test_engine_choice",
+        "test_cli_conventions",
+        "test_service",
+        "test_moderation",
+        "test_keys",
+        "test_attempts",
+        "test_player_records",
+        "test_leaderboard",
+    }
+)
+
+
+#: Modules whose tests run the solver or the fewest-actions search at real budgets (seconds
+#: each); single heavy tests elsewhere carry the mark themselves (@pytest.mark.heavy). The quick
+#: subset leaves them out.
+HEAVY = frozenset(
+    {"test_optimal", "test_optimal_puzzles", "test_analysis", "test_replay_analyze", "test_grading"}
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        path = Path(str(item.fspath))
+        if path.stem in INTEGRATION or path.parent.name == "browser":
+            item.add_marker(pytest.mark.integration)
+        if path.stem in HEAVY:
+            item.add_marker(pytest.mark.heavy)
+
+
 def pytest_sessionstart(session: pytest.Session) -> None:
     try:
         core = engine.native()

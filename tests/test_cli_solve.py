@@ -350,6 +350,7 @@ def test_json_report_matches_its_schema() -> None:
 # --- --optimal: the fewest actions ---------------------------------------------------------------
 
 
+@pytest.mark.heavy
 def test_optimal_proves_deal_1_and_its_win_replays_with_that_many_actions(tmp_path: Path) -> None:
     out = tmp_path / "best.json"
     result = run("1", "--optimal", "--json", "--out", str(out))
@@ -370,6 +371,7 @@ def test_optimal_proves_deal_1_and_its_win_replays_with_that_many_actions(tmp_pa
     assert "proven, no win takes fewer" in text
 
 
+@pytest.mark.heavy
 def test_optimal_within_a_small_budget_reports_its_bound_honestly() -> None:
     result = run("3209588634", "--optimal", "--max-states", "20000", "--json")
     assert result.exit_code == 0, result.output

@@ -53,6 +53,7 @@ def facts(r: SolveResult) -> tuple[object, ...]:
     return (r.verdict, r.reason, r.steps, r.stats.expanded, r.stats.unique, r.stats.pruned)
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("name", CORE_PRESETS)
 def test_the_core_searches_node_for_node_as_python(name: str) -> None:
     # Same positions expanded in the same order: the same verdict, reason, solution and counts
@@ -83,6 +84,7 @@ def test_narrowed_searches_agree_node_for_node() -> None:
             assert facts(a) == facts(b), (number, early)
 
 
+@pytest.mark.heavy
 def test_every_native_win_replays_and_decides_what_python_decides() -> None:
     # The default tier's version of the slow test below: 40 deals.
     compare(range(1, 41))

@@ -208,6 +208,7 @@ def test_data_flows_one_way_through_the_package() -> None:
 # --- generate ----------------------------------------------------------------------------------
 
 
+@pytest.mark.heavy
 def test_generate_is_deterministic_whatever_the_jobs() -> None:
     once = hard_puzzles()
     assert [p.id for p in once] == ["test-hard-1", "test-hard-2"]
@@ -243,6 +244,7 @@ def run_daily(out: Path, days: int = 2, start: dt.date = START, jobs: int = 1) -
     return puzzles.daily(start, days, out, jobs, budget=SMALL, max_candidates=60)
 
 
+@pytest.mark.heavy
 def test_daily_is_byte_identical_on_rerun_and_never_reuses_a_deal(tmp_path: Path) -> None:
     written = run_daily(tmp_path)
     assert written[-1] == tmp_path / "index.json"
@@ -295,6 +297,7 @@ def test_daily_reports_progress(tmp_path: Path) -> None:
     assert seen == [0]
 
 
+@pytest.mark.heavy
 def test_cli_daily(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     real: Callable[..., Any] = puzzles.daily
     monkeypatch.setattr(
@@ -523,6 +526,7 @@ def test_puzzle_set_error_codes(tmp_path: Path) -> None:
     assert code_of(folder) == "outside-the-set"
 
 
+@pytest.mark.heavy
 def test_cli_grade() -> None:
     result = cli("grade", "1")
     assert result.exit_code == 0, result.output

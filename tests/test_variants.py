@@ -406,6 +406,7 @@ def check_grade(grade: dict[str, Any], name: str) -> None:
     assert par["actions"] >= par["lower_bound"] >= 52 - start.foundation_cards
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("name", ["ripple-fan", "royal-family", "ripple-fan-pysolfc"])
 def test_grade_under_each_new_preset(name: str) -> None:
     rules = PRESETS[name]
@@ -421,6 +422,7 @@ def test_cli_grade_under_each_new_preset(name: str) -> None:
     check_grade(json.loads(out.stdout), name)
 
 
+@pytest.mark.heavy
 def test_royal_family_pysolfc_grades_without_a_tier_when_undecided() -> None:
     rules = PRESETS["royal-family-pysolfc"]
     found = grade(deal_piles(3, rules), 3, rules, Budget(solver_states=20_000))
@@ -446,6 +448,7 @@ def check_13_pile_puzzle(doc: dict[str, Any]) -> None:
     assert report.moves + report.redeals == doc["par"]["actions"]
 
 
+@pytest.mark.heavy
 def test_generate_a_13_pile_puzzle_whose_solution_verifies() -> None:
     rules = PRESETS["ripple-fan-pysolfc"]
     (puzzle,) = generate("easy", 1, "demo", rules, budget=SMALL_PAR)
