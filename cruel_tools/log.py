@@ -244,12 +244,27 @@ class GameLog(BaseModel):
             self._steps = steps
         return self._steps
 
+    @field_validator("rules")
+    @classmethod
+    def _overrides_make_a_game(cls, rules: str | Rules) -> str | Rules:
+        # The model checks an object of rules against the defaults of each field; the profile
+        # played is the preset's, with the overrides on top, and that must make a game too
+        # ({"preset": "ripple-fan-pysolfc", "foundation_base": "ace"} does not).
+        if isinstance(rules, Rules):
+            Rules.model_validate(_merged(rules))  # raises a ValidationError naming the problem
+        return rules
+
     def resolved_rules(self) -> Rules:
         """The rules profile: a preset with the log's overrides applied."""
         if isinstance(self.rules, str):
             return PRESETS[self.rules]
-        overrides = {k: getattr(self.rules, k) for k in self.rules.model_fields_set - {"preset"}}
-        return PRESETS[self.rules.preset].model_copy(update=overrides)
+        return Rules.model_validate(_merged(self.rules))
+
+
+def _merged(rules: Rules) -> dict[str, Any]:
+    """A rules object's preset with its overrides on top, as fields."""
+    overrides = {k: getattr(rules, k) for k in rules.model_fields_set - {"preset"}}
+    return {**PRESETS[rules.preset].model_dump(), **overrides}
 
 
 # --- the one decoder of entries -------------------------------------------------------------
@@ -273,6 +288,8 @@ def _compact_table() -> dict[str, Step]:
 #: checks that these keys are exactly the strings :data:`COMPACT_PATTERN` accepts.
 COMPACT_STEPS: Final[dict[str, Step]] = _compact_table()
 _PILES: Final = frozenset(range(1, MAX_PILES + 1))
+# A run is 1 to 12 cards (the model's bound on "count"), whatever the piles are numbered to.
+_COUNTS: Final = frozenset(range(1, NUM_PILES + 1))
 # Every single-card move, by (source, target, card): looking one up costs a fifth of building a
 # Move (a NamedTuple's constructor is Python code), and a log has thousands of them.
 _SINGLE: Final[dict[tuple[int, int | None, Card | None], Move]] = {
@@ -323,7 +340,7 @@ def decode(entries: list[Any]) -> list[Step] | None:
             append(single((source, to, card)))  # type: ignore[arg-type]  # always found
             continue
         count = entry.get("count")
-        if type(count) is not int or count not in piles or len(entry) != size + 1:
+        if type(count) is not int or count not in _COUNTS or len(entry) != size + 1:
             return None
         append(Move(source, to, count, card))
     return steps

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import re
 
 import orjson
@@ -208,3 +209,32 @@ def test_a_pile_out_of_range_says_piles_are_1_to_13(move: object, path: str, wor
         load(orjson.dumps({**BASE, "moves": [move]}))
     assert info.value.path == path
     assert info.value.message.startswith(words), info.value.message
+
+
+def test_a_run_of_13_is_refused_by_both_readers() -> None:
+    """The fast reader took a count of 13 (piles go to 13) where the model refuses it."""
+    entry = {"type": "move", "from": 1, "to": 2, "count": 13}
+    for rules in ("perseverance", {"preset": "perseverance"}):
+        doc = {"format": "cruel-log/1", "rules": rules, "deal": {"number": 1}, "moves": [entry]}
+        with pytest.raises(LogFormatError) as caught:
+            load(json.dumps(doc))
+        assert (caught.value.code, caught.value.path) == ("schema", "/moves/0/count")
+        assert "a run is 1 to 12 cards" in caught.value.message
+
+
+def test_overrides_must_make_a_game_of_their_preset() -> None:
+    # Each override alone is a valid value; on ripple-fan-pysolfc's 13 piles, aces on the
+    # foundations leave 48 cards for 52 places.
+    doc = {
+        "format": "cruel-log/1",
+        "rules": {"preset": "ripple-fan-pysolfc", "foundation_base": "ace"},
+        "deal": {"number": 1},
+    }
+    with pytest.raises(LogFormatError) as caught:
+        load(json.dumps(doc))
+    assert (caught.value.code, caught.value.path) == ("schema", "/rules")
+    assert "13 piles of 4 do not hold the 48 cards" in caught.value.message
+    doc["rules"] = {"preset": "perseverance", "max_redeals": 4}
+    assert load(json.dumps(doc)).resolved_rules() == PRESETS["perseverance"].model_copy(
+        update={"max_redeals": 4}
+    )

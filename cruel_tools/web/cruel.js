@@ -954,7 +954,7 @@ export const MAX_PILES = 13;
 
 /**
  * A log that cannot be read (log.py's `LogFormatError`, or the deal's `BadDeal`). `code`:
- * `too-large`, `not-json`, `too-many-moves`, `schema`, `bad-deal` (or `bad-rules`, below);
+ * `too-large`, `not-json`, `too-many-moves`, `schema`, `bad-deal`;
  * `path`: a JSON pointer into the log (`/moves/3/from`), `''` for the text as a whole.
  */
 export class LogError extends CruelError {
@@ -1610,7 +1610,7 @@ function checkPiles(names, rules) {
  * @returns {ReadLog}
  * @throws {LogError} `too-large` (over `maxBytes` bytes of UTF-8), `not-json`,
  *   `too-many-moves`, `schema` (not a v1 log), `bad-deal` (piles that are not a deal, or not
- *   the deal number's), `bad-rules` (overrides that make no game of their preset)
+ *   the deal number's); overrides that make no game of their preset are `schema` at `/rules`
  */
 export function readLog(input, limits = {}) {
   const { maxBytes, maxMoves } = { ...LOG_LIMITS, ...limits };
@@ -1634,9 +1634,8 @@ export function readLog(input, limits = {}) {
   const resolved = { ...PRESETS[name], ...overrides };
   const problem = rulesProblem(resolved);
   if (problem !== null) {
-    // log.py checks the overrides with the model's defaults, not the preset's, and plays such a
-    // profile anyway; the engine here defines no game for it.
-    throw new LogError('bad-rules', '/rules', `these rules make no game: ${problem}`);
+    // log.py's model refuses overrides that make no game of their preset (GameLog's rules check).
+    throw new LogError('schema', '/rules', `these rules make no game: ${problem}`);
   }
   const rules = rulesOf(resolved);
   const deal = obj.get('deal');
