@@ -58,6 +58,8 @@ __all__ = [
     "FewestActions",
     "SolveReport",
     "solve_report",
+    "frozen_cards",
+    "frozen_reason",
 ]
 
 Verdict = Literal["won", "unwinnable", "unknown"]
