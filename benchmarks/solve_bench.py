@@ -25,8 +25,8 @@ Printed:
     solver's own clock, ``stats.seconds``), and the wall time of the whole run;
   * states per second (sum of positions expanded / sum of solver seconds) and the median number
     of positions expanded per deal;
-  * why the unwinnable deals are unwinnable (rule L, or the whole reachable space searched) and
-    why the unknown ones are unknown;
+  * why the unwinnable deals are unwinnable (rule L, rule F, or the whole reachable space
+    searched) and why the unknown ones are unknown;
   * for won deals, the median and largest number of card moves and redeals in the solution.
 
 The time budget is checked every 256 expansions, so an ``unknown`` deal may run a little past
@@ -147,6 +147,10 @@ def reason_kind(reason: str) -> str:
     """A reason without the card it names, so that reasons can be counted."""
     if "(rule L)" in reason:
         return "rule L (a card in pile 1 can never leave)"
+    if "rule F)" in reason:
+        if reason.startswith("48 cards"):
+            return "rule F, every card (no card can move at the deal)"
+        return "rule F (a frozen set of cards, fewer than 48)"
     if reason.startswith("time budget"):
         return "time budget spent"
     if reason.startswith("state budget"):
@@ -237,7 +241,7 @@ def report(results: list[DealResult], args: argparse.Namespace, wall: float) -> 
         print(f"        median expanded per decided deal {med_dec:,.0f}")
     print(
         f"        unique positions {sum(r.unique for r in results):,}, "
-        f"pruned by rule L {sum(r.pruned for r in results):,}"
+        f"pruned by rules L and F {sum(r.pruned for r in results):,}"
     )
     print()
 

@@ -217,8 +217,15 @@ def frozen_cards(game: Game) -> list[Card]:
         if pile:
             seq += pile
             top_at += [False] * (len(pile) - 1) + [True]
-    frozen = set(seq)
     last = PACKET - 1
+    # Start from the cards that could stay: those that could be covered (not a top now, not the
+    # last of a packet), and kings and cards whose successor could be covered. Any superset of
+    # the greatest frozen set gives the same set below; this one is small, and empty at once
+    # when the sequence's first card is not in it (then nothing can be covered).
+    coverable = {seq[i] for i in range(len(seq) - 1) if not top_at[i] and i % PACKET != last}
+    frozen = {b for b in seq if b in coverable or b % 13 == KING - 1 or b + 1 in coverable}
+    if not seq or seq[0] not in frozen:
+        return []
     while True:
         # The fixed prefix: cards of the set from the start of the sequence, each of which keeps
         # its index for as long as no card of the set moves. It ends after the first card that a

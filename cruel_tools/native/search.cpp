@@ -121,39 +121,51 @@ int pile1_lock(const Position& p) {
 // waits for a lower card of its suit in the set and is a king or has its successor covered for
 // ever. Callers apply it only under the bottom-up redeal and single-card moves, as solver.py does.
 uint64_t frozen_cards(const Position& p) {
+    constexpr uint64_t kKings = uint64_t{1} << 12 | uint64_t{1} << 25 | uint64_t{1} << 38 | uint64_t{1} << 51;
     int n = p.n;
+    if (n == 0) return 0;
     const uint8_t* s = p.seq;
-    bool top_at[kTableau] = {};
-    uint64_t set = 0;
-    for (int i = 0, o = 0; i < kPiles; ++i) {
-        o += p.size[i];
-        if (p.size[i]) top_at[o - 1] = true;
+    // fix[i]: card s[i]'s bit if it could be covered (not a top now, not the last of a packet, not
+    // the last card); grow[i]: whether something could be built on it (a top now or after a redeal).
+    uint64_t fix[kTableau];
+    bool grow[kTableau];
+    uint64_t coverable = 0;
+    for (int i = 0, o = 0, pile = 0; i < n; ++i) {
+        while (o + p.size[pile] <= i) o += p.size[pile++];
+        bool top = i == o + p.size[pile] - 1;
+        grow[i] = top || i % kPacket == kPacket - 1;
+        fix[i] = grow[i] || i + 1 == n ? 0 : uint64_t{1} << s[i];
+        coverable |= fix[i];
     }
-    for (int i = 0; i < n; ++i) set |= uint64_t{1} << s[i];
+    // Start from the cards that could stay: those that could be covered, and kings and cards
+    // whose successor could be covered. Any superset of the greatest frozen set gives the same
+    // set below; this one is small, and empty at once when the sequence's first card is not in
+    // it (then nothing can be covered).
+    uint64_t all = 0;
+    for (int i = 0; i < n; ++i) all |= uint64_t{1} << s[i];
+    uint64_t set = all & (coverable | kKings | coverable >> 1);
+    if (!(set >> s[0] & 1)) return 0;
     for (;;) {
         int m = 0;
+        uint64_t covered = 0, last = 0;
         while (m < n && (set >> s[m] & 1)) {
             int i = m++, c = s[i];
-            if ((top_at[i] || i % kPacket == kPacket - 1) && (c % 13 == 0 || !(set >> (c - 1) & 1))) break;
+            covered |= last;  // s[i-1]'s bit, now that s[i] is in the prefix too
+            last = fix[i];
+            if (grow[i] && (c % 13 == 0 || !(set >> (c - 1) & 1))) break;
         }
-        uint64_t covered = 0;
-        for (int i = 0; i + 1 < m; ++i)
-            if (!top_at[i] && i % kPacket != kPacket - 1) covered |= uint64_t{1} << s[i];
         // With nothing covered, nothing ever is again (the set only shrinks), and each round
         // drops the lowest card of every suit: the set ends empty.
         if (!covered) return 0;
-        uint64_t keep = 0;
+        // (H): every card of the set above the lowest of its suit in the set.
+        uint64_t above = 0;
         for (int suit = 0; suit < 4; ++suit) {
             uint64_t in = set >> (13 * suit) & 0x1FFF;
-            if (!in) continue;
-            int low = __builtin_ctzll(in);  // the lowest rank of the suit in the set
-            for (int r = low; r < 13; ++r) {
-                if (!(in >> r & 1)) continue;
-                int b = 13 * suit + r;
-                if ((covered >> b & 1) || (r > low && (r == kKing || (covered >> (b + 1) & 1))))
-                    keep |= uint64_t{1} << b;
-            }
+            above |= (in & (in - 1)) << (13 * suit);  // in without its lowest bit
         }
+        // (B): a king, or the successor (the next bit) covered; a king's next bit is another
+        // suit's, but a king passes anyway.
+        uint64_t keep = set & (covered | (above & (kKings | covered >> 1)));
         if (keep == set) return set;
         set = keep;
     }
