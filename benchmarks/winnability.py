@@ -60,7 +60,11 @@ def summary(path: Path) -> list[str]:
         "",
     ]
     reasons = Counter(
-        "rule L" if "rule L" in r["reason"] else "search exhausted"
+        "rule L"
+        if "rule L" in r["reason"]
+        else "rule F"
+        if "rule F" in r["reason"]
+        else "search exhausted"
         for r in rows
         if r["verdict"] == "unwinnable"
     )

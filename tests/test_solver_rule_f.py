@@ -67,6 +67,10 @@ def test_the_smallest_cycle_is_frozen_and_lost() -> None:
         # The same cards cut differently mid-deal: pile 1 ends at K♠ (index 2), so Q♣ is the
         # last card of the first packet after a redeal and goes home; then Q♠ tops pile 1.
         ("QD KC KS", "QC QS KD"),
+        # A king on a lower card of its suit outside pile 1's bottom four (docs/solver.md, ideas
+        # that are not rules): Q♥ goes home, the redeal ends the first packet with Q♣, which is
+        # built onto K♣.
+        ("KH JC KD QH", "QC KC"),
     ],
 )
 def test_near_misses_are_not_frozen(piles: tuple[str, ...]) -> None:
