@@ -1274,6 +1274,14 @@ const PILES_RULE = `piles are numbered 1 to ${MAX_PILES}`;
 const RUN_RULE = `a run is 1 to ${NUM_PILES} cards`;
 const noPile = (v) => `no pile ${v}: ${PILES_RULE}`;
 
+// A rules object's preset with its overrides on top (log.py's _merged).
+function resolvedRules(spec) {
+  const overrides = Object.fromEntries(
+    [...spec].filter(([k]) => k !== 'preset').map(([k, x]) => [k, toPlain(x)]),
+  );
+  return { ...PRESETS[spec.get('preset') ?? 'cruel'], ...overrides };
+}
+
 function checkRules(v, errors) {
   if (typeof v === 'string' && Object.hasOwn(PRESETS, v)) {
     return;
@@ -1283,6 +1291,11 @@ function checkRules(v, errors) {
   if (v instanceof Map) {
     checkRulesObject(v, branch);
     if (!branch.list.length) {
+      // GameLog's own check of the rules field (log.py): the overrides on their preset.
+      const problem = rulesProblem(resolvedRules(v));
+      if (problem !== null) {
+        errors.add('value_error', ['rules'], `these rules make no game: ${problem}`);
+      }
       return;
     }
   } else {
@@ -1627,11 +1640,7 @@ export function readLog(input, limits = {}) {
   checkLog(obj, maxMoves);
   // log.py's resolved_rules: the preset, with the keys the log wrote.
   const spec = obj.get('rules') ?? 'cruel';
-  const overrides = spec instanceof Map
-    ? Object.fromEntries([...spec].filter(([k]) => k !== 'preset').map(([k, x]) => [k, toPlain(x)]))
-    : {};
-  const name = spec instanceof Map ? (spec.get('preset') ?? 'cruel') : spec;
-  const resolved = { ...PRESETS[name], ...overrides };
+  const resolved = spec instanceof Map ? resolvedRules(spec) : { ...PRESETS[spec] };
   const problem = rulesProblem(resolved);
   if (problem !== null) {
     // log.py's model refuses overrides that make no game of their preset (GameLog's rules check).
