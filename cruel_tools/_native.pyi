@@ -43,6 +43,7 @@ def search(
     early: int,
     max_memory: int,
     memo: Memo | None,
+    rule_f: bool = True,
 ) -> tuple[str, str, list[StepTuple], int, int, int, int, int]: ...
 
 # The verifier's fast path (fastlog.cpp, fastlog.hpp): see verify.fast_log.

@@ -64,6 +64,10 @@ __all__ = [
 GRADE_FORMAT: Final = "cruel-grade/1"
 #: 2: par is the fewest actions (cruel_tools.optimal), with its proven lower bound.
 GRADER_VERSION: Final = "2"
+# Version 2's searches leave rule F out (docs/solver.md): the published puzzles' solver effort
+# and critical decisions were measured without it, and a rerun must give them byte for byte.
+# A new grader version may turn it on, with a regeneration of the published set (issue #25).
+_RULE_F: Final = False
 #: The tiers, easiest first: a Literal that repeats the tier column of :data:`LADDER`, stated
 #: in :mod:`cruel_tools.constants` (the CLI's help names them without importing grading) and
 #: checked against the table below it.
@@ -194,7 +198,9 @@ def player2(game: Game, budget: Budget) -> list[Step] | None:
 
 def _technique(early: int) -> Player:
     def play(game: Game, budget: Budget) -> list[Step] | None:
-        result = search(game.copy(), max_states=budget.player_states, early_redeals=early)
+        result = search(
+            game.copy(), max_states=budget.player_states, early_redeals=early, rule_f=_RULE_F
+        )
         return result.steps if result.verdict == "won" else None
 
     play.__doc__ = f"A perfect planner that makes at most {early} early redeal(s)."
@@ -291,7 +297,7 @@ def critical_decisions(game: Game, steps: Sequence[Step], budget: Budget) -> int
             for other in options:
                 trial = g.copy()
                 trial.push(other)
-                if solve(trial, max_states=budget.critical_states).verdict == "won":
+                if solve(trial, budget.critical_states, rule_f=_RULE_F).verdict == "won":
                     alternative_wins = True
                     break
             count += not alternative_wins
@@ -317,7 +323,12 @@ class Classified:
 
 def classify(game: Game, budget: Budget = Budget()) -> Classified:
     """Verdict and tier of a position, without the costlier metrics (for choosing puzzles)."""
-    result = solve(game.copy(), max_states=budget.solver_states, max_seconds=budget.solver_seconds)
+    result = solve(
+        game.copy(),
+        max_states=budget.solver_states,
+        max_seconds=budget.solver_seconds,
+        rule_f=_RULE_F,
+    )
     if result.verdict != "won":
         return Classified(result.verdict, None, {}, [], result.stats.expanded)
     ladder: dict[str, bool] = {}
@@ -388,7 +399,7 @@ def fewest_actions(
     ``budget.optimal_states``, starting from the shortest of ``solutions`` (wins already found),
     with the lower bound it proves."""
     known = min(solutions, key=lambda s: (len(s), _moves_redeals(s)[1]))
-    result = optimize(start, max_states=budget.optimal_states, known=list(known))
+    result = optimize(start, max_states=budget.optimal_states, known=list(known), rule_f=_RULE_F)
     if not result.steps:  # cannot happen with a known win; kept so par never loses it
         raise AssertionError("the optimizer lost a known win")
     moves, redeals = result.moves, result.redeals

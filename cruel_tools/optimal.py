@@ -302,8 +302,12 @@ def optimize(
     max_seconds: float | None = None,
     beam_width: int = BEAM_WIDTH,
     known: list[Step] | None = None,
+    rule_f: bool = True,
 ) -> OptimalResult:
     """The fewest actions that win from ``start``, or the best found and a proven bound.
+
+    ``rule_f`` is passed to the plain solver, which guides the beams when they starve
+    (:func:`cruel_tools.solver.solve`).
 
     ``known`` is a win already found (such as a puzzle's par), used as the first upper bound.
     The answer's ``lower_bound`` is proven whatever the budget; ``verdict`` is ``optimal`` when
@@ -336,7 +340,12 @@ def optimize(
             break  # nothing can be shorter
         if best is None and not solver_tried:
             solver_tried = True
-            found = solve(start.copy(), max_states=max(1, max_states // 4), max_seconds=max_seconds)
+            found = solve(
+                start.copy(),
+                max_states=max(1, max_states // 4),
+                max_seconds=max_seconds,
+                rule_f=rule_f,
+            )
             stats.expanded += found.stats.expanded
             if found.verdict == "unwinnable":
                 return _done(OptimalResult("unwinnable", reason=found.reason), stats, began)

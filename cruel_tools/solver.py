@@ -284,6 +284,7 @@ def solve(
     max_seconds: float | None = None,
     memo: Memo | None = None,
     max_memory: int = MAX_MEMORY,
+    rule_f: bool = True,
 ) -> SolveResult:
     """Search ``start`` for a win within the budget.
 
@@ -300,7 +301,7 @@ def solve(
 
     ``max_memory`` bounds the bytes one pass may hold (its table, nodes and frontier); reaching
     it ends the solve as ``unknown``. The native core runs the passes' searches where it plays
-    the profile (:func:`search`).
+    the profile (:func:`search`). ``rule_f`` False leaves rule F out (:func:`search`).
     """
     began = time.perf_counter()
     total = SolveStats()
@@ -320,6 +321,7 @@ def solve(
             early_redeals=early,
             memo=memo,
             max_memory=max_memory,
+            rule_f=rule_f,
         )
         total.expanded += result.stats.expanded
         total.unique += result.stats.unique
@@ -343,6 +345,7 @@ def search(
     early_redeals: int | None = None,
     memo: Memo | None = None,
     max_memory: int = MAX_MEMORY,
+    rule_f: bool = True,
 ) -> SolveResult:
     """Best-first search of the legal games from ``start``, within the budget.
 
@@ -362,12 +365,17 @@ def search(
     runs there: the same search, node for node (it expands the same positions in the same order),
     about a hundred times faster, within ``max_memory`` bytes counted exactly, the GIL released
     (Ctrl-C raises :class:`KeyboardInterrupt`). Its wins are replayed here like every win.
+
+    ``rule_f`` False searches without rule F (frozen sets), as the solver did before it: the same
+    verdicts where both decide, more positions. Grading version 2 searches so, since the effort
+    and critical decisions of the published puzzles were measured that way
+    (:data:`cruel_tools.grading.GRADER_VERSION`).
     """
     core = engine.native()
     rules_t = None if core is None else engine.native_rules(start.rules)
     if core is not None and rules_t is not None:
         return _native_search(
-            core, rules_t, start, max_states, max_seconds, early_redeals, memo, max_memory
+            core, rules_t, start, max_states, max_seconds, early_redeals, memo, max_memory, rule_f
         )
     began = time.perf_counter()
     stats = SolveStats()
@@ -388,7 +396,7 @@ def search(
         (-start.foundation_cards, 0, start, root, 0)
     ]
     stats.unique = 1
-    lost_at_start = pile1_lock(start) is not None or bool(frozen_cards(start))
+    lost_at_start = pile1_lock(start) is not None or (rule_f and bool(frozen_cards(start)))
     if lost_at_start or (memo is not None and memo.is_lost(start)):
         stats.pruned = 1
         frontier.clear()
@@ -434,7 +442,7 @@ def search(
             # touches it or by a redeal; otherwise the parent's check of rule L stands. Rule F
             # (which finds every lock of rule L too) is checked on every child.
             touches = isinstance(step, Redeal) or step.source == 1 or step.target == 1
-            if (touches and pile1_lock(child) is not None) or frozen_cards(child):
+            if (touches and pile1_lock(child) is not None) or (rule_f and frozen_cards(child)):
                 stats.pruned += 1
                 continue
             if memo is not None:
@@ -450,7 +458,7 @@ def search(
                 frontier, (-child.foundation_cards, -next(tie), child, child_node, child_early)
             )
     lock = pile1_lock(start)
-    frozen = [] if lock is not None else frozen_cards(start)
+    frozen = [] if lock is not None or not rule_f else frozen_cards(start)
     if memo is not None and not narrowed:  # every position met is lost (see Memo)
         for key, marks in best.items():
             used = min(r for r, _ in marks)
@@ -483,6 +491,7 @@ def _native_search(
     early_redeals: int | None,
     memo: Memo | None,
     max_memory: int,
+    rule_f: bool,
 ) -> SolveResult:
     """:func:`search` in the native core (cruel_tools/native/search.cpp)."""
     began = time.perf_counter()
@@ -502,6 +511,7 @@ def _native_search(
         -1 if early_redeals is None else early_redeals,
         max_memory,
         core_memo,
+        rule_f,
     )
     stats = SolveStats(expanded=expanded, unique=unique, pruned=pruned)
     if verdict == "won":

@@ -201,3 +201,20 @@ def test_both_engines_apply_rule_f_node_for_node(number: int) -> None:
     native = solve_with("native", game, max_states=3000)
     python = solve_with("python", game, max_states=3000)
     assert facts(native) == facts(python)
+
+
+@pytest.mark.skipif(engine.native() is None, reason="the native core is not built here")
+@pytest.mark.parametrize("number", [36, 206, 259])
+def test_without_rule_f_both_engines_search_as_before_it(number: int) -> None:
+    # Grading version 2 searches without rule F (grading._RULE_F): both engines must then leave
+    # it out alike, and never name it; with it, deal 206 is lost at once.
+    from .test_native_solver import facts, solve_with
+
+    game = Game.from_deal(deal_piles(number))
+    native = solve_with("native", game, max_states=3000, rule_f=False)
+    python = solve_with("python", game, max_states=3000, rule_f=False)
+    assert facts(native) == facts(python)
+    assert "rule F" not in native.reason
+    if number == 206:
+        assert native.stats.expanded > 0
+        assert "rule F" in solve(game.copy(), max_states=3000).reason

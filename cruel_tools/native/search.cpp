@@ -411,6 +411,7 @@ struct Limits {
     double max_seconds;  // <= 0: none
     int early;           // -1: no limit (the full search)
     size_t max_memory;
+    bool rule_f;         // check rule F (grading version 2 searches without it: solver.py)
 };
 
 struct Result {
@@ -432,6 +433,7 @@ public:
         limited_ = rules.max_redeals >= 0;
         narrowed_ = lim.early >= 0;
         use_lock_ = !rules.top_down && !rules.runs;
+        use_frozen_ = use_lock_ && lim.rule_f;
     }
 
     // `poll` is called every few thousand expansions and returns false to stop (an interrupt:
@@ -451,7 +453,7 @@ public:
         }
         res.unique = 1;
         int lock = use_lock_ ? pile1_lock(start_) : -1;
-        bool frozen = use_lock_ && lock < 0 && frozen_cards(start_) != 0;
+        bool frozen = use_frozen_ && lock < 0 && frozen_cards(start_) != 0;
         if (lock >= 0 || frozen || (memo_ && memo_lost(key, len, h, root.r))) {
             res.pruned = 1;
             clear_frontier();
@@ -515,7 +517,8 @@ public:
                 // Rule L: pile 1 changes only by a step that touches it or by a redeal;
                 // otherwise the parent's check stands. Rule F on every child.
                 bool touches = step == kRedeal || (step & 15) == 1 || ((step >> 4) & 15) == 1;
-                kid.locked = use_lock_ && ((touches && pile1_lock(child) >= 0) || frozen_cards(child) != 0);
+                kid.locked = use_lock_ && ((touches && pile1_lock(child) >= 0) ||
+                                           (use_frozen_ && frozen_cards(child) != 0));
                 nodes_.prefetch(kid.hash);
                 ++kids;
             }
@@ -679,7 +682,7 @@ private:
     size_t frontier_bytes_ = 0;
     int high_ = -1;
     size_t peak_ = 0;
-    bool limited_ = false, narrowed_ = false, use_lock_ = false;
+    bool limited_ = false, narrowed_ = false, use_lock_ = false, use_frozen_ = false;
     Clock::time_point began_;
 };
 
@@ -696,15 +699,15 @@ Rules checked_rules(const py::tuple& t) {
     return r;
 }
 
-// search(piles, found, redeals, rules, max_states, max_seconds, early, max_memory, memo)
+// search(piles, found, redeals, rules, max_states, max_seconds, early, max_memory, memo, rule_f)
 // -> (verdict, why, steps, expanded, unique, pruned, lock card or -1, peak bytes)
 py::tuple search(const std::vector<std::vector<int>>& piles, const std::vector<int>& found, int redeals,
                  const py::tuple& rules_t, uint64_t max_states, double max_seconds, int early,
-                 uint64_t max_memory, Memo* memo) {
+                 uint64_t max_memory, Memo* memo, bool rule_f) {
     Rules rules = checked_rules(rules_t);
     if (early < -1 || early > 250) throw std::invalid_argument("early_redeals: 0-250 or None");
     Position start = start_of(piles, found, redeals);
-    Limits lim{max_states, max_seconds, early, static_cast<size_t>(max_memory)};
+    Limits lim{max_states, max_seconds, early, static_cast<size_t>(max_memory), rule_f};
     Result res;
     size_t peak = 0;
     bool interrupted = false;
@@ -789,7 +792,7 @@ void register_search(py::module_& m) {
              "(piles, redeals used, steps that win from it) of every position on a win's line.");
     m.def("search", &search, py::arg("piles"), py::arg("found"), py::arg("redeals"), py::arg("rules"),
           py::arg("max_states"), py::arg("max_seconds"), py::arg("early"), py::arg("max_memory"),
-          py::arg("memo").none(true),
+          py::arg("memo").none(true), py::arg("rule_f") = true,
           "solver.py's search in the core: (verdict, why, steps, expanded, unique, pruned, lock, peak_bytes).");
 }
 
