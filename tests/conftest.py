@@ -10,6 +10,7 @@ that would test something other than what it says.
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -67,6 +68,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
+    # cruel.js's tests skip without Node on a contributor's machine; CI requires it (.ci/run).
+    if os.environ.get("CRUEL_REQUIRE_NODE") and shutil.which("node") is None:
+        pytest.exit(
+            "CRUEL_REQUIRE_NODE is set but node is not on PATH (apt-get install -y nodejs)", 4
+        )
     try:
         core = engine.native()
     except engine.NativeCoreMissing as exc:
