@@ -1,7 +1,7 @@
 """The native engine (cruel_tools/native/engine.hpp) against game.py, the statement of the rules.
 
 Random games of every preset the core plays, with refused steps mixed in: after every step the
-two engines must agree on the refusal code (for a refused step), or on the position, the
+two engines must agree on the refusal code (for a refused step), or on the position, the outcome, the
 counters and every legal step in the same order (for a played one). The core plays a whole game
 per call (``_native.trace``), so the boundary is crossed once per game, as everywhere else.
 """
@@ -127,7 +127,7 @@ def snapshot(game: Game) -> tuple[list[tuple[int, int, int]], Any]:
         game.foundations[:],
         game.moves,
         game.redeals,
-        game.is_won(),
+        game.outcome(),
     )
     return legal, state
 

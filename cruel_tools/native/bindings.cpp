@@ -98,7 +98,7 @@ py::list trace(const std::vector<std::vector<int>>& piles, const std::vector<int
         py::list l;
         for (int i = 0; i < k; ++i) l.append(step_tuple(legal[i]));
         out.append(py::make_tuple("", l, py::make_tuple(piles_of(p), std::vector<int>(p.found, p.found + 4),
-                                                        p.moves, p.redeals, p.won())));
+                                                        p.moves, p.redeals, outcome_name(outcome(p, rules)))));
     }
     return out;
 }

@@ -314,13 +314,16 @@ inline void play_legal(Position& p, const Rules& rules, Packed step) {
     }
 }
 
-// The position as bytes for a transposition table: the piles (they determine the foundations,
-// as game.py's Game.key says), written as the sequence then the 12 sizes. 60 bytes at most.
-constexpr int kKeyBytes = kTableau + kPiles;
-inline int key_bytes(const Position& p, uint8_t out[kKeyBytes]) {
-    std::memcpy(out, p.size, kPiles);
-    std::memcpy(out + kPiles, p.seq, p.n);
-    return kPiles + p.n;
+// game.py's Game.outcome: won, blocked (no card move and no redeal is legal) or in progress.
+enum Outcome : uint8_t { kWon = 0, kBlocked = 1, kInProgress = 2 };
+inline const char* outcome_name(Outcome o) {
+    static const char* const names[3] = {"won", "blocked", "in_progress"};
+    return names[o];
+}
+inline Outcome outcome(const Position& p, const Rules& rules) {
+    if (p.won()) return kWon;
+    if (has_card_move(p, rules) || redeal_problem(p, rules) == kOk) return kInProgress;
+    return kBlocked;
 }
 
 }  // namespace cruel

@@ -510,7 +510,7 @@ class Reader {
     }
 
     struct Claim {
-        int outcome = -1;  // 0 won, 1 blocked, 2 in_progress
+        int outcome = -1;  // an Outcome (engine.hpp), -1: not claimed
         int64_t value[4] = {-1, -1, -1, -1};  // [1..3]: foundation_cards, moves, redeals
         void reset() { *this = Claim{}; }
     } claim_;
@@ -535,11 +535,11 @@ class Reader {
                 size_t m;
                 if (!c.str(v, m)) return false;
                 if (eq(v, m, "won")) {
-                    claim_.outcome = 0;
+                    claim_.outcome = kWon;
                 } else if (eq(v, m, "blocked")) {
-                    claim_.outcome = 1;
+                    claim_.outcome = kBlocked;
                 } else if (eq(v, m, "in_progress")) {
-                    claim_.outcome = 2;
+                    claim_.outcome = kInProgress;
                 } else {
                     return false;
                 }
@@ -600,16 +600,8 @@ class Reader {
                 break;
             }
         }
-        int outcome;
-        if (r.pos.won()) {
-            outcome = 0;
-        } else if (has_card_move(r.pos, rules) || redeal_problem(r.pos, rules) == kOk) {
-            outcome = 2;
-        } else {
-            outcome = 1;
-        }
-        static const char* const kOutcomes[3] = {"won", "blocked", "in_progress"};
-        r.outcome = kOutcomes[outcome];
+        Outcome outcome = cruel::outcome(r.pos, rules);
+        r.outcome = outcome_name(outcome);
         if (r.verdict == Verdict::kIllegal) return;
         // traversal.claim_error's order: outcome, foundation_cards, moves, redeals.
         int64_t actual[4] = {outcome, r.pos.foundation_cards(), r.pos.moves, r.pos.redeals};
