@@ -59,15 +59,23 @@ def random_game(
     game = Game.from_deal(piles, rules)
     steps: list[Step] = []
     for _ in range(max_steps):
-        options = list(game.legal_steps())
-        if not options:
+        step = random_step(game, rng)
+        if step is None:
             break
-        step = rng.choice(options)
-        if isinstance(step, Move) and rng.random() < 0.5:
-            step = step._replace(card=game.piles[step.source - 1][-step.count])
         game.push(step)
         steps.append(step)
     return piles, steps, game
+
+
+def random_step(game: Game, rng: random.Random) -> Step | None:
+    """A random legal step (half the card moves name their card), or None when none is legal."""
+    options = list(game.legal_steps())
+    if not options:
+        return None
+    step = rng.choice(options)
+    if isinstance(step, Move) and rng.random() < 0.5:
+        step = step._replace(card=game.piles[step.source - 1][-step.count])
+    return step
 
 
 def log_dict(

@@ -21,6 +21,8 @@ from cruel_tools.deals import MAX_DEAL_NUMBER, deal_piles
 from cruel_tools.game import REDEAL, Game, IllegalMove, Move, Redeal, Step
 from cruel_tools.rules import PRESETS, Rules
 
+from .helpers import random_step
+
 NATIVE = engine.native() if os.environ.get(engine.ENV) != "python" else None
 pytestmark = pytest.mark.skipif(NATIVE is None, reason="the native core is not built here")
 
@@ -93,12 +95,9 @@ def play_both(
                 attempts.append(step)
                 expected.append(snapshot(game))
                 played += 1
-        options = list(game.legal_steps())
-        if not options:
+        step = random_step(game, rng)
+        if step is None:
             break
-        step = rng.choice(options)
-        if isinstance(step, Move) and rng.random() < 0.5:
-            step = step._replace(card=game.piles[step.source - 1][-step.count])
         game.push(step)
         attempts.append(step)
         expected.append(snapshot(game))
