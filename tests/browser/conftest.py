@@ -123,12 +123,13 @@ def watch(server: Server) -> Watch:
 @pytest.fixture
 def new_page(browser: Any, server: Server, watch: Watch) -> Iterator[Callable[..., Any]]:
     """``new_page(viewport=DESKTOP)``: a page in a fresh context (empty storage), watched;
-    contexts made here are closed, and the watch checked, at the test's end."""
+    contexts made here are closed, and the watch checked, at the test's end. Other keyword
+    arguments go to the new context (``timezone_id=...``)."""
     contexts: list[Any] = []
 
-    def make(viewport: dict[str, int] = DESKTOP, context: Any = None) -> Any:
+    def make(viewport: dict[str, int] = DESKTOP, context: Any = None, **options: Any) -> Any:
         if context is None:
-            context = browser.new_context(viewport=viewport, base_url=server.url)
+            context = browser.new_context(viewport=viewport, base_url=server.url, **options)
             contexts.append(context)
         page = context.new_page()
         page.set_default_timeout(10_000)

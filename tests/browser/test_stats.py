@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -25,7 +26,7 @@ from cruel_tools.stats import record
 from cruel_tools.verify import Source
 from tests.helpers import puzzle_log
 
-from .conftest import DESKTOP, SHOTS, Server, Watch
+from .conftest import SHOTS
 from .test_play import PUZZLE, open_play, play_by_clicks, puzzle, solution
 
 ZONE = "Asia/Tokyo"  # the browser's own offset (+09:00): days are counted in it
@@ -87,20 +88,8 @@ def panel(page: Any) -> dict[str, float | None]:
     return {k: (float(v) if v != "" else None) for k, v in values.items()}
 
 
-def test_stats_panel_agrees_with_cruel_stats(
-    browser: Any, server: Server, watch: Watch, tmp_path: Path
-) -> None:
-    context = browser.new_context(viewport=DESKTOP, base_url=server.url, timezone_id=ZONE)
-    try:
-        page = context.new_page()
-        page.set_default_timeout(10_000)
-        page.on("console", watch.console)
-        page.on("pageerror", lambda exc: watch.errors.append(f"page error: {exc}"))
-        page.on("request", watch.request)
-        _play_and_compare(page, tmp_path)
-    finally:
-        context.close()
-    assert watch.errors == [] and watch.foreign == []
+def test_stats_panel_agrees_with_cruel_stats(new_page: Callable[..., Any], tmp_path: Path) -> None:
+    _play_and_compare(new_page(timezone_id=ZONE), tmp_path)
 
 
 def _play_and_compare(page: Any, tmp_path: Path) -> None:
@@ -187,28 +176,17 @@ def logs_the_browser_once_dropped(today: dt.date) -> list[dict[str, Any]]:
     return [won, *games, false_claim]
 
 
-def test_stats_panel_counts_every_log_cruel_stats_counts(
-    browser: Any, server: Server, watch: Watch
-) -> None:
-    context = browser.new_context(viewport=DESKTOP, base_url=server.url, timezone_id=ZONE)
-    try:
-        page = context.new_page()
-        page.set_default_timeout(10_000)
-        page.on("console", watch.console)
-        page.on("pageerror", lambda exc: watch.errors.append(f"page error: {exc}"))
-        page.on("request", watch.request)
-        today = dt.datetime.now(ZoneInfo(ZONE)).date()
-        logs = logs_the_browser_once_dropped(today)
-        open_play(page)
-        page.evaluate("(games) => localStorage.setItem('cruel.games', games)", json.dumps(logs))
-        open_play(page)
-        units = [(Source(file=f"game{i}"), orjson.dumps(g)) for i, g in enumerate(logs)]
-        rec = record(units)
-        assert [e.source.file for e in rec.excluded] == ["game3"]
-        assert [e.code for e in rec.excluded] == ["claim-mismatch"]
-        assert (rec.played, rec.wins) == (3, 1)
-        expected = {key: getattr(rec, field) for key, field in FIELDS.items()}
-        assert panel(page) == {k: (None if v is None else float(v)) for k, v in expected.items()}
-    finally:
-        context.close()
-    assert watch.errors == [] and watch.foreign == []
+def test_stats_panel_counts_every_log_cruel_stats_counts(new_page: Callable[..., Any]) -> None:
+    page = new_page(timezone_id=ZONE)
+    today = dt.datetime.now(ZoneInfo(ZONE)).date()
+    logs = logs_the_browser_once_dropped(today)
+    open_play(page)
+    page.evaluate("(games) => localStorage.setItem('cruel.games', games)", json.dumps(logs))
+    open_play(page)
+    units = [(Source(file=f"game{i}"), orjson.dumps(g)) for i, g in enumerate(logs)]
+    rec = record(units)
+    assert [e.source.file for e in rec.excluded] == ["game3"]
+    assert [e.code for e in rec.excluded] == ["claim-mismatch"]
+    assert (rec.played, rec.wins) == (3, 1)
+    expected = {key: getattr(rec, field) for key, field in FIELDS.items()}
+    assert panel(page) == {k: (None if v is None else float(v)) for k, v in expected.items()}
