@@ -396,8 +396,11 @@ def search(
         (-start.foundation_cards, 0, start, root, 0)
     ]
     stats.unique = 1
-    lost_at_start = pile1_lock(start) is not None or (rule_f and bool(frozen_cards(start)))
-    if lost_at_start or (memo is not None and memo.is_lost(start)):
+    # The proven rules at the start, worked out once: they cut the root here and name the reason
+    # at the end.
+    lock = pile1_lock(start)
+    frozen = [] if lock is not None or not rule_f else frozen_cards(start)
+    if lock is not None or frozen or (memo is not None and memo.is_lost(start)):
         stats.pruned = 1
         frontier.clear()
     while frontier:
@@ -457,8 +460,6 @@ def search(
             heapq.heappush(
                 frontier, (-child.foundation_cards, -next(tie), child, child_node, child_early)
             )
-    lock = pile1_lock(start)
-    frozen = [] if lock is not None or not rule_f else frozen_cards(start)
     if memo is not None and not narrowed:  # every position met is lost (see Memo)
         for key, marks in best.items():
             used = min(r for r, _ in marks)
