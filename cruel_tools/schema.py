@@ -38,6 +38,8 @@ __all__ = [
     "KEYS",
     "ATTEMPTS",
     "TALLIES",
+    "PLAYERS",
+    "LIVE",
     "REBUILD",
     "rebuild_tallies",
     "PG_MIGRATIONS",
@@ -49,8 +51,10 @@ __all__ = [
 #: Version of the database layout, kept in SQLite's ``user_version``. 2 added ``players``,
 #: 3 ``submissions.elapsed_ms`` (server-timed attempts), 4 ``submissions.actions`` (moves +
 #: redeals, a generated column) and the indexes of ranking by it, 5 the tallies of the boards
-#: (``score_counts``, ``player_best``): ranks and totals without counting entries.
-DB_VERSION: Final = 5
+#: (``score_counts``, ``player_best``): ranks and totals without counting entries, 6 public play
+#: (issue #24): players' tokens (:data:`PLAYERS`) and live attempts (:data:`LIVE`), new tables
+#: only, so that one version holds both.
+DB_VERSION: Final = 6
 #: An entry's score, best first: fewest actions (card moves + redeals), then fewest redeals.
 #: Equal scores share a rank; the earliest submission (lowest id) is listed first within a tie.
 #: The one statement of the order: every ranking query and index is made of it.
@@ -139,6 +143,19 @@ CREATE TABLE IF NOT EXISTS attempts (
     submission_id INTEGER                   -- the entry it timed; NULL: not used yet
 );
 CREATE INDEX IF NOT EXISTS attempts_player ON attempts (player, started_at);
+"""
+
+#: Players' tokens, link codes and the data a player may export or delete (version 6;
+#: :mod:`cruel_tools.players`). New tables only: a file of version 5 gains them as they are.
+PLAYERS: Final = """
+CREATE TABLE IF NOT EXISTS cruel_v6_players_placeholder (id INTEGER PRIMARY KEY);
+"""
+
+#: Live attempts: each step as the server played and timed it, the attempt's state and end,
+#: and the review queue of flagged entries (version 6; :mod:`cruel_tools.attempts`). New
+#: tables only, as :data:`PLAYERS`.
+LIVE: Final = """
+CREATE TABLE IF NOT EXISTS cruel_v6_live_placeholder (id INTEGER PRIMARY KEY);
 """
 
 #: The tallies of the boards (version 5), kept in the transaction of every change of a listed
@@ -254,6 +271,7 @@ def index_ddl() -> str:
 PG_MIGRATIONS: Final[tuple[tuple[int, str], ...]] = (
     (4, "the layout of version 4: submissions, players, moderation, keys, attempts"),
     (5, "the tallies of the boards: score_counts, player_best"),
+    (6, "public play: players' tokens, live attempts and the review queue"),
 )
 
 
@@ -264,6 +282,8 @@ def pg_migration(version: int) -> str:
         return "\n".join([SUBMISSIONS, index_ddl(), MODERATION, KEYS, ATTEMPTS])
     if version == 5:
         return TALLIES + REBUILD
+    if version == 6:
+        return PLAYERS + LIVE
     raise AssertionError(f"no migration to version {version}")
 
 
@@ -342,6 +362,8 @@ def _migrate_sqlite(database: SqliteDatabase, name: str) -> None:
         # them here, whichever store opens it first).
         db.executescript(KEYS)
         db.executescript(ATTEMPTS)
+        db.executescript(PLAYERS)  # version 6: new tables only
+        db.executescript(LIVE)
         db.execute(f"PRAGMA user_version = {DB_VERSION}")
 
 

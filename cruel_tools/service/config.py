@@ -87,6 +87,9 @@ class Settings:
     tz: str = "UTC"
     #: Take submissions without an API key (demos): ``cruel serve --open``.
     open: bool = False
+    #: Addresses or networks of reverse proxies whose ``X-Forwarded-For`` is believed
+    #: (``cruel serve --trusted-proxy``; :func:`cruel_tools.service.clients.client_address`).
+    trusted_proxies: tuple[str, ...] = ()
     #: Submissions each key may send (its token bucket); None: no limit.
     key_limit: RateLimit | None = KEY_LIMIT
     #: Submissions each player name may get, from all keys together; None: no limit.
@@ -117,6 +120,7 @@ class Settings:
                 "fixed_today": self.fixed_today.isoformat() if self.fixed_today else None,
                 "tz": self.tz,
                 "open": self.open,
+                "trusted_proxies": list(self.trusted_proxies),
                 "key_limit": _limit_doc(self.key_limit),
                 "player_limit": _limit_doc(self.player_limit),
             }
@@ -127,6 +131,7 @@ class Settings:
         doc = orjson.loads(text)
         day = doc.pop("fixed_today")
         key_limit, player_limit = doc.pop("key_limit"), doc.pop("player_limit")
+        doc["trusted_proxies"] = tuple(doc.get("trusted_proxies", ()))
         return cls(
             **{**doc, "puzzles": Path(doc["puzzles"])},
             fixed_today=parse_date(day) if day else None,

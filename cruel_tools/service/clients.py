@@ -1,0 +1,66 @@
+"""Who sends a request: the client's address, as rate limits and logs count it.
+
+Behind a reverse proxy every connection comes from the proxy, so the client's own address is in
+the proxy's ``X-Forwarded-For`` header. A client can write that header too, so it is read only
+from a connection whose peer is one of ``settings.trusted_proxies`` (``cruel serve
+--trusted-proxy``); from anyone else it is ignored and the peer's address counts
+(docs/service.md, Behind a reverse proxy).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from functools import lru_cache
+from typing import Final
+
+from starlette.requests import HTTPConnection
+
+from .config import Settings
+
+__all__ = ["UNKNOWN", "client_address", "is_trusted"]
+
+#: The address of a request whose peer is not known (a test client without one).
+UNKNOWN: Final = "unknown"
+
+
+@lru_cache(maxsize=64)
+def _networks(
+    proxies: tuple[str, ...],
+) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+    return tuple(ipaddress.ip_network(p, strict=False) for p in proxies)
+
+
+def is_trusted(peer: str, proxies: tuple[str, ...]) -> bool:
+    """Whether ``peer`` (an IP address) is one of the trusted proxies (addresses or networks)."""
+    if not proxies:
+        return False
+    try:
+        address = ipaddress.ip_address(peer)
+    except ValueError:
+        return False
+    return any(address in network for network in _networks(proxies))
+
+
+def client_address(request: HTTPConnection, settings: Settings) -> str:
+    """The client's address: the connection's peer, or, when the peer is a trusted proxy, the
+    last address in ``X-Forwarded-For`` that is not itself a trusted proxy (the one the
+    nearest trusted proxy saw; addresses further left were written by the client and prove
+    nothing)."""
+    peer = request.client.host if request.client else UNKNOWN
+    proxies = settings.trusted_proxies
+    if not is_trusted(peer, proxies):
+        return peer
+    hops = [
+        hop.strip()
+        for header in request.headers.getlist("x-forwarded-for")
+        for hop in header.split(",")
+    ]
+    for hop in reversed(hops):
+        if not hop:
+            continue
+        if not is_trusted(hop, proxies):
+            try:
+                return str(ipaddress.ip_address(hop))
+            except ValueError:
+                return peer  # a proxy that writes nonsense: count the proxy itself
+    return peer
