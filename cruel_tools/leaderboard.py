@@ -17,9 +17,10 @@ from typing import Any, Final, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from .documents import document_config
-from .names import lookalike_message, skeleton
+from .names import skeleton
 from .puzzles import Puzzle
 from .records import PlayerGames
+from .registry import register
 from .schema import SCORE, Store, order
 from .store import Connection
 from .submissions import Judgement, Submission, SubmissionResult, judge
@@ -246,7 +247,7 @@ class Leaderboards(Store):
                 elapsed = judgement.attempt.check(db)
                 if isinstance(elapsed, ErrorInfo):
                     return judgement.result(reason=elapsed)
-            if new and (lookalike := _lookalike(db, judgement.player)) is not None:
+            if new and (lookalike := register(db, judgement.player)) is not None:
                 return judgement.result(reason=lookalike)
             if new:
                 before = _tally(db, judgement.puzzle, judgement.player)
@@ -458,19 +459,3 @@ def _listed(db: Connection, submission_id: int) -> bool:
     """Whether the entry is on its leaderboard: neither hidden nor its player banned."""
     found = db.execute("SELECT 1 FROM visible_submissions WHERE id = ?", (submission_id,))
     return found.fetchone() is not None
-
-
-def _lookalike(db: Connection, player: str) -> ErrorInfo | None:
-    """Why ``player`` may not have an entry: its name looks like an existing player's (another
-    spelling with the same skeleton). None: a player already, or now one (it is registered)."""
-    if db.execute("SELECT 1 FROM players WHERE player = ?", (player,)).fetchone():
-        return None
-    key = skeleton(player)
-    other = db.execute(
-        "SELECT player FROM players WHERE skeleton = ? ORDER BY player LIMIT 1", (key,)
-    ).fetchone()
-    if other is None:
-        db.execute("INSERT INTO players (player, skeleton) VALUES (?, ?)", (player, key))
-        return None
-    message = lookalike_message(player, other[0])
-    return ErrorInfo(index=None, path="/player", code="player-name-confusable", message=message)
