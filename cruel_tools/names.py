@@ -31,6 +31,7 @@ __all__ = [
     "PlayerNameError",
     "enforce",
     "skeleton",
+    "unmarked",
     "lookalike_message",
 ]
 
@@ -44,6 +45,9 @@ _PROFILE: Final = precis_i18n.get_profile(PROFILE)
 # getSkeleton only reads the checker, which ICU allows from several threads at once.
 _SPOOF: Final = icu.SpoofChecker()
 _WHO: Final = f"PRECIS {PROFILE} (RFC 8265)"
+# Marks of these scripts go on a letter of any script (unmarked: never a letter's own part).
+_ANY_SCRIPT: Final = frozenset({icu.UScriptCode.INHERITED, icu.UScriptCode.COMMON})
+_NO_SCRIPT: Final = -1  # before the first letter: a mark there belongs to nothing
 
 
 class PlayerNameError(CruelError):
@@ -85,10 +89,40 @@ def enforce(name: str) -> str:
 def skeleton(name: str) -> str:
     """What names that look alike share: the UTS #39 skeleton, case-folded (and the skeleton of
     that, for what case folding makes), so ``Ada``, ``ada``, ``аda`` (Cyrillic) and ``ᎪDA``
-    (Cherokee) have one skeleton, and so do ``Il`` and ``ll``."""
-    first: str = _SPOOF.getSkeleton(0, name)
+    (Cherokee) have one skeleton, and so do ``Il`` and ``ll``.
+
+    Marks drawn on a letter are left out first (:func:`unmarked`), so ``adá``, ``aḍa`` and
+    ``ada̶`` (a strikethrough) share ``ada``'s skeleton: UTS #39 keeps them apart, as they are
+    different letters, but on a board at a glance they are one name with a smudge. The skeleton
+    is NFD, and may itself bring marks (a letter confusable with a marked one), so they are left
+    out of it again."""
+    first: str = _SPOOF.getSkeleton(0, unmarked(name))
     folded: str = _SPOOF.getSkeleton(0, first.casefold())
-    return folded
+    return unmarked(folded)
+
+
+def unmarked(text: str) -> str:
+    """``text`` in NFD without the combining marks (Mn, Me) that are not part of their letter:
+    a mark of the Inherited or Common script (the accents, dots, overlays and strokes of
+    U+0300-U+036F and their kin, which go on a letter of any script), or a mark of another
+    script than the letter it follows. A mark of its letter's own script stays: a Devanagari
+    vowel sign (``कु`` is not ``क``), a Hebrew point, a Thai vowel, which are parts of the
+    letters of those scripts, and refusing every name that differs from another by one would
+    refuse names that do not look alike. (Spacing marks, Mc, always stay.)"""
+    decomposed = unicodedata.normalize("NFD", text)
+    if decomposed.isascii():
+        return decomposed
+    out: list[str] = []
+    base = _NO_SCRIPT
+    for c in decomposed:
+        if unicodedata.category(c) not in ("Mn", "Me"):
+            out.append(c)
+            base = _script_code(c)
+            continue
+        script = _script_code(c)
+        if script not in _ANY_SCRIPT and script == base:
+            out.append(c)
+    return "".join(out)
 
 
 def lookalike_message(name: str, existing: str) -> str:
@@ -128,6 +162,10 @@ def _quote(text: str) -> str:
 def _ignorable(c: str) -> bool:
     """A default-ignorable code point (Unicode's Default_Ignorable_Code_Point): shows nothing."""
     return bool(icu.Char.hasBinaryProperty(c, icu.UProperty.DEFAULT_IGNORABLE_CODE_POINT))
+
+
+def _script_code(c: str) -> int:
+    return int(icu.Script.getScript(c).getScriptCode())
 
 
 def _script(c: str) -> str:

@@ -325,12 +325,23 @@ def prepare(database: Database, name: str | None = None) -> None:
         for number, description in PG_MIGRATIONS:
             if number > version:
                 db.script(pg_migration(number))
+                if number == 6:
+                    _reskeleton(db)
                 db.execute(
                     "INSERT INTO cruel_migrations (version, description, applied_at)"
                     " VALUES (?, ?, ?)",
                     (number, description, now),
                 )
     database.prepared = True
+
+
+def _reskeleton(db: Connection | sqlite3.Connection) -> None:
+    """Version 6: every player's skeleton anew, as :func:`~cruel_tools.names.skeleton` now
+    leaves marks out (``adá`` looks like ``ada``): the stored ones were made without that."""
+    players = [row[0] for row in db.execute("SELECT player FROM players").fetchall()]
+    db.executemany(
+        "UPDATE players SET skeleton = ? WHERE player = ?", [(skeleton(p), p) for p in players]
+    )
 
 
 def _migrate_sqlite(database: SqliteDatabase, name: str) -> None:
@@ -364,6 +375,8 @@ def _migrate_sqlite(database: SqliteDatabase, name: str) -> None:
         db.executescript(ATTEMPTS)
         db.executescript(PLAYERS)  # version 6: new tables only
         db.executescript(LIVE)
+        if version < 6:
+            _reskeleton(db)
         db.execute(f"PRAGMA user_version = {DB_VERSION}")
 
 

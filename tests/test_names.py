@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -156,3 +157,85 @@ def test_an_enforced_name_is_a_name_and_enforced_again_unchanged(text: str) -> N
     assert 1 <= len(name) <= MAX_LENGTH
     assert enforce(name) == name
     assert re.fullmatch(PLAYER_PATTERN, name)
+
+
+# --- issue #24, finding 10: marks that change how a name looks ----------------------------------
+
+
+@pytest.mark.parametrize(
+    "marked",
+    [
+        "ad\u00e1",  # adá, precomposed
+        "ada\u0301",  # the same, decomposed
+        "a\u1e0da",  # aḍa: a dot below
+        "ada\u0336",  # ada̶: U+0336 COMBINING LONG STROKE OVERLAY
+        "a\u0336d\u0336a\u0336",  # struck through
+        "\u00e4d\u00e4",  # ädä
+        "ad\u0430\u0308",  # a Cyrillic а with a diaeresis
+        "ada\u20dd",  # U+20DD COMBINING ENCLOSING CIRCLE (Me)
+        "ada\u0941",  # a Devanagari vowel sign on a Latin letter: not that letter's part
+        "\u00c1DA",  # ÁDA
+    ],
+)
+def test_marks_on_a_name_look_like_the_unmarked_name(marked: str) -> None:
+    assert skeleton(marked) == skeleton("ada")
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        ("\u0915\u0941", "\u0915"),  # कु and क: a Devanagari vowel sign is part of the letter
+        ("\u0915\u093f", "\u0915"),  # कि (a spacing vowel sign, Mc)
+        ("\u05e9\u05b8", "\u05e9"),  # שָ and ש: a Hebrew vowel point
+        ("\u0e01\u0e34", "\u0e01"),  # กิ and ก: a Thai vowel
+    ],
+)
+def test_marks_that_are_part_of_their_letter_keep_names_apart(one: str, other: str) -> None:
+    assert skeleton(one) != skeleton(other)
+
+
+@pytest.mark.parametrize("marked", ["ad\u00e1", "a\u1e0da", "ada\u0336"])
+def test_a_marked_name_is_refused_beside_the_unmarked_one_and_back(
+    tmp_path: Path, marked: str
+) -> None:
+    """The attack of finding 10: ``adá``, ``aḍa``, ``ada̶`` became players beside ``ada``."""
+    from cruel_tools.registry import CONFUSABLE, register
+    from cruel_tools.schema import Store
+
+    store = Store(tmp_path / "names.sqlite")
+    try:
+        for first, second in (("ada", marked), (marked, "ada")):
+            with store.database.write() as db:
+                db.execute("DELETE FROM players")
+                assert register(db, enforce(first)) is None
+                refused = register(db, enforce(second))
+            assert refused is not None and refused.code == CONFUSABLE, (first, second)
+            assert refused.path == "/player"
+    finally:
+        store.close()
+
+
+def test_opening_an_older_database_makes_the_players_skeletons_anew(tmp_path: Path) -> None:
+    """Skeletons are stored: a database of version 5 has them without marks left out, and a new
+    ``adá`` must be refused beside its stored ``ada`` once it is opened by this version."""
+    import sqlite3
+
+    from cruel_tools.registry import register
+    from cruel_tools.schema import Store
+
+    path = tmp_path / "old.sqlite"
+    Store(path).close()
+    with sqlite3.connect(path) as raw:
+        raw.execute("INSERT INTO players VALUES ('adá', 'adá'), ('bob', 'bob')")
+        raw.execute("PRAGMA user_version = 5")
+    raw.close()
+    store = Store(path)
+    try:
+        with store.database.read() as db:
+            rows = dict(db.execute("SELECT player, skeleton FROM players").fetchall())
+        assert rows == {"adá": "ada", "bob": "bob"}
+        with store.database.write() as db:
+            refused = register(db, "ada")
+        assert refused is not None and refused.code == "player-name-confusable"
+    finally:
+        store.close()
