@@ -28,7 +28,9 @@ from .traversal import ErrorInfo
 
 __all__ = [
     "LEADERBOARD_FORMAT",
+    "MAX_ENTRIES",
     "MAX_PAGE",
+    "TOO_MANY_ENTRIES",
     "Order",
     "Entry",
     "Leaderboard",
@@ -39,6 +41,13 @@ __all__ = [
 LEADERBOARD_FORMAT: Final = "cruel-leaderboard/1"
 #: Most entries one leaderboard page holds.
 MAX_PAGE: Final = 1000
+#: Most entries (different games) one player may store for one puzzle: enough to improve on a
+#: win many times, too few for one name to fill a board with variants of one game (issue #24:
+#: 20 reorderings of one win took 21 of a board's 22 entries). Hidden entries count too, so a
+#: moderator's hiding does not open room for more.
+MAX_ENTRIES: Final = 10
+#: The code of a win refused because its player has :data:`MAX_ENTRIES` entries of the puzzle.
+TOO_MANY_ENTRIES: Final = "too-many-entries"
 
 
 class Entry(BaseModel):
@@ -198,7 +207,12 @@ class Leaderboards(Store):
     PostgreSQL: any number of instances), and the unique key keeps a game from being stored
     twice whoever wins the race. Reads have a connection of their own, so they never queue
     behind a write waiting for another process.
+
+    ``max_entries``: the entries one player may store for one puzzle (:data:`MAX_ENTRIES`; set
+    the attribute to change it); a further new game is rejected with ``too-many-entries``.
     """
+
+    max_entries: int = MAX_ENTRIES
 
     def submit(
         self,
@@ -242,6 +256,8 @@ class Leaderboards(Store):
             # settles a race with another process between the two statements.
             stored = db.execute(find, key).fetchone()
             new = stored is None
+            if new and (full := self._full(db, judgement)) is not None:
+                return judgement.result(reason=full)  # before the attempt is claimed
             elapsed = None
             if new and judgement.attempt is not None:  # a resent entry keeps its time
                 elapsed = judgement.attempt.check(db)
@@ -284,6 +300,24 @@ class Leaderboards(Store):
             submitted_at=dt.datetime.fromisoformat(stored[-2]),
             rank=rank,
             elapsed_ms=stored[-1],
+        )
+
+    def _full(self, db: Connection, judgement: Judgement) -> ErrorInfo | None:
+        """Why a new game of this player may not be stored: they have ``max_entries`` entries
+        of the puzzle already (listed or not). Counted in the write transaction (PostgreSQL:
+        under the skeleton's lock), so racing submissions cannot pass the cap together."""
+        count = db.execute(
+            "SELECT COUNT(*) FROM submissions WHERE puzzle = ? AND player = ?",
+            (judgement.puzzle, judgement.player),
+        ).fetchone()[0]
+        if int(count) < self.max_entries:
+            return None
+        return ErrorInfo(
+            index=None,
+            path="/player",
+            code=TOO_MANY_ENTRIES,
+            message=f"player {judgement.player!r} has {count} entries of puzzle "
+            f"{judgement.puzzle} already, the most one player may store",
         )
 
     def leaderboard(

@@ -427,7 +427,8 @@ def test_the_leaderboard_ranks_fewer_actions_above_fewer_moves(
                 (OPEN_ID, f"p{k}", str(k), moves, redeals),
             )
     store.close()
-    entries = client.get(f"/v1/puzzles/{OPEN_ID}/leaderboard").json()["entries"]
+    every = {"best_per_player": "false"}  # the rows bypass the tallies of players' bests
+    entries = client.get(f"/v1/puzzles/{OPEN_ID}/leaderboard", params=every).json()["entries"]
     got = [(e["player"], e["actions"], e["redeals"], e["rank"]) for e in entries]
     assert got == [("p2", 62, 1, 1), ("p1", 62, 2, 2), ("p3", 62, 3, 3), ("p0", 64, 6, 4)]
 

@@ -32,8 +32,12 @@ def router(ctx: Context) -> APIRouter:
         limit: Annotated[int, Query(ge=0, le=MAX_PAGE, description="Entries per page.")] = 100,
         offset: Annotated[int, Query(ge=0, le=10**9, description="Entries to skip.")] = 0,
         best_per_player: Annotated[
-            bool, Query(description="Rank only each player's best entry.")
-        ] = False,
+            bool,
+            Query(
+                description="Rank only each player's best entry (the default); false: every "
+                "entry, several of one player's among them."
+            ),
+        ] = True,
         by: Annotated[
             Order,
             Query(
@@ -43,9 +47,10 @@ def router(ctx: Context) -> APIRouter:
             ),
         ] = "actions",
     ) -> Response:
-        """Accepted wins, fewest actions (card moves + redeals) first, then fewest redeals; equal
-        scores share a rank (1, 1, 3, ...), listed earliest first. ``by=time``: server-timed
-        wins, fastest first."""
+        """Accepted wins, each player's best by default (``best_per_player=false``: every
+        entry), fewest actions (card moves + redeals) first, then fewest redeals; equal scores
+        share a rank (1, 1, 3, ...), listed earliest first. ``by=time``: server-timed wins,
+        fastest first."""
         puzzle = ctx.puzzle_or_404(id)
         page = await run_in_threadpool(
             ctx.stores.boards.leaderboard, puzzle.id, limit, offset, best_per_player, by

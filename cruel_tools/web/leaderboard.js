@@ -1,8 +1,8 @@
 /**
  * The leaderboard page (/leaderboard/ID): the puzzle's tier, date and par, its entries (ranked
- * by actions or by server time, all or the best per player, a page at a time) and, once the
- * puzzle is closed, a replay of each entry and of the published solution.
- * The options live in the URL (?by=time&best=1&limit=25&offset=25).
+ * by actions or by server time, each player's best (the default) or every entry, a page at a
+ * time) and, once the puzzle is closed, a replay of each entry and of the published solution.
+ * The options live in the URL (?by=time&all=1&limit=25&offset=25).
  */
 import {
   api, dayName, duration, h, isClosed, parText, serviceToday, showError, tierName, when,
@@ -22,7 +22,9 @@ function readState() {
   const offset = Math.max(0, Number.parseInt(q.get('offset') ?? '0', 10) || 0);
   return {
     by: q.get('by') === 'time' ? 'time' : 'actions',
-    best: q.get('best') === '1',
+    // Each player's best entry unless every entry is asked for: one name's many games do not
+    // fill the board (issue #24).
+    best: q.get('all') !== '1',
     limit,
     offset: offset - (offset % limit),
   };
@@ -31,7 +33,7 @@ function readState() {
 function writeState() {
   const q = new URLSearchParams();
   if (state.by !== 'actions') q.set('by', state.by);
-  if (state.best) q.set('best', '1');
+  if (!state.best) q.set('all', '1');
   if (state.limit !== 25) q.set('limit', String(state.limit));
   if (state.offset) q.set('offset', String(state.offset));
   const search = q.toString();
@@ -107,12 +109,12 @@ async function loadEntries() {
 }
 
 function wire() {
-  $('best').checked = state.best;
+  $('all').checked = !state.best;
   $('by').value = state.by;
   $('limit').value = String(state.limit);
   $('options').addEventListener('submit', (e) => e.preventDefault());
   $('options').addEventListener('change', () => {
-    state.best = $('best').checked;
+    state.best = !$('all').checked;
     state.by = $('by').value === 'time' ? 'time' : 'actions';
     state.limit = Number($('limit').value);
     state.offset = 0;

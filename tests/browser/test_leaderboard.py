@@ -47,12 +47,15 @@ def test_entries_in_rank_order_best_per_player_by_time_and_replays_once_closed(
     assert best["accepted"] and worse["accepted"] and timed["accepted"]
     assert worse["actions"] > best["actions"]
 
-    page.goto(f"/leaderboard/{PUZZLE}")
+    page.goto(f"/leaderboard/{PUZZLE}?all=1")
     loaded(page, "actions:false:0:25")
+    assert page.get_by_label("Every entry (not only each player’s best)").is_checked()
     puzzle = page.request.get(f"/v1/puzzles/{PUZZLE}").json()
     meta = page.locator("#meta").inner_text()
     assert f"{puzzle['par']['actions']} actions" in meta and "Hard" in meta
-    api = page.request.get(f"/v1/puzzles/{PUZZLE}/leaderboard?limit=25").json()["entries"]
+    api = page.request.get(
+        f"/v1/puzzles/{PUZZLE}/leaderboard?limit=25&best_per_player=false"
+    ).json()["entries"]
     shown = rows(page)
     assert [(r["submission_id"], r["rank"], r["player"], r["actions"]) for r in shown] == [
         (e["submission_id"], e["rank"], e["player"], e["actions"]) for e in api
@@ -71,14 +74,19 @@ def test_entries_in_rank_order_best_per_player_by_time_and_replays_once_closed(
     assert page.locator("a.replay-link").count() == 0
     assert "once it closes" in page.locator("#links").inner_text()
 
-    # Best per player: Ranker's best entry only.
-    page.get_by_label("Best entry per player only").check()
+    # Best per player (the default, issue #24): Ranker's best entry only.
+    page.get_by_label("Every entry (not only each player’s best)").uncheck()
     loaded(page, "actions:true:0:25")
     mine = [r for r in rows(page) if r["player"] == "Ranker"]
     assert [r["submission_id"] for r in mine] == [best["submission_id"]]
-    assert "best=1" in page.url
-    page.get_by_label("Best entry per player only").uncheck()
+    assert "all=1" not in page.url
+    page.goto(f"/leaderboard/{PUZZLE}")
+    loaded(page, "actions:true:0:25")
+    assert not page.get_by_label("Every entry (not only each player’s best)").is_checked()
+    assert len([r for r in rows(page) if r["player"] == "Ranker"]) == 1
+    page.get_by_label("Every entry (not only each player’s best)").check()
     loaded(page, "actions:false:0:25")
+    assert "all=1" in page.url
     assert len([r for r in rows(page) if r["player"] == "Ranker"]) == 2
 
     # By server time: only the timed entry, with its time.
@@ -91,7 +99,7 @@ def test_entries_in_rank_order_best_per_player_by_time_and_replays_once_closed(
     # Closed: every entry's game, and the solution, can be replayed.
     server.settings.fixed_today = dt.date(2027, 1, 6)
     try:
-        page.goto(f"/leaderboard/{PUZZLE}")
+        page.goto(f"/leaderboard/{PUZZLE}?all=1")
         loaded(page, "actions:false:0:25")
         for r in rows(page):
             assert r["replay"] == f"/replay?puzzle={PUZZLE}&entry={r['submission_id']}"
@@ -113,20 +121,20 @@ def test_pages_of_entries(page: Any) -> None:
         # Twelve players, one entry each (the same game: each player's own entry).
         assert submit(page, puzzle, f"Pager {n:02d}", base)["accepted"]
     page.goto(f"/leaderboard/{puzzle}?limit=10")
-    loaded(page, "actions:false:0:10")
+    loaded(page, "actions:true:0:10")
     total = page.request.get(f"/v1/puzzles/{puzzle}/leaderboard").json()["total"]
     assert total >= 12
     assert len(rows(page)) == 10
     assert page.get_by_role("button", name="← Previous").is_disabled()
     assert page.locator("#page-info").inner_text() == f"1–10 of {total}"
     page.get_by_role("button", name="Next →").click()
-    loaded(page, "actions:false:10:10")
+    loaded(page, "actions:true:10:10")
     assert "offset=10" in page.url
     second = rows(page)
     api = page.request.get(f"/v1/puzzles/{puzzle}/leaderboard?limit=10&offset=10").json()
     assert [r["submission_id"] for r in second] == [e["submission_id"] for e in api["entries"]]
     page.get_by_role("button", name="← Previous").click()
-    loaded(page, "actions:false:0:10")
+    loaded(page, "actions:true:0:10")
 
 
 def test_a_puzzle_not_open_says_so_in_the_services_words(page: Any, watch: Watch) -> None:
