@@ -9,10 +9,18 @@ option of ``cruel serve`` (docs/service.md, Hostile clients):
 - ``--body-timeout``: its body must arrive within this time of its head; otherwise the answer is
   408 ``request-timeout`` and the connection is closed. Together: no request holds a connection
   longer than the two, however slowly it trickles.
-- ``--max-connections``: connections open in one process; one more is answered 503
-  ``server-full`` and closed.
+- ``--max-connections``: connections open in one process. When every place is taken, a new
+  connection must show its request head within :data:`REFUSED_WAIT` seconds; when it does, the
+  connection that has waited longest for its client's bytes (a head, or a body), from the
+  address holding the most places, is shed to make room for it, if that address holds more
+  places than the newcomer's (issue #24: slow connections from many addresses, each under the
+  per-address cap, took every place). Otherwise the newcomer is answered 503 ``server-full``
+  and closed.
 - ``--max-per-client``: connections open from one client address; one more is answered 429
   ``too-many-connections`` and closed, so that one address cannot take every place.
+- ``--trusted-proxy``: a reverse proxy's connections carry many clients' requests: they are not
+  capped per address and never shed (the proxy limits its clients; docs/service.md,
+  Connections and reverse proxies).
 
 A refused connection answers as soon as its request head is in (at most
 :data:`REFUSED_WAIT` seconds), and takes no place while it waits. A client's own failure (a body
@@ -26,6 +34,7 @@ import asyncio
 import contextlib
 import ctypes
 import functools
+import ipaddress
 import logging
 import os
 import resource
@@ -35,7 +44,7 @@ import threading
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import asdict, dataclass
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 import h11
 import orjson
@@ -54,6 +63,8 @@ __all__ = [
     "GuardedH11Protocol",
     "LINGER",
     "PLACES",
+    "Member",
+    "Places",
     "QuietClientFailures",
     "REFUSED_WAIT",
     "RateLimitedLog",
@@ -89,14 +100,37 @@ class GuardConfig:
     body_timeout: float = BODY_TIMEOUT
     max_connections: int = MAX_CONNECTIONS
     max_per_client: int = MAX_PER_CLIENT
+    #: Addresses or networks of reverse proxies (``--trusted-proxy``), as ``Settings`` has them.
+    trusted_proxies: tuple[str, ...] = ()
 
     def to_env(self) -> str:
         return orjson.dumps(asdict(self)).decode()
 
+    def trusts(self, host: str | None) -> bool:
+        """Whether ``host`` (a connection's peer) is one of the trusted proxies."""
+        if host is None or not self.trusted_proxies:
+            return False
+        try:
+            address = ipaddress.ip_address(host)
+        except ValueError:
+            return False
+        return any(address in network for network in _networks(self.trusted_proxies))
+
+
+@functools.lru_cache(maxsize=16)
+def _networks(
+    proxies: tuple[str, ...],
+) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+    return tuple(ipaddress.ip_network(p, strict=False) for p in proxies)
+
 
 @functools.lru_cache(maxsize=4)
 def _config_of(text: str | None) -> GuardConfig:
-    return GuardConfig(**orjson.loads(text)) if text else GuardConfig()
+    if not text:
+        return GuardConfig()
+    doc = orjson.loads(text)
+    doc["trusted_proxies"] = tuple(doc.get("trusted_proxies", ()))
+    return GuardConfig(**doc)
 
 
 def config() -> GuardConfig:
@@ -196,16 +230,42 @@ def _refusal(status: int, code: str, message: str) -> _ASGIApp:
     return app
 
 
-class _Places:
+class Member(Protocol):
+    """What :class:`Places` asks of a connection it admits (a :class:`GuardedH11Protocol`)."""
+
+    @property
+    def host(self) -> str | None:
+        """The peer's address (None: not known)."""
+
+    @property
+    def since(self) -> float:
+        """When it began waiting for its client's bytes (loop time)."""
+
+    @property
+    def trusted(self) -> bool:
+        """Whether the peer is a trusted proxy (``--trusted-proxy``)."""
+
+    def sheddable(self) -> bool:
+        """Whether it waits for its client (for a request head, or for a body): no work of the
+        server's is lost by closing it."""
+
+    def shed(self) -> None:
+        """Close it, for a newcomer; its place is taken back already."""
+
+
+class Places:
     """The connections admitted by this process, in all and by client address."""
 
     def __init__(self) -> None:
         self.total = 0
         self.by_client: dict[str, int] = {}
         self.refused = 0  # refused connections waiting for their request head
+        self.shed = 0  # connections shed for a newcomer, since the start
+        self.members: set[Member] = set()
 
-    def take(self, host: str | None, limits: GuardConfig) -> _ASGIApp | None:
+    def take(self, conn: Member, limits: GuardConfig) -> _ASGIApp | None:
         """Admit a connection (None), or the app that refuses it."""
+        host = conn.host
         if self.total >= limits.max_connections:
             return _refusal(
                 503,
@@ -214,30 +274,77 @@ class _Places:
                 "retry later",
             )
         held = self.by_client.get(host, 0) if host is not None else 0
-        if held >= limits.max_per_client:
+        if held >= limits.max_per_client and not conn.trusted:
             return _refusal(
                 429,
                 "too-many-connections",
                 f"{host} has {held} connections open, the limit for one client address "
                 "(--max-per-client); close one before opening another",
             )
-        self.total += 1
-        if host is not None:
-            self.by_client[host] = held + 1
+        self._add(conn)
         return None
 
-    def give_back(self, host: str | None) -> None:
+    def admit_late(self, conn: Member, limits: GuardConfig) -> bool:
+        """Admit a refused connection whose request head has come, if a place has come free or
+        one can be shed for it (:meth:`shed_for`)."""
+        host = conn.host
+        held = self.by_client.get(host, 0) if host is not None else 0
+        if held >= limits.max_per_client and not conn.trusted:
+            return False
+        if self.total < limits.max_connections:
+            self._add(conn)
+            return True
+        return self.shed_for(conn, limits) is not None
+
+    def shed_for(self, conn: Member, limits: GuardConfig) -> Member | None:
+        """Shed a connection to make room for ``conn``, whose request head came while every
+        place was taken: of the connections waiting for their clients, the one waiting longest
+        from the address holding the most places, if that address holds more than ``conn``'s
+        (a swap between addresses holding as many would be no fairer). A trusted proxy's
+        connections are never shed, and a proxy's newcomer counts as an address holding none
+        (it stands for its clients). The connection shed (``conn`` now holds its place), or
+        None."""
+        if conn.host is not None and not conn.trusted:
+            if self.by_client.get(conn.host, 0) >= limits.max_per_client:
+                return None
+            mine = self.by_client.get(conn.host, 0)
+        else:
+            mine = 0
+        victim: Member | None = None
+        best = (mine, 0.0)  # to beat: an address holding more than the newcomer's
+        for member in self.members:
+            if member.trusted or member.host is None or not member.sheddable():
+                continue
+            key = (self.by_client[member.host], -member.since)
+            if key[0] > mine and (victim is None or key > best):
+                victim, best = member, key
+        if victim is None:
+            return None
+        self.give_back(victim)
+        victim.shed()
+        self.shed += 1
+        self._add(conn)
+        return victim
+
+    def _add(self, conn: Member) -> None:
+        self.total += 1
+        self.members.add(conn)
+        if conn.host is not None:
+            self.by_client[conn.host] = self.by_client.get(conn.host, 0) + 1
+
+    def give_back(self, conn: Member) -> None:
         self.total -= 1
-        if host is not None:
-            left = self.by_client[host] - 1
+        self.members.discard(conn)
+        if conn.host is not None:
+            left = self.by_client[conn.host] - 1
             if left:
-                self.by_client[host] = left
+                self.by_client[conn.host] = left
             else:
-                del self.by_client[host]  # memory: only addresses with open connections
+                del self.by_client[conn.host]  # memory: only addresses with open connections
 
 
 #: This process's places (protocol callbacks all run on its one event loop).
-PLACES: Final = _Places()
+PLACES: Final = Places()
 
 
 class GuardedH11Protocol(H11Protocol):
@@ -251,17 +358,23 @@ class GuardedH11Protocol(H11Protocol):
     _timer: asyncio.TimerHandle | None = None
     _waiting_after: object = None  # the request cycle the awaited head comes after
     _timed_cycle: object = None  # the request whose body is being timed
-    _host: str | None = None
     _admitted = False
     _refused = False
     _lingering = False
+    #: The peer's address (:class:`Member`), whether it is a trusted proxy, and since when the
+    #: connection has waited for its client's bytes (loop time).
+    host: str | None = None
+    trusted = False
+    since = 0.0
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         _install_filter()
         self._limits = config()
-        self._host = self.client[0] if self.client else None
-        refusal = PLACES.take(self._host, self._limits)
+        self.host = self.client[0] if self.client else None
+        self.trusted = self._limits.trusts(self.host)
+        self.since = self.loop.time()
+        refusal = PLACES.take(self, self._limits)
         if refusal is None:
             self._admitted = True
             self._await_head()
@@ -271,9 +384,66 @@ class GuardedH11Protocol(H11Protocol):
             return
         PLACES.refused += 1
         self._refused = True
-        self.app = refusal  # answers the request head, when it comes
+        # When its head comes: a place, if one is free or can be shed; else the refusal.
+        self.app = self._admit_or(self.app, refusal)
         wait = min(self._limits.head_timeout, REFUSED_WAIT)
         self._timer = self.loop.call_later(wait, self._head_late)
+
+    def _admit_or(self, app: _ASGIApp, refusal: _ASGIApp) -> _ASGIApp:
+        """The app of a refused connection: run when its request head is in (a fast client),
+        it takes a place if :meth:`Places.admit_late` finds one, and serves the request."""
+
+        async def deciding(scope: _Scope, receive: _Receive, send: _Send) -> None:
+            if self._refused and not self.transport.is_closing():
+                if PLACES.admit_late(self, self._limits):
+                    self._refused = False
+                    PLACES.refused -= 1
+                    self._admitted = True
+                    self.app = app
+                    self._stop_timer()
+                    self.since = self.loop.time()
+                    cycle = self.cycle
+                    if cycle is not None and cycle.more_body:
+                        self._timer = self.loop.call_later(
+                            self._limits.body_timeout, self._body_late, cycle
+                        )
+                    await app(scope, receive, send)
+                    return
+            await refusal(scope, receive, send)
+
+        return deciding
+
+    # -- shedding (Member) --
+
+    def sheddable(self) -> bool:
+        if not self._admitted or self._lingering or self.transport.is_closing():
+            return False
+        cycle = self.cycle
+        if cycle is None or cycle is self._waiting_after:
+            return True  # waiting for a request head (the first, or the next)
+        # Waiting for the body of a request not yet answered (the app waits for it).
+        return bool(cycle.more_body and not cycle.response_started and not cycle.disconnected)
+
+    def shed(self) -> None:
+        self._admitted = False  # its place is the newcomer's already
+        CLIENT_FAILURES.warning(
+            f"{_client_text(self.client)}: shed, waiting for its request for "
+            f"{self.loop.time() - self.since:.1f} s when the server was full and a prompt "
+            "request came (--max-connections)"
+        )
+        cycle = self.cycle
+        if cycle is not None and cycle is not self._waiting_after:
+            self._answer_and_close(
+                cycle,
+                503,
+                "server-full",
+                "the server was full and this request's body was the slowest in coming; "
+                "retry later",
+                b"Service Unavailable",
+            )
+            return
+        self._stop_timer()
+        self.transport.close()
 
     def data_received(self, data: bytes) -> None:
         if self._lingering:
@@ -291,7 +461,7 @@ class GuardedH11Protocol(H11Protocol):
         self._stop_timer()
         if self._admitted:
             self._admitted = False
-            PLACES.give_back(self._host)
+            PLACES.give_back(self)
         if self._refused:
             self._refused = False
             PLACES.refused -= 1
@@ -302,6 +472,7 @@ class GuardedH11Protocol(H11Protocol):
     def _await_head(self) -> None:
         self._stop_timer()
         self._waiting_after = self.cycle
+        self.since = self.loop.time()
         self._timer = self.loop.call_later(self._limits.head_timeout, self._head_late)
 
     def _stop_timer(self) -> None:
@@ -339,14 +510,21 @@ class GuardedH11Protocol(H11Protocol):
             f"{_client_text(self.client)}: request body not complete {seconds:g} s after its "
             "head (--body-timeout): answered 408 and closed"
         )
-        cycle.scope[ANSWERED] = True  # type: ignore[typeddict-unknown-key]
+        self._answer_and_close(
+            cycle,
+            408,
+            "request-timeout",
+            f"the request's body did not arrive within {seconds:g} s of its head (--body-timeout)",
+            b"Request Timeout",
+        )
+
+    def _answer_and_close(
+        self, cycle: Any, status: int, code: str, message: str, reason: bytes
+    ) -> None:
+        """Answer a request whose body has not all come with this error, and close."""
+        cycle.scope[ANSWERED] = True
         if not cycle.response_started:
-            body = _error_body(
-                408,
-                "request-timeout",
-                f"the request's body did not arrive within {seconds:g} s of its head "
-                "(--body-timeout)",
-            )
+            body = _error_body(status, code, message)
             headers = [
                 (b"content-type", b"application/json"),
                 (b"content-length", str(len(body)).encode()),
@@ -355,7 +533,7 @@ class GuardedH11Protocol(H11Protocol):
             cycle.response_started = True
             try:
                 out = self.conn.send(
-                    h11.Response(status_code=408, headers=headers, reason=b"Request Timeout")
+                    h11.Response(status_code=status, headers=headers, reason=reason)
                 )
                 out = (out or b"") + (self.conn.send(h11.Data(data=body)) or b"")
                 out += self.conn.send(h11.EndOfMessage()) or b""
