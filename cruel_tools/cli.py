@@ -1468,6 +1468,14 @@ def serve_command(
     burst_player: Annotated[
         int, typer.Option("--burst-player", min=1, help="Submissions for one player at once.")
     ] = PLAYER_BURST,
+    trusted_proxy: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--trusted-proxy",
+            help="Address or network of a reverse proxy in front (repeatable): its "
+            "X-Forwarded-For is believed, and its connections are not capped per address.",
+        ),
+    ] = None,
 ) -> None:
     """Serve puzzles, verification and leaderboards over HTTP (docs/service.md)."""
     # Imported here: the web stack costs other commands nothing at start-up.
@@ -1496,6 +1504,7 @@ def serve_command(
         check_interval=check_interval,
         key_limit=RateLimit(key_rate, burst_key) if key_rate else None,
         player_limit=RateLimit(player_rate, burst_player) if player_rate else None,
+        trusted_proxies=tuple(_proxy_network(p) for p in trusted_proxy or ()),
     )
     try:  # uvicorn would log a traceback-like report and exit 1 or 3; one line and 2 here
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -1518,7 +1527,13 @@ def serve_command(
         )
     # The limits on connections are read by each connection, in every worker (uvicorn's own
     # limit_concurrency would answer in plain text, and count refused connections too).
-    limits = GuardConfig(head_timeout, body_timeout, max_connections, max_per_client)
+    limits = GuardConfig(
+        head_timeout,
+        body_timeout,
+        max_connections,
+        max_per_client,
+        trusted_proxies=settings.trusted_proxies,
+    )
     os.environ[ENV_GUARD] = limits.to_env()
     raise_fd_limit()  # each connection is a file
     options = {
@@ -1527,6 +1542,9 @@ def serve_command(
         "port": port,
         "access_log": access_log,
         "log_level": "info",
+        # uvicorn would take X-Forwarded-For from any loopback peer (its default): the service
+        # reads it only from --trusted-proxy (service/clients.py).
+        "proxy_headers": False,
     }
     if workers == 1:
         uvicorn.run(service, **options)  # type: ignore[arg-type]
@@ -1542,6 +1560,22 @@ def serve_command(
     # (measured: 160 requests/s instead of 600). Accepted connections inherit the option.
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     Multiprocess(config, sockets=[sock]).run()
+
+
+def _proxy_network(text: str) -> str:
+    """``--trusted-proxy``: an IP address or network (``10.0.0.0/8``), as written; else one
+    line and exit 2."""
+    import ipaddress
+
+    try:
+        ipaddress.ip_network(text, strict=False)
+    except ValueError:
+        raise _fail(
+            f"--trusted-proxy: {text!r} is not an IP address or network (like 127.0.0.1 or "
+            "10.0.0.0/8)",
+            2,
+        ) from None
+    return text
 
 
 # --- API keys --------------------------------------------------------------------------------
