@@ -1,34 +1,43 @@
 // play.js: the play page, /play/{id} (docs/web.md "Playing a puzzle"). Every rule comes from
 // cruel.js; this file only turns clicks, drags and keys into steps and shows what cruel.js says.
+// A ranked game is a live attempt (docs/web.md "Ranked play"): each step goes to the server as
+// it is played, and the server's answer, not this page, decides the line that stands.
 
-import { Recorder, REDEAL, move, stepText, cardSymbol, rulesOf, IllegalMove, readEntry } from './cruel.js';
+import { Recorder, REDEAL, move, stepText, cardName, cardSymbol, rulesOf, IllegalMove, readEntry } from './cruel.js';
 import { renderBoard } from './board.js';
 import { renderStats, recordGame } from './stats.js';
+import { call, rankedName, renderPlayerPanel, storedName } from './players.js';
 
 const $ = (id) => document.getElementById(id);
 const puzzleId = decodeURIComponent(location.pathname.replace(/\/+$/, '').split('/').pop());
 const KEYS = {
-  player: 'cruel.player',
   progress: `cruel.progress.${puzzleId}`,
   result: `cruel.result.${puzzleId}`,
+  auto: 'cruel.auto',
 };
 // The keys that pick a target pile: 1-9, 0 for 10, - for 11, = for 12.
 const PILE_KEYS = ['1', '2', '3', '4', '5', '6', '7', '8', '9', '0', '-', '='];
+// A request the network lost, or the service could not take (5xx, 429), is tried again after
+// these pauses; then the attempt is given up as not recorded (the game goes on, unranked).
+const RETRY_MS = [300, 1000, 3000];
 
 const state = {
   puzzle: null,
   rec: null, // a Recorder at the current position: the game replayed from the deal
   steps: [], // the line that stands (undo pops)
+  autos: [], // for each step of the line: made by the server's automatic moves
   startedAt: null,
   finishedAt: null, // set once the game is recorded in cruel.games (won, or started over)
-  attempt: null, // {id, player}: the server-timed attempt
+  live: null, // the ranked game's live attempt (newLive())
   selected: null, // a pile whose card waits for the player to choose its target
   options: [], // the moves offered for it
   preview: false,
   highlight: null,
   restartArmed: false,
+  giveUpArmed: false,
   drag: null,
   suppressClick: false,
+  panel: null,
 };
 
 // --- storage (never fatal: a browser may refuse storage) ------------------------------------
@@ -54,12 +63,9 @@ function store(key, value) {
   }
 }
 
-function playerName() {
-  try {
-    return localStorage.getItem(KEYS.player) || '';
-  } catch {
-    return '';
-  }
+/** The automatic moves asked for ranked games: 'foundations' or 'off' (remembered). */
+function autoSetting() {
+  return load(KEYS.auto) === 'off' ? 'off' : 'foundations';
 }
 
 /** An ISO 8601 time with the player's own offset, e.g. 2027-01-05T21:04:05+01:00. */
@@ -74,13 +80,16 @@ function localTime(date = new Date()) {
 
 function saveProgress() {
   const progress = { steps: state.steps.map(stepText), started_at: state.startedAt };
-  if (state.attempt) {
-    progress.attempt = state.attempt;
+  if (state.autos.some(Boolean)) {
+    progress.auto = state.autos.map((a) => (a ? 1 : 0));
+  }
+  if (state.live?.id) {
+    progress.live = { id: state.live.id, player: state.live.player };
   }
   if (state.finishedAt) {
     progress.finished_at = state.finishedAt;
   }
-  store(KEYS.progress, state.steps.length || state.attempt ? progress : null);
+  store(KEYS.progress, state.steps.length || state.live?.id ? progress : null);
 }
 
 // --- the game --------------------------------------------------------------------------------
@@ -98,29 +107,55 @@ function game() {
   return state.rec.game;
 }
 
-/** Replay `steps` from the deal; keeps the legal prefix. */
-function replay(steps) {
+/** Replay `steps` (with their auto marks) from the deal; keeps the legal prefix. */
+function replay(steps, autos = []) {
   state.rec = newRecorder();
   state.steps = [];
-  for (const step of steps) {
+  state.autos = [];
+  for (const [i, step] of steps.entries()) {
     try {
       state.rec.push(step);
     } catch {
       break;
     }
     state.steps.push(step);
+    state.autos.push(Boolean(autos[i]));
   }
+}
+
+/** How many steps an undo takes back from a line: its last own step and the automatic moves
+ * that followed it (the server undoes so, or its automatic moves would come straight back);
+ * 0 when the line holds no step of the player's. */
+function undoCount(autos) {
+  let n = autos.length;
+  while (n > 0 && autos[n - 1]) {
+    n--;
+  }
+  return n === 0 ? 0 : autos.length - n + 1;
+}
+
+/** The card a step moves in game `g` (its deepest card for a run), as a name; null for a redeal. */
+function movedCard(g, step) {
+  if (step.type === 'redeal') {
+    return null;
+  }
+  const src = g.piles[step.source - 1] ?? [];
+  const card = src[src.length - (step.count ?? 1)];
+  return card === undefined ? null : cardName(card);
 }
 
 function gameLog() {
   const meta = {
-    player: playerName() || null,
+    player: state.live?.player ?? (storedName() || null),
     puzzle: puzzleId,
     started_at: state.startedAt,
     finished_at: state.finishedAt ?? localTime(),
   };
   if (meta.player === null) {
     delete meta.player;
+  }
+  if (state.live?.id) {
+    meta.attempt = state.live.id;
   }
   state.rec.meta = meta;
   return state.rec.log();
@@ -160,6 +195,7 @@ function play(step) {
   } catch {
     words = stepText(step);
   }
+  const card = movedCard(g, step);
   try {
     state.rec.push(step);
   } catch (e) {
@@ -172,14 +208,19 @@ function play(step) {
     throw e;
   }
   state.steps.push(step);
+  state.autos.push(false);
   state.highlight = moved;
   state.restartArmed = false;
+  state.giveUpArmed = false;
   clearChoice();
   if (state.startedAt === null) {
     state.startedAt = localTime();
   }
-  if (state.steps.length === 1 && !state.attempt) {
-    startAttempt();
+  if (state.live === null && state.steps.length === 1 && rankedName()) {
+    startLive(rankedName()); // at the first move: looking at the deal costs no time
+  }
+  if (liveActive()) {
+    send({ text: stepText(step), card });
   }
   const outcome = game().outcome();
   say(words + (outcome === 'won' ? '. You won!' : outcome === 'blocked' ? '. No move is left.' : ''),
@@ -190,18 +231,22 @@ function play(step) {
 }
 
 function undo() {
-  if (!state.steps.length) {
+  const n = undoCount(state.autos);
+  if (!n) {
     say('Nothing to undo', 'error');
     return;
   }
-  const steps = state.steps.slice(0, -1);
-  const last = state.steps.at(-1);
-  replay(steps);
+  const last = state.steps.at(-n);
+  if (liveActive()) {
+    send({ text: 'undo', card: null });
+  }
+  replay(state.steps.slice(0, -n), state.autos.slice(0, -n));
   state.highlight = null;
   state.restartArmed = false;
   clearChoice();
   saveProgress();
-  say(`Undone: ${stepText(last)}. ${state.steps.length} step${state.steps.length === 1 ? '' : 's'} stand.`);
+  const also = n > 1 ? ` (and ${n - 1} automatic move${n === 2 ? '' : 's'})` : '';
+  say(`Undone: ${stepText(last)}${also}. ${state.steps.length} step${state.steps.length === 1 ? '' : 's'} stand.`);
   render();
 }
 
@@ -217,29 +262,36 @@ function redeal() {
 }
 
 function restart() {
-  if (!state.steps.length) {
+  if (!state.steps.length && !liveActive()) {
     say('The game is at its deal already');
     return;
   }
   if (!state.restartArmed) {
     state.restartArmed = true;
-    say('Press Start over again to start this puzzle over (this game then counts as played).');
+    say(liveActive()
+      ? 'Press Start over again to start this puzzle over: this ranked game then counts as given up.'
+      : 'Press Start over again to start this puzzle over (this game then counts as played).');
     render();
     return;
   }
-  if (!state.finishedAt) {
+  if (liveActive()) {
+    abandon(state.live);
+  }
+  if (!state.finishedAt && state.steps.length) {
     state.finishedAt = localTime();
     recordGame(gameLog());
   }
   replay([]);
   state.startedAt = null;
   state.finishedAt = null;
-  state.attempt = null;
+  state.live = null;
   state.highlight = null;
   state.restartArmed = false;
+  state.giveUpArmed = false;
   clearChoice();
   saveProgress();
-  say('Started over: the deal again.');
+  say(rankedName() ? 'Started over: the deal again. Your first move starts a new ranked game.'
+    : 'Started over: the deal again.');
   render();
   showStats();
 }
@@ -316,6 +368,394 @@ function moveTo(target) {
   play(offered ?? move(source, target));
 }
 
+// --- the live attempt ------------------------------------------------------------------------
+//
+// Steps played here go into `queue` at once (the board shows them at once) and to the server
+// one request at a time, in batches. Each answer of the server gives its standing line; the
+// page then shows that line and, after it, the steps still queued (a queued move is kept only
+// while it still moves the same card: the server's automatic moves may have taken it).
+
+function newLive(player) {
+  return {
+    id: null,
+    player,
+    status: 'starting', // starting | playing | blocked | won | given-up | expired | failed
+    finished: false, // the server takes no more steps (an attempt blocked may still undo)
+    flags: [], // why a won attempt waits for a moderator
+    playerSteps: 0, // steps the server has taken from this page (undos too)
+    confirmed: [], // the server's standing line: [{text, auto}]
+    queue: [], // steps played here, not yet answered: [{text, card}] (text 'undo' for an undo)
+    sending: false,
+    givingUp: false,
+    entry: null,
+    elapsedMs: null,
+    note: '',
+  };
+}
+
+function liveActive() {
+  return state.live !== null && !state.live.finished && state.live.status !== 'failed';
+}
+
+const pause = (ms) => new Promise((resolve) => {
+  setTimeout(resolve, ms);
+});
+
+/** A call that is tried again on a lost connection, a 5xx or a 429 (RETRY_MS); `check()`, when
+ * given, runs before each try again and may settle the matter (a request the server took but
+ * whose answer was lost must not be sent twice). Resolves to {ok, status, data}, or to
+ * {ok: false, status: 0, data: {message}} when every try failed. */
+async function reliably(path, options, check = null) {
+  let last = null;
+  for (let i = 0; i <= RETRY_MS.length; i++) {
+    if (i > 0) {
+      await pause(RETRY_MS[i - 1]);
+      if (check) {
+        const settled = await check();
+        if (settled) {
+          return settled;
+        }
+      }
+    }
+    try {
+      const answer = await call(path, options);
+      if (answer.status < 500 && answer.status !== 429) {
+        return answer;
+      }
+      last = answer;
+    } catch (e) {
+      last = { ok: false, status: 0, data: { message: `the service cannot be reached (${e.message})` } };
+    }
+  }
+  return last;
+}
+
+async function startLive(player) {
+  const live = newLive(player);
+  state.live = live;
+  const answer = await reliably(`/v1/puzzles/${encodeURIComponent(puzzleId)}/attempts`, {
+    body: { format: 'cruel-attempt/1', player, auto: autoSetting() }, player,
+  });
+  if (state.live !== live) { // started over meanwhile: abandon() gives it up
+    if (answer.ok) {
+      live.id = answer.data.attempt;
+    } else {
+      live.status = 'failed';
+    }
+    return;
+  }
+  if (!answer.ok) {
+    fail(answer.data.message);
+    return;
+  }
+  live.id = answer.data.attempt;
+  adopt(answer.data, []);
+  saveProgress();
+  flush();
+}
+
+function send(item) {
+  state.live.queue.push(item);
+  renderLive();
+  flush();
+}
+
+/** Send what is queued, one request at a time. */
+async function flush() {
+  const live = state.live;
+  if (!live || live.sending || live.id === null || live.finished || live.status === 'failed') {
+    return;
+  }
+  if (!live.queue.length) {
+    if (live.givingUp) {
+      live.sending = true;
+      const answer = await reliably(`/v1/attempts/${encodeURIComponent(live.id)}/give-up`,
+        { method: 'POST', body: {}, player: live.player });
+      live.sending = false;
+      if (state.live !== live) {
+        return;
+      }
+      if (answer.ok) {
+        adoptStatus(live, answer.data);
+        say(live.status === 'blocked' ? 'This ranked game ends lost: no move was left.'
+          : 'You gave up this ranked game: what you play now is unranked. Start over to play it again.');
+        render();
+      } else {
+        fail(answer.data.message);
+      }
+    }
+    return;
+  }
+  live.sending = true;
+  renderLive();
+  const batch = live.queue.slice();
+  const before = live.playerSteps;
+  const path = `/v1/attempts/${encodeURIComponent(live.id)}/steps`;
+  // Before sending again after a failure: has the server taken the batch already? Its line
+  // then differs from the one the batch was sent on (nobody else writes this attempt).
+  const check = async () => {
+    try {
+      const now = await call(`/v1/attempts/${encodeURIComponent(live.id)}`, { player: live.player });
+      if (now.ok && (now.data.finished || now.data.player_steps !== before)) {
+        return now;
+      }
+    } catch {
+      // still unreachable: try again
+    }
+    return null;
+  };
+  const answer = await reliably(path, { body: { steps: batch.map((q) => q.text) }, player: live.player }, check);
+  live.sending = false;
+  if (state.live !== live) {
+    return;
+  }
+  if (answer.ok) {
+    live.queue = live.queue.slice(batch.length);
+    adopt(answer.data, batch);
+  } else if (answer.status === 0 || answer.status >= 500 || answer.status === 429) {
+    fail(answer.data.message);
+    return;
+  } else {
+    // Refused (an illegal step, an attempt that has ended): nothing of the batch was taken.
+    // The server's position stands, and the steps played here after it are dropped.
+    const refused = answer.data.message ?? `the service answered ${answer.status}`;
+    live.queue = [];
+    let now = null;
+    try {
+      now = await call(`/v1/attempts/${encodeURIComponent(live.id)}`, { player: live.player });
+    } catch {
+      now = null;
+    }
+    if (state.live !== live) {
+      return;
+    }
+    if (!now || !now.ok) {
+      fail(refused);
+      return;
+    }
+    adopt(now.data, null);
+    say(`The server refused ${batch.map((q) => q.text).join(', ')}: ${refused}. ` +
+      'The board shows the server\'s position.', 'error');
+  }
+  flush();
+}
+
+/** The line of an attempt's state as [{text, auto}]; entries may be log entries or objects
+ * {step, auto}. */
+function readLine(doc) {
+  return (Array.isArray(doc.line) ? doc.line : []).map((e) => {
+    if (e && typeof e === 'object' && 'step' in e) {
+      return { text: stepText(readEntry(e.step)), auto: Boolean(e.auto) };
+    }
+    return { text: stepText(readEntry(e)), auto: Boolean(e && typeof e === 'object' && e.auto) };
+  });
+}
+
+/** The line `entries` with `queue` played after it: {steps, autos, kept, dropped}. */
+function lineWith(entries, queue) {
+  let steps = entries.map((e) => readEntry(e.text));
+  let autos = entries.map((e) => e.auto);
+  const kept = [];
+  let dropped = null;
+  for (const q of queue) {
+    if (q.text === 'undo') {
+      const n = undoCount(autos);
+      steps = steps.slice(0, steps.length - n);
+      autos = autos.slice(0, autos.length - n);
+      kept.push(q);
+      continue;
+    }
+    const g = newRecorder();
+    steps.forEach((s) => g.push(s));
+    const step = readEntry(q.text);
+    if (movedCard(g.game, step) !== q.card) {
+      dropped = q;
+      break;
+    }
+    try {
+      g.push(step);
+    } catch {
+      dropped = q;
+      break;
+    }
+    steps.push(step);
+    autos.push(false);
+    kept.push(q);
+  }
+  return { steps, autos, kept, dropped };
+}
+
+/** Take the server's state of the attempt: its line, then what is still queued here. `batch`:
+ * the steps this answer is to (null: a state read after a refusal). */
+function adopt(doc, batch) {
+  const live = state.live;
+  let line;
+  try {
+    line = readLine(doc);
+  } catch (e) {
+    fail(`the server's line cannot be read here (${e.message})`);
+    return;
+  }
+  const shownBefore = state.steps.map(stepText);
+  let known = 0; // the common start of the line known so far and the server's
+  while (known < line.length && known < live.confirmed.length &&
+    line[known].text === live.confirmed[known].text && line[known].auto === live.confirmed[known].auto) {
+    known++;
+  }
+  // The line this page expected for the batch: the player's own steps must be the same.
+  let differs = false;
+  if (batch) {
+    const expected = lineWith(live.confirmed, batch);
+    const own = (steps, autos) => steps.filter((_, i) => !autos[i]).map(stepText);
+    differs = own(expected.steps, expected.autos).join() !== own(line.map((e) => readEntry(e.text)), line.map((e) => e.auto)).join();
+  }
+  const autoCards = []; // the cards the server moved by itself in this answer
+  try {
+    const g = newRecorder();
+    line.forEach((e, i) => {
+      const step = readEntry(e.text);
+      if (e.auto && i >= known) {
+        autoCards.push(movedCard(g.game, step));
+      }
+      g.push(step);
+    });
+  } catch (e) {
+    fail(`the server's line does not play here (${e.message})`);
+    return;
+  }
+  live.confirmed = line;
+  let next;
+  try {
+    next = lineWith(line, live.queue);
+  } catch (e) {
+    fail(`the server's line does not play here (${e.message})`);
+    return;
+  }
+  live.queue = next.kept;
+  replay(next.steps, next.autos);
+  if (state.steps.map(stepText).join() !== shownBefore.join()) {
+    clearChoice();
+  }
+  adoptStatus(live, doc);
+  if (differs) {
+    say('The server\'s line differs from this page\'s: the board shows the server\'s position.', 'error');
+  } else if (next.dropped) {
+    say(`${next.dropped.text} could not be played after the server's automatic moves: the board shows the server's position.`, 'error');
+  } else if (autoCards.length) {
+    state.highlight = autoCards.at(-1) === null ? null : readCard(autoCards.at(-1));
+    say(`Moved to the foundations automatically: ${autoCards.filter(Boolean).map(symbolOf).join(' ')}` +
+      (game().outcome() === 'won' ? '. You won!' : ''), game().outcome() === 'won' ? 'ok' : '');
+    $('message').dataset.auto = String(autoCards.length);
+  }
+  saveProgress();
+  render();
+}
+
+function readCard(name) {
+  const g = newRecorder();
+  for (const pile of g.game.piles) {
+    for (const c of pile) {
+      if (cardName(c) === name) {
+        return c;
+      }
+    }
+  }
+  return null;
+}
+
+function symbolOf(name) {
+  const c = readCard(name);
+  return c === null ? name : cardSymbol(c);
+}
+
+/** The attempt's status from the server's state: the end of a ranked game. */
+function adoptStatus(live, doc) {
+  const status = typeof doc.status === 'string' ? doc.status : 'playing';
+  live.status = status;
+  live.finished = doc.finished === true;
+  live.flags = Array.isArray(doc.flags) ? doc.flags : [];
+  live.playerSteps = Number.isInteger(doc.player_steps) ? doc.player_steps : live.playerSteps;
+  live.elapsedMs = doc.elapsed_ms ?? live.elapsedMs;
+  if (status === 'won' && doc.entry) {
+    live.entry = doc.entry;
+    if (doc.entry.accepted) {
+      store(KEYS.result, doc.entry);
+    }
+  }
+  if (live.finished) {
+    live.queue = [];
+  }
+}
+
+/** The attempt cannot be recorded: the game goes on here, unranked. */
+function fail(message) {
+  if (!state.live) {
+    return;
+  }
+  state.live.status = 'failed';
+  state.live.queue = [];
+  state.live.note = message;
+  say(`This game could not be recorded (${message}): it goes on here, unranked.`, 'error');
+  render();
+}
+
+/** End the ranked game as given up (once the queued steps are sent). */
+function giveUp() {
+  if (!liveActive()) {
+    return;
+  }
+  if (!state.giveUpArmed) {
+    state.giveUpArmed = true;
+    say('Press Give up again to end this ranked game (it counts as played, not won).');
+    render();
+    return;
+  }
+  state.giveUpArmed = false;
+  state.live.givingUp = true;
+  flush();
+  say('Giving up this ranked game…');
+  render();
+}
+
+/** Give up an attempt the page has left (started over): after its request in flight, if any;
+ * the steps still queued are not sent. */
+async function abandon(live) {
+  live.givingUp = true;
+  live.queue = [];
+  for (let i = 0; i < 300 && (live.sending || (live.id === null && live.status === 'starting')); i++) {
+    await pause(100);
+  }
+  if (live.id === null || live.finished || live.status === 'failed') {
+    return;
+  }
+  await reliably(`/v1/attempts/${encodeURIComponent(live.id)}/give-up`,
+    { method: 'POST', body: {}, player: live.player });
+}
+
+async function restoreLive(saved) {
+  const live = newLive(saved.player);
+  live.id = saved.id;
+  live.status = 'playing';
+  live.sending = true; // nothing is sent before the server's line is known
+  state.live = live;
+  renderLive();
+  const answer = await reliably(`/v1/attempts/${encodeURIComponent(saved.id)}`, { player: saved.player });
+  live.sending = false;
+  if (state.live !== live) {
+    return;
+  }
+  if (!answer.ok) {
+    fail(answer.data.message);
+    return;
+  }
+  const had = state.steps.length;
+  adopt(answer.data, null);
+  if (liveActive()) {
+    say(`Your ranked game is restored from the server: ${state.steps.length} step${state.steps.length === 1 ? '' : 's'} stand` +
+      (had > state.steps.length ? ` (${had - state.steps.length} not recorded before the reload are gone).` : '.'));
+  }
+  flush();
+}
 // --- drawing ---------------------------------------------------------------------------------
 
 function focusedPile() {
@@ -363,6 +803,8 @@ function render() {
   $('redeal').classList.toggle('unavailable', problem !== null); // still clickable: it says why
   $('undo').disabled = !state.steps.length;
   $('restart').textContent = state.restartArmed ? 'Really start over?' : 'Start over';
+  $('give-up').hidden = !liveActive();
+  $('give-up').textContent = state.giveUpArmed ? 'Really give up?' : 'Give up';
   $('preview').setAttribute('aria-pressed', String(state.preview));
   $('preview-wrap').hidden = !state.preview;
   if (state.preview) {
@@ -372,6 +814,7 @@ function render() {
   }
   renderChoice();
   renderEnd();
+  renderLive();
 }
 
 function renderChoice() {
@@ -430,6 +873,7 @@ function renderEnd() {
   }
   end.hidden = false;
   const par = state.puzzle.par?.actions;
+  const live = state.live;
   if (outcome === 'won') {
     if (!state.finishedAt) {
       state.finishedAt = localTime();
@@ -441,29 +885,64 @@ function renderEnd() {
     const n = g.moves + g.redeals;
     $('end-text').textContent = `${n} actions (${g.moves} moves, ${g.redeals} redeals)` +
       (par ? `: par is ${par}, you are ${versusWords(n - par)}.` : '.');
-    const result = load(KEYS.result);
-    $('submit-form').hidden = Boolean(result && result.accepted);
-    if (result) {
-      showResult(result);
+    if (live && live.entry) {
+      showResult(live.entry, live.flags);
+    } else if (liveActive()) {
+      showNote('Recording your win on the server…', '', 'pending');
+    } else if (live && live.status === 'failed') {
+      showNote(`This win could not be recorded (${live.note}): it is kept in this browser only.`, 'error', 'failed');
+    } else if (live) {
+      showNote(`This game was not ranked (the server says: ${live.status}).`, 'error', live.status);
     } else {
-      $('result').replaceChildren();
-    }
-    const name = $('player-name');
-    if (!name.value) {
-      name.value = playerName();
+      showNote('Played unranked: nothing was sent. Choose a name under "Ranked play" to put your ' +
+        'next win on the leaderboard.', '', 'unranked');
     }
   } else {
     $('end-title').textContent = 'No move is left';
     $('end-text').textContent = 'No card can move, and a redeal would change nothing: this game ' +
       'is lost. Undo to go back and try another line, or start over.';
-    $('submit-form').hidden = true;
     $('result').replaceChildren();
     actions.append(endButton('Undo', undo));
   }
   actions.append(endButton(state.restartArmed ? 'Really start over?' : 'Start over', restart));
 }
 
-function showResult(result) {
+function showNote(text, kind, verdict) {
+  const p = document.createElement('p');
+  p.className = kind;
+  p.dataset.verdict = verdict;
+  p.textContent = text;
+  $('result').replaceChildren(p);
+}
+
+/** The live attempt's state in one line above the board (data-status, data-pending: for tests
+ * and for people: is every step recorded?). */
+function renderLive() {
+  const box = $('live-status');
+  const live = state.live;
+  const pending = live ? live.queue.length + (live.sending ? 1 : 0) : 0;
+  box.dataset.status = live ? live.status : rankedName() ? 'ready' : 'unranked';
+  box.dataset.pending = String(pending);
+  let text;
+  if (!live) {
+    text = rankedName() ? `Ranked as ${rankedName()}: your first move starts the server's clock.`
+      : 'Unranked: the game stays in this browser.';
+  } else if (liveActive()) {
+    text = `Ranked as ${live.player}: ` + (pending ? 'sending your moves…' : 'every move is recorded.') +
+      (live.status === 'blocked' ? ' No move is left: undo, or give up.' : '');
+  } else if (live.status === 'won') {
+    text = `Ranked as ${live.player}: won` +
+      (live.elapsedMs != null ? ` in ${(live.elapsedMs / 1000).toFixed(1)} s (server time).` : '.');
+  } else if (live.status === 'failed') {
+    text = 'Not recorded: this game goes on unranked.';
+  } else {
+    const words = { blocked: 'lost (no move was left)', 'given-up': 'given up', expired: 'expired (too long)' };
+    text = `Ranked game ${words[live.status] ?? live.status}: what you play now is unranked.`;
+  }
+  box.textContent = text;
+}
+
+function showResult(result, flags = []) {
   const box = $('result');
   const p = document.createElement('p');
   const link = document.createElement('a');
@@ -478,6 +957,10 @@ function showResult(result) {
       (result.elapsed_ms !== null && result.elapsed_ms !== undefined
         ? `, server time ${(result.elapsed_ms / 1000).toFixed(1)} s` : '') + '. ';
     p.dataset.verdict = 'accepted';
+    if (flags.length || isHeld(result)) {
+      p.textContent += 'Held for review: a moderator looks at wins this fast before they show on the leaderboard. ';
+      p.dataset.verdict = 'held';
+    }
   } else {
     p.className = 'error';
     p.textContent = `Not accepted: ${result.reason?.message ?? 'rejected'}. `;
@@ -487,83 +970,10 @@ function showResult(result) {
   box.replaceChildren(p);
 }
 
-// --- the service -----------------------------------------------------------------------------
-
-async function api(path, body) {
-  const res = await fetch(path, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  let data = null;
-  try {
-    data = await res.json();
-  } catch {
-    data = { message: `${res.status} ${res.statusText}` };
-  }
-  return { ok: res.ok, status: res.status, data };
-}
-
-/** A server-timed attempt, started at the first move when the player's name is known. */
-async function startAttempt() {
-  const player = playerName();
-  if (!player) {
-    return;
-  }
-  try {
-    const { ok, data } = await api(`/v1/puzzles/${encodeURIComponent(puzzleId)}/attempts`,
-      { format: 'cruel-attempt/1', player });
-    if (ok && data.attempt && state.steps.length) {
-      state.attempt = { id: data.attempt, player };
-      saveProgress();
-    }
-  } catch {
-    // no attempt: the win is submitted without one
-  }
-}
-
-async function submit(event) {
-  event.preventDefault();
-  const player = $('player-name').value.trim();
-  if (!player) {
-    $('player-name').focus();
-    return;
-  }
-  store(KEYS.player, player);
-  const button = $('submit');
-  button.disabled = true;
-  $('result').textContent = 'Submitting…';
-  const body = { player, log: gameLog() };
-  const path = `/v1/puzzles/${encodeURIComponent(puzzleId)}/submissions`;
-  try {
-    let answer;
-    if (state.attempt && state.attempt.player === player) {
-      answer = await api(path, { ...body, attempt: state.attempt.id });
-      if (answer.ok && !answer.data.accepted && answer.data.reason?.code === 'bad-attempt') {
-        answer = await api(path, body);
-      }
-    } else {
-      answer = await api(path, body);
-    }
-    if (!answer.ok) {
-      const p = document.createElement('p');
-      p.className = 'error';
-      p.dataset.verdict = 'error';
-      p.textContent = answer.data?.message ?? `the service answered ${answer.status}`;
-      $('result').replaceChildren(p);
-    } else {
-      if (answer.data.accepted) {
-        store(KEYS.result, answer.data);
-        $('submit-form').hidden = true;
-      }
-      showResult(answer.data);
-      say(answer.data.accepted ? `Submitted: rank ${answer.data.rank}` : 'Not accepted', answer.data.accepted ? 'ok' : 'error');
-    }
-  } catch (e) {
-    $('result').textContent = `Could not reach the service: ${e.message}`;
-  } finally {
-    button.disabled = false;
-  }
+/** A win the server flagged (too fast for a person): kept off the board until a moderator
+ * clears it. */
+function isHeld(result) {
+  return Boolean(result.flagged || result.held || result.status === 'held' || result.review);
 }
 
 // --- input -----------------------------------------------------------------------------------
@@ -759,7 +1169,7 @@ async function start() {
   $('leaderboard-link').href = `/leaderboard/${encodeURIComponent(puzzleId)}`;
   let answer;
   try {
-    answer = await api(`/v1/puzzles/${encodeURIComponent(puzzleId)}`);
+    answer = await call(`/v1/puzzles/${encodeURIComponent(puzzleId)}`);
   } catch (e) {
     say(`Could not reach the service: ${e.message}`, 'error');
     return;
@@ -780,17 +1190,22 @@ async function start() {
 
   const saved = load(KEYS.progress);
   let steps = [];
+  let autos = [];
+  let savedLive = null;
   if (saved && Array.isArray(saved.steps)) {
     try {
       steps = saved.steps.map(readEntry);
     } catch {
       steps = [];
     }
+    autos = Array.isArray(saved.auto) ? saved.auto : [];
     state.startedAt = typeof saved.started_at === 'string' ? saved.started_at : null;
     state.finishedAt = typeof saved.finished_at === 'string' ? saved.finished_at : null;
-    state.attempt = saved.attempt && typeof saved.attempt.id === 'string' ? saved.attempt : null;
+    if (saved.live && typeof saved.live.id === 'string' && typeof saved.live.player === 'string') {
+      savedLive = saved.live;
+    }
   }
-  replay(steps);
+  replay(steps, autos);
 
   const board = $('board');
   board.addEventListener('click', onBoardClick);
@@ -803,7 +1218,15 @@ async function start() {
   $('undo').addEventListener('click', undo);
   $('preview').addEventListener('click', togglePreview);
   $('restart').addEventListener('click', restart);
-  $('submit-form').addEventListener('submit', submit);
+  $('give-up').addEventListener('click', () => giveUp());
+  const auto = $('auto-moves');
+  auto.checked = autoSetting() === 'foundations';
+  auto.addEventListener('change', () => {
+    store(KEYS.auto, auto.checked ? 'foundations' : 'off');
+    say(liveActive() ? 'Automatic moves: from your next ranked game on (this one keeps its setting).'
+      : `Automatic moves ${auto.checked ? 'on' : 'off'} for your ranked games.`);
+  });
+  state.panel = renderPlayerPanel($('ranked'), { onChange: playerChanged });
 
   $('game').hidden = false;
   render();
@@ -813,6 +1236,19 @@ async function start() {
   board.dataset.ready = 'true';
   performance.mark('board-ready');
   showStats();
+  if (savedLive) {
+    restoreLive(savedLive);
+  } else {
+    state.panel.claimRemembered();
+  }
+}
+
+/** The ranked name changed (claimed, linked, forgotten, deleted). */
+function playerChanged() {
+  if (!state.live && state.steps.length && rankedName()) {
+    say('This game stays unranked: start over to play it ranked.');
+  }
+  render();
 }
 
 start();

@@ -440,7 +440,7 @@ def test_page_weight_and_time_to_a_playable_board(page: Any, server: Server) -> 
     page.wait_for_load_state("networkidle")
     names = sorted(url.rsplit("/", 1)[-1] for url in loaded)
     assert names == sorted(
-        ["2027-01-05-easy", "style.css", "play.js", "cruel.js", "board.js", "stats.js"]
+        ["2027-01-05-easy", "style.css", "play.js", "cruel.js", "board.js", "stats.js", "players.js"]
     )
     weight = sum(loaded.values())
     assert weight < 150_000, f"{weight} bytes"
