@@ -122,7 +122,8 @@ export async function claim(name) {
     rememberName(answer.data.player ?? name);
     return { ok: true };
   }
-  return { ok: false, taken: answer.status === 409, message: answer.data.message, code: answer.data.code };
+  const taken = answer.data.code === 'name-taken' || (answer.status === 409 && !answer.data.code);
+  return { ok: false, taken, message: answer.data.message, code: answer.data.code };
 }
 
 /** Link this browser to `name` with the one-time `code` shown on the other device. */

@@ -125,21 +125,15 @@ def shot(page: Any, name: str, tmp_path: Path) -> Path:
 # --- the tests -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name_known", [False, True], ids=["name-at-the-end", "timed-attempt"])
-def test_click_the_solution_win_submit_and_find_the_entry(
-    new_page: Callable[..., Any], name_known: bool
-) -> None:
-    page = new_page()
-    player = "Timed Clicker" if name_known else "Web Clicker"
+def test_click_the_solution_to_an_unranked_win_nothing_sent(page: Any) -> None:
+    """Without a name the game is the browser's own: played to a win, recorded in this
+    browser, and nothing is sent (the ranked win, streamed to the server: test_ranked.py)."""
+    sent: list[str] = []
     open_play(page)
-    if name_known:  # a name remembered from an earlier game: the first move starts an attempt
-        page.evaluate("(n) => localStorage.setItem('cruel.player', n)", player)
-        open_play(page)
+    page.on("request", lambda r: sent.append(f"{r.method} {r.url}"))
     steps = solution()
     assert page.inner_text("#par") == str(puzzle().par.actions)
-    with page.expect_response(lambda r: "/attempts" in r.url) if name_known else _nothing():
-        click_step(page, engine([]), steps[0])
-    game = play_by_clicks_from(page, steps, 1)
+    game = play_by_clicks_from(page, steps, 0)
     assert game.is_won()
     assert board(page) == position(game)
     assert page.inner_text("#end-title") == "You won!"
@@ -151,48 +145,15 @@ def test_click_the_solution_win_submit_and_find_the_entry(
     }
     progress = page.evaluate(f"JSON.parse(localStorage.getItem('cruel.progress.{PUZZLE}'))")
     assert progress["steps"] == [compact(s) for s in steps]
-    assert ("attempt" in progress) is name_known
-    name = page.locator("#player-name")
-    if name_known:
-        assert name.input_value() == player
-    else:
-        assert name.input_value() == ""
-        name.fill(player)
-    with page.expect_response(lambda r: r.url.endswith("/submissions")) as answer:
-        page.click("#submit")
-    result = answer.value.json()
-    assert answer.value.status == 201, result
-    verdict = page.locator('#result [data-verdict="accepted"]')
-    verdict.wait_for()
-    text = verdict.inner_text()
-    assert f"rank {result['rank']} for {player}" in text
-    assert "56 actions, at par (optimal)" in text
-    assert ("server time" in text) is name_known
-    assert verdict.locator("a").get_attribute("href") == f"/leaderboard/{PUZZLE}"
-    stored = page.evaluate(f"JSON.parse(localStorage.getItem('cruel.result.{PUZZLE}'))")
-    assert stored["submission_id"] == result["submission_id"]
-    assert page.evaluate("localStorage.getItem('cruel.player')") == player
-    # the entry on the leaderboard, from the API and (when that page exists) the page
-    entries = page.request.get(f"/v1/puzzles/{PUZZLE}/leaderboard?limit=1000").json()["entries"]
-    mine = [e for e in entries if e["player"] == player]
-    assert len(mine) == 1
-    assert mine[0]["actions"] == 56 and mine[0]["rank"] == result["rank"]
-    assert (mine[0]["elapsed_ms"] is not None) is name_known
-    if page.request.get(f"/leaderboard/{PUZZLE}").ok:
-        page.click(f'#result a[href="/leaderboard/{PUZZLE}"]')
-        page.get_by_text(player).first.wait_for()
+    assert "live" not in progress
+    verdict = page.locator('#result [data-verdict="unranked"]')
+    assert "Played unranked: nothing was sent" in verdict.inner_text()
+    assert page.get_attribute("#live-status", "data-status") == "unranked"
+    assert [s for s in sent if "/v1/" in s] == []
     # the won game is in this browser's record
     games = page.evaluate("JSON.parse(localStorage.getItem('cruel.games'))")
     assert len(games) == 1 and games[0]["claim"]["outcome"] == "won"
     assert games[0]["meta"]["puzzle"] == PUZZLE
-
-
-class _nothing:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None
 
 
 def play_by_clicks_from(page: Any, steps: Sequence[Step], start: int) -> Game:
@@ -440,7 +401,15 @@ def test_page_weight_and_time_to_a_playable_board(page: Any, server: Server) -> 
     page.wait_for_load_state("networkidle")
     names = sorted(url.rsplit("/", 1)[-1] for url in loaded)
     assert names == sorted(
-        ["2027-01-05-easy", "style.css", "play.js", "cruel.js", "board.js", "stats.js", "players.js"]
+        [
+            "2027-01-05-easy",
+            "style.css",
+            "play.js",
+            "cruel.js",
+            "board.js",
+            "stats.js",
+            "players.js",
+        ]
     )
     weight = sum(loaded.values())
     assert weight < 150_000, f"{weight} bytes"

@@ -1,0 +1,339 @@
+"""Ranked play on the play page: a live attempt streamed step by step, under a player's token.
+
+The page claims a name (``POST /v1/players``), keeps its token, starts a live attempt at the
+first move and sends each step as it is played; the server's answer decides the line that
+stands. Each test checks what the page shows against the Python engine playing the server's
+line (``GET /v1/attempts/{id}``, read with the page's own token), and that a browser without
+the token cannot play under the name. The test server's speed floor is 0 (conftest.py):
+Playwright clicks faster than people.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from cruel_tools.game import Game, IllegalMove
+from cruel_tools.log import compact, to_step
+
+from .conftest import Watch
+from .test_play import (
+    PUZZLE,
+    board,
+    click_step,
+    engine,
+    open_play,
+    play_by_clicks,
+    position,
+    solution,
+)
+
+RANKED = "2027-01-05-medium"  # open on the served date; only these tests play it ranked
+
+
+def claim(page: Any, name: str) -> None:
+    """Choose ``name`` in the Ranked play panel, as a player does."""
+    page.fill("#claim-name", name)
+    page.click("#claim")
+    page.wait_for_selector("#ranked-as")
+    assert name in page.inner_text("#ranked-as")
+
+
+def set_auto(page: Any, on: bool) -> None:
+    box = page.locator("#auto-moves")
+    if box.is_checked() != on:
+        box.click()
+
+
+def synced(page: Any) -> str:
+    """Wait until every step played is answered by the server; the attempt's status."""
+    page.wait_for_selector(
+        '#live-status[data-pending="0"]:not([data-status="starting"])', state="attached"
+    )
+    return str(page.get_attribute("#live-status", "data-status"))
+
+
+def token(page: Any, name: str) -> str:
+    found = page.evaluate(
+        "(n) => JSON.parse(localStorage.getItem('cruel.tokens') || '{}')[n]", name
+    )
+    assert isinstance(found, str) and found
+    return found
+
+
+def attempt_state(page: Any, name: str, pid: str = PUZZLE) -> dict[str, Any]:
+    """The server's state of the page's live attempt, read with the page's token."""
+    progress = page.evaluate(f"JSON.parse(localStorage.getItem('cruel.progress.{pid}'))")
+    answer = page.request.get(
+        f"/v1/attempts/{progress['live']['id']}",
+        headers={"Authorization": f"Player {token(page, name)}"},
+    )
+    assert answer.status == 200, answer.text()
+    doc: dict[str, Any] = answer.json()
+    return doc
+
+
+def line_game(state: dict[str, Any], pid: str = PUZZLE) -> Game:
+    """The engine's game after the server's standing line."""
+    return engine([to_step(e["step"]) for e in state["line"]], pid)
+
+
+def test_a_ranked_win_clicked_is_on_the_leaderboard_with_the_servers_line(
+    new_page: Callable[..., Any], watch: Watch
+) -> None:
+    page = new_page()
+    sent: list[str] = []
+    page.on("request", lambda r: sent.append(f"{r.method} {r.url.split('/v1/', 1)[-1]}"))
+    player = "Live Clicker"
+    open_play(page, RANKED)
+    assert page.get_attribute("#live-status", "data-status") == "unranked"
+    claim(page, player)
+    set_auto(page, False)  # the player's own steps only: the published solution, click by click
+    assert page.get_attribute("#live-status", "data-status") == "ready"
+    steps = solution(RANKED)
+    with page.expect_response(lambda r: r.url.endswith(f"/puzzles/{RANKED}/attempts")) as started:
+        click_step(page, engine([], RANKED), steps[0])
+    assert started.value.status == 201
+    assert started.value.request.headers["authorization"] == f"Player {token(page, player)}"
+    game = engine(steps[:1], RANKED)
+    for step in steps[1:]:
+        click_step(page, game, step)
+        game.push(step)
+    assert game.is_won()
+    assert synced(page) == "won"
+    verdict = page.locator('#result [data-verdict="accepted"]')
+    verdict.wait_for()
+    text = verdict.inner_text()
+    state = attempt_state(page, player, RANKED)
+    entry = state["entry"]
+    assert state["status"] == "won" and state["flags"] == []
+    assert [e["step"] for e in state["line"]] == [compact(s) for s in steps]
+    assert not any(e["auto"] for e in state["line"])
+    assert f"rank {entry['rank']} for {player}" in text
+    assert f"{len(steps)} actions, at par" in text and "server time" in text
+    assert verdict.locator("a").get_attribute("href") == f"/leaderboard/{RANKED}"
+    assert board(page) == position(line_game(state, RANKED))
+    # every step went to the server as it was played; no log was submitted
+    assert not any("/submissions" in s for s in sent)
+    assert sum(s.startswith("POST attempts/") and s.endswith("/steps") for s in sent) >= 2
+    assert state["player_steps"] == len(steps)
+    # the entry, with the server's time, on the leaderboard (API and page)
+    entries = page.request.get(f"/v1/puzzles/{RANKED}/leaderboard?limit=100").json()["entries"]
+    mine = [e for e in entries if e["player"] == player]
+    assert len(mine) == 1 and mine[0]["actions"] == len(steps)
+    assert mine[0]["submission_id"] == entry["submission_id"]
+    assert mine[0]["elapsed_ms"] == state["elapsed_ms"]
+    stored = page.evaluate(f"JSON.parse(localStorage.getItem('cruel.result.{RANKED}'))")
+    assert stored["submission_id"] == entry["submission_id"]
+    page.click(f'#result a[href="/leaderboard/{RANKED}"]')
+    page.get_by_text(player).first.wait_for()
+
+
+def test_a_browser_without_the_token_cannot_play_under_the_name(
+    new_page: Callable[..., Any], watch: Watch
+) -> None:
+    watch.allowed += ["409", "401"]
+    owner = new_page()
+    open_play(owner)
+    claim(owner, "Ada Web")
+    other = new_page()  # another browser context: its own storage, no token
+    open_play(other)
+    other.evaluate("localStorage.setItem('cruel.player', 'Ada Web')")
+    with other.expect_response(lambda r: r.url.endswith("/v1/players")) as claimed:
+        open_play(other)
+    assert claimed.value.status == 409
+    note = other.locator("#player-note")
+    note.wait_for()
+    assert "The name Ada Web is taken" in note.inner_text()
+    assert other.is_visible("#link-form")  # "link this device" with a code
+    assert other.input_value("#link-name") == "Ada Web"
+    # the game is unranked there: a move sends nothing
+    sent: list[str] = []
+    other.on("request", lambda r: sent.append(r.url))
+    first = solution()[0]
+    click_step(other, engine([]), first)
+    assert board(other) == position(engine([first]))
+    assert other.get_attribute("#live-status", "data-status") == "unranked"
+    assert not any("/attempts" in u for u in sent)
+    # and the API refuses a keyless attempt under the claimed name
+    forged = other.request.post(f"/v1/puzzles/{PUZZLE}/attempts", data={"player": "Ada Web"})
+    assert forged.status == 401, forged.text()
+    assert forged.json()["code"] == "token-required"
+
+
+def test_link_a_second_device_with_a_code(new_page: Callable[..., Any], watch: Watch) -> None:
+    watch.allowed += ["409", "422", "400", "403"]
+    first = new_page()
+    open_play(first)
+    claim(first, "Two Devices")
+    first.click("#make-code")
+    code = first.locator("#link-code").inner_text()
+    assert len(code) >= 6
+    second = new_page()
+    open_play(second)
+    second.click("#show-link")
+    second.fill("#link-name", "Two Devices")
+    second.fill("#link-code-input", code)
+    second.click("#link-device")
+    second.wait_for_selector("#ranked-as")
+    assert token(second, "Two Devices") != token(first, "Two Devices")
+    # the second device plays ranked under the name
+    with second.expect_response(lambda r: r.url.endswith("/attempts")) as started:
+        click_step(second, engine([]), solution()[0])
+    assert started.value.status == 201
+    assert synced(second) == "playing"
+    assert attempt_state(second, "Two Devices")["player"] == "Two Devices"
+    # a code works once
+    third = new_page()
+    open_play(third)
+    third.click("#show-link")
+    third.fill("#link-name", "Two Devices")
+    third.fill("#link-code-input", code)
+    third.click("#link-device")
+    third.locator("#player-note.error").wait_for()
+    assert third.locator("#ranked-as").count() == 0
+
+
+def test_undo_during_a_live_attempt_and_reload(page: Any) -> None:
+    open_play(page)
+    claim(page, "Live Undoer")
+    set_auto(page, False)
+    steps = solution()[:6]
+    play_by_clicks(page, steps)
+    page.click("#undo")
+    page.keyboard.press("u")
+    assert synced(page) == "playing"
+    kept = steps[:4]
+    state = attempt_state(page, "Live Undoer")
+    assert [e["step"] for e in state["line"]] == [compact(s) for s in kept]
+    assert state["player_steps"] == 8  # six steps and two undos, each sent
+    assert board(page) == position(engine(kept)) == position(line_game(state))
+    # a reload restores the attempt from the server
+    page.reload()
+    page.wait_for_selector('#board[data-ready="true"] .board')
+    assert synced(page) == "playing"
+    assert "restored from the server: 4 steps" in page.inner_text("#message")
+    assert board(page) == position(engine(kept))
+    # and the attempt goes on: one more step is recorded
+    click_step(page, engine(kept), steps[4])
+    synced(page)
+    assert len(attempt_state(page, "Live Undoer")["line"]) == 5
+
+
+def test_automatic_moves_come_from_the_server_and_are_shown(page: Any) -> None:
+    open_play(page, RANKED)
+    claim(page, "Auto Mover")
+    assert page.locator("#auto-moves").is_checked()  # on unless the player turned it off
+    rng = random.Random(24)
+    game = engine([], RANKED)
+    seen_auto = False
+    for _ in range(40):
+        moves = [m for m in game.card_moves()]
+        if not moves:
+            break
+        step = rng.choice(moves)
+        click_step(page, game, step)
+        synced(page)
+        state = attempt_state(page, "Auto Mover", RANKED)
+        game = line_game(state, RANKED)
+        assert board(page) == position(game)
+        if any(e["auto"] for e in state["applied"]):
+            seen_auto = True
+            assert "automatically" in page.inner_text("#message")
+            assert int(page.get_attribute("#message", "data-auto") or 0) >= 1
+            break
+    assert seen_auto, "no automatic move in 40 random steps"
+    own = [e for e in state["line"] if not e["auto"]]
+    assert state["player_steps"] == len(own)
+
+
+def test_give_up_ends_the_ranked_game(page: Any) -> None:
+    open_play(page)
+    claim(page, "Quitter")
+    set_auto(page, False)
+    play_by_clicks(page, solution()[:3])
+    page.click("#give-up")
+    page.click("#give-up")
+    assert synced(page) == "given-up"
+    assert attempt_state(page, "Quitter")["status"] == "given-up"
+    assert page.is_hidden("#give-up")
+    assert "unranked" in page.inner_text("#live-status")
+
+
+def test_a_step_the_server_refuses_shows_the_servers_position(page: Any, watch: Watch) -> None:
+    """Another client of the same token takes a step back behind the page's back: the page's
+    next step no longer plays on the server, which refuses it; the page shows the server's
+    position and says so."""
+    watch.allowed.append("422")
+    open_play(page)
+    claim(page, "Two Windows")
+    set_auto(page, False)
+    steps = solution()[:3]
+    play_by_clicks(page, steps[:2])
+    synced(page)
+    state = attempt_state(page, "Two Windows")
+    undo = page.request.post(
+        f"/v1/attempts/{state['attempt']}/steps",
+        data={"steps": ["undo", "undo"]},
+        headers={"Authorization": f"Player {token(page, 'Two Windows')}"},
+    )
+    assert undo.status == 200, undo.text()
+    click_step(page, engine(steps[:2]), steps[2])
+    synced(page)
+    server = attempt_state(page, "Two Windows")
+    assert board(page) == position(line_game(server))
+    message = page.inner_text("#message")
+    if _legal_after(steps[2], engine([])):  # taken from the deal: not the line the page meant
+        assert [e["step"] for e in server["line"]] == [compact(steps[2])]
+        assert "The server's line differs from this page's" in message
+    else:
+        assert server["line"] == []
+        assert "The server refused" in message
+    assert "the board shows the server's position" in message
+
+
+def _legal_after(step: Any, game: Game) -> bool:
+    try:
+        game.copy().push(step)
+    except IllegalMove:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("failures", [2, 99], ids=["recovers", "gives-up"])
+def test_a_lost_connection_is_tried_again_then_said(page: Any, watch: Watch, failures: int) -> None:
+    watch.allowed += ["ERR_FAILED", "Failed to load resource"]
+    open_play(page)
+    name = f"Flaky {failures}"
+    claim(page, name)
+    set_auto(page, False)
+    steps = solution()[:3]
+    play_by_clicks(page, steps[:1])
+    synced(page)
+    left = {"n": failures}
+
+    def flaky(route: Any) -> None:
+        if route.request.url.endswith("/steps") and left["n"] > 0:
+            left["n"] -= 1
+            route.abort()
+        else:
+            route.continue_()
+
+    page.route("**/v1/attempts/**", flaky)
+    click_step(page, engine(steps[:1]), steps[1])
+    status = synced(page)
+    if failures < 4:
+        assert status == "playing"
+        assert len(attempt_state(page, name)["line"]) == 2
+        assert board(page) == position(engine(steps[:2]))
+    else:
+        assert status == "failed"
+        assert "could not be recorded" in page.inner_text("#message")
+        assert board(page) == position(engine(steps[:2]))  # the game goes on here
+        click_step(page, engine(steps[:2]), steps[2])  # unranked now: nothing more is sent
+        assert left["n"] == failures - 4
+        assert board(page) == position(engine(steps))
+    page.unroute("**/v1/attempts/**")
