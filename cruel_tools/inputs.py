@@ -23,9 +23,10 @@ from pydantic import ValidationError
 
 from . import deals
 from .cards import Card
+from .duplicates import surely_unique
 from .errors import CruelError
 from .game import Game, IllegalMove, Step
-from .log import Deal, GameLog, Limits, LogFormatError, load, strip_bom
+from .log import Deal, GameLog, Limits, LogFormatError, load, refuse_duplicates, strip_bom
 from .rules import DEFAULT, PRESETS, Rules
 from .traversal import play
 from .verify import Item, LineBlock, Source, Unit, VerifyReport, report_line, report_of
@@ -386,6 +387,11 @@ def deal_or_log(data: bytes, spec: str, limits: Limits = Limits()) -> Deal | Gam
         raise ValueError(f"{shown}: neither a deal number nor JSON ({exc.msg})") from None
     if isinstance(obj, dict) and "format" in obj:
         return load(data, limits)
+    if not surely_unique(data, obj):  # {"number": 1, "number": 2}: neither deal
+        try:
+            refuse_duplicates(strip_bom(data))
+        except LogFormatError as exc:
+            raise ValueError(f"{shown}: {exc.message} (at {exc.path})") from None
     try:
         return Deal.model_validate(obj)
     except ValidationError as exc:

@@ -27,7 +27,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 from typing_extensions import TypedDict
 
-from . import cards
+from . import cards, duplicates
 from .cards import Card
 from .constants import MAX_BODY
 from .deals import MAX_DEAL_NUMBER
@@ -61,6 +61,7 @@ __all__ = [
     "step_entry",
     "load",
     "strip_bom",
+    "refuse_duplicates",
     "from_object",
 ]
 
@@ -87,7 +88,14 @@ _DEFAULT_LIMITS = Limits()
 
 
 #: The codes :class:`LogFormatError` uses (the verifier exits 2 on any of them).
-FORMAT_ERROR_CODES = ("unreadable", "too-large", "not-json", "too-many-moves", "schema")
+FORMAT_ERROR_CODES = (
+    "unreadable",
+    "too-large",
+    "not-json",
+    "duplicate-key",
+    "too-many-moves",
+    "schema",
+)
 
 
 class LogFormatError(CruelError):
@@ -523,10 +531,23 @@ def load(data: bytes | str, limits: Limits = _DEFAULT_LIMITS) -> GameLog:
     fast = _read_fast(data, limits)
     if fast is not None:
         return fast
+    refuse_duplicates(data)
     try:
         return GameLog.model_validate_json(data, context={"limits": limits})
     except ValidationError as exc:
         raise _first_error(exc) from None
+
+
+def refuse_duplicates(data: bytes | str) -> None:
+    """Raise :class:`LogFormatError` ``duplicate-key``, at the second of the two members, when
+    an object in the JSON text ``data`` gives a key twice (:mod:`cruel_tools.duplicates`): the
+    one check of every document read from outside. Text that is not JSON passes: its reader
+    says so."""
+    found = duplicates.find(data)
+    if found is not None:
+        at, key = found
+        path = duplicates.pointer(at, key)
+        raise LogFormatError(duplicates.DUPLICATE_KEY, path, duplicates.message(key))
 
 
 def strip_bom(data: bytes | str) -> bytes | str:
@@ -580,6 +601,8 @@ def _read_fast(data: bytes | str, limits: Limits) -> GameLog | None:
     steps = decode(moves)
     if steps is None:
         return None
+    if not _surely_unique(data, obj, deal, claim, meta, moves):
+        refuse_duplicates(data)  # a key given twice: duplicate-key, whatever the rest says
     log = GameLog.model_construct(
         format=FORMAT,
         rules=rules,  # checked: one of PRESETS
@@ -590,6 +613,27 @@ def _read_fast(data: bytes | str, limits: Limits) -> GameLog | None:
     )
     log._steps = steps
     return log
+
+
+def _surely_unique(
+    data: bytes | str, obj: dict[str, Any], deal: Any, claim: Any, meta: Any, moves: list[Any]
+) -> bool:
+    """:func:`duplicates.surely_unique` for a log the fast path has read: its objects' members
+    counted without walking the whole tree. Every string in it but meta's is one the checks
+    above allow (cards, moves, names of presets and outcomes), none with a colon."""
+    if isinstance(data, bytes):
+        if b"\\" in data:  # an escape may hide a colon
+            return False
+        colons = data.count(b":")
+    else:
+        if "\\" in data:
+            return False
+        colons = data.count(":")
+    members = len(obj) + len(deal) + (len(claim) if type(claim) is dict else 0)
+    members += sum([len(entry) for entry in moves if type(entry) is dict])
+    if meta:
+        members += duplicates.count_members(meta)
+    return colons == members
 
 
 def _fast_deal(deal: Any) -> Deal | None:

@@ -20,7 +20,7 @@ from pydantic_core import PydanticCustomError, to_json
 
 from .documents import document_config
 from .grading import Par
-from .log import GameLog, Limits, LogFormatError, compact, load
+from .log import GameLog, Limits, LogFormatError, compact, load, refuse_duplicates
 from .names import MAX_LENGTH, PlayerNameError, enforce
 from .puzzles import Puzzle, is_open, solution_is_public, verify_for_puzzle
 from .store import Connection
@@ -184,6 +184,8 @@ def parse_submission(data: bytes, limits: Limits = Limits()) -> Submission:
         raise LogFormatError(
             "too-large", "", f"body is {len(data)} bytes, over the limit of {limits.max_bytes}"
         )
+    # A key given twice, in the submission or its log: refused before pydantic keeps the last.
+    refuse_duplicates(data)
     try:
         # pydantic's JSON parser, as for a log file: it keeps big integers exact (orjson would
         # make them floats) and bounds nesting.

@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 from ..documents import document_config
 from ..errors import CruelError
 from ..grading import TIERS, Metrics, Par, Tier
-from ..log import LogEntry
+from ..log import LogEntry, LogFormatError, refuse_duplicates
 from ..rules import PRESETS, PresetName, Rules
 from ..solver import DealInfo
 
@@ -125,6 +125,10 @@ def load_puzzle(path: Path) -> Puzzle:
     """Read a puzzle file: ``OSError`` if it cannot be read, :class:`PuzzleSetError` (never
     pydantic's ``ValidationError``) if it is not a ``cruel-puzzle/1`` document."""
     data = path.read_bytes()
+    try:
+        refuse_duplicates(data)
+    except LogFormatError as exc:
+        raise PuzzleSetError(f"{path}: not a cruel-puzzle/1 file: {exc}") from None
     try:
         return Puzzle.model_validate_json(data)
     except ValidationError as exc:

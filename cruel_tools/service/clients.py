@@ -16,11 +16,30 @@ from typing import Final
 from starlette.requests import HTTPConnection
 
 from .config import Settings
+from .errors import ApiError
 
-__all__ = ["UNKNOWN", "client_address", "is_trusted"]
+__all__ = ["UNKNOWN", "DUPLICATE_HEADER", "client_address", "is_trusted", "one_header"]
 
 #: The address of a request whose peer is not known (a test client without one).
 UNKNOWN: Final = "unknown"
+#: The error code of a header sent more than once where one is meant (``Authorization``).
+DUPLICATE_HEADER: Final = "duplicate-header"
+
+
+def one_header(request: HTTPConnection, name: str) -> str | None:
+    """The value of header ``name``, None when it is absent; a 400 ``duplicate-header`` when it
+    is sent more than once. Two ``Authorization`` headers are two credentials: which one counts
+    would be up to each reader (a proxy, a log, this service), so neither does."""
+    values = request.headers.getlist(name)
+    if len(values) > 1:
+        raise ApiError(
+            400,
+            DUPLICATE_HEADER,
+            f"the {name} header is sent {len(values)} times: send it once",
+            "header",
+            name.lower(),
+        )
+    return values[0] if values else None
 
 
 @lru_cache(maxsize=64)

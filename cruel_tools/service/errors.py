@@ -18,14 +18,14 @@ from ..api import ErrorResponse
 from ..integrity import StoreWatch
 from ..keys import RateLimited
 from ..log import LogFormatError
-from ..moderation import NoSuchSubmission
+from ..moderation import NoSuchSubmission, NotInQueue
 from ..store import ServerWatch, StoreBusy, database_errors
 from ..submitting import PlayerBanned
 
 __all__ = ["ApiError", "json_response", "error_response", "read_body", "unauthorized", "install"]
 
 #: HTTP status of each way a body can fail to be read (cruel_tools.log error codes).
-_BODY_STATUS: Final = {"not-json": 400, "too-large": 413}
+_BODY_STATUS: Final = {"not-json": 400, "duplicate-key": 400, "too-large": 413}
 
 
 class ApiError(Exception):
@@ -111,7 +111,7 @@ def _translation(exc: Exception) -> ApiError | None:
         return ApiError(429, "rate-limited", str(exc), *where, {"Retry-After": str(exc.seconds)})
     if isinstance(exc, PlayerBanned):
         return ApiError(403, exc.code, str(exc), "body", "/player")
-    if isinstance(exc, NoSuchSubmission):
+    if isinstance(exc, NoSuchSubmission | NotInQueue):
         return ApiError(404, exc.code, str(exc), "path", "id")
     return None
 
@@ -137,6 +137,7 @@ def install(app: FastAPI, watch: StoreWatch | ServerWatch) -> None:
         RateLimited,
         PlayerBanned,
         NoSuchSubmission,
+        NotInQueue,
     )
     for kind in library:
         app.add_exception_handler(kind, library_error)

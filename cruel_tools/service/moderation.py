@@ -1,5 +1,6 @@
 """The routes of ``/v1/admin`` (docs/service.md, Moderation): hide, unhide and delete
-submissions, ban and unban players, read the audit log; each with an admin key."""
+submissions, ban and unban players, read the audit log, and the review queue of flagged wins
+(list, clear, reject); each with an admin key."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from pydantic import ValidationError
 
 from ..keys import ApiKey
 from ..leaderboard import MAX_PAGE
-from ..moderation import AuditLog, ModerationRequest, ModerationResult
+from ..log import refuse_duplicates
+from ..moderation import AuditLog, ModerationRequest, ModerationResult, Review, ReviewQueue
 from ..names import PlayerNameError, enforce
 from .context import Context
 from .errors import ApiError, json_response, read_body
@@ -31,6 +33,7 @@ async def _reason(request: Request) -> str | None:
     body = await read_body(request, MAX_MODERATION_BODY)
     if not body.strip():
         return None
+    refuse_duplicates(body)  # {"reason": "a", "reason": "b"}: 400 duplicate-key
     try:
         return ModerationRequest.model_validate_json(body).reason
     except ValidationError as exc:
@@ -121,6 +124,34 @@ def router(ctx: Context) -> APIRouter:
     async def unban(name: PlayerPath, request: Request) -> Response:
         """Lift a ban: the player's entries (those not hidden) are listed again."""
         return await act(request, moderation.unban, lambda: _player(name))
+
+    @route("/v1/admin/queue/{id}/clear")
+    async def clear(id: SubmissionId, request: Request) -> Response:
+        """Clear a flagged entry of the review queue: it is listed on its board."""
+        return await act(request, moderation.clear, lambda: _submission_id(id))
+
+    @route("/v1/admin/queue/{id}/reject")
+    async def reject(id: SubmissionId, request: Request) -> Response:
+        """Reject a flagged entry: it stays hidden for good (kept as the evidence)."""
+        return await act(request, moderation.reject, lambda: _submission_id(id))
+
+    @router.get(
+        "/v1/admin/queue",
+        response_model=ReviewQueue,
+        responses={s: ADMIN_ERRORS[s] for s in (401, 403, 503)},
+        openapi_extra={"security": [{BEARER: []}]},
+    )
+    async def queue(
+        request: Request,
+        status: Annotated[Review, Query(description="Which entries.")] = "pending",
+        limit: Annotated[int, Query(ge=0, le=MAX_PAGE, description="Entries per page.")] = 100,
+        offset: Annotated[int, Query(ge=0, le=10**9, description="Entries to skip.")] = 0,
+    ) -> Response:
+        """The review queue: wins flagged for a moderator (a live attempt's timing no person
+        plays, or a submitted log at par or better), hidden until cleared; oldest first."""
+        await ctx.admin(request)
+        found = await run_in_threadpool(moderation.queue, status, limit, offset)
+        return json_response(found)
 
     @router.get(
         "/v1/admin/audit",

@@ -954,7 +954,7 @@ export const MAX_PILES = 13;
 
 /**
  * A log that cannot be read (log.py's `LogFormatError`, or the deal's `BadDeal`). `code`:
- * `too-large`, `not-json`, `too-many-moves`, `schema`, `bad-deal`;
+ * `too-large`, `not-json`, `duplicate-key`, `too-many-moves`, `schema`, `bad-deal`;
  * `path`: a JSON pointer into the log (`/moves/3/from`), `''` for the text as a whole.
  */
 export class LogError extends CruelError {
@@ -979,12 +979,15 @@ class JsonFloat {
 const JSON_DEPTH = 200;
 
 /**
- * JSON text as pydantic's parser reads it: objects as Maps (key order kept, a repeated key's
- * last value in its first place), whole numbers as numbers, others as JsonFloat; NaN, Infinity
- * and -Infinity accepted, lone surrogates refused.
+ * JSON text as pydantic's parser reads it: objects as Maps (key order kept), whole numbers as
+ * numbers, others as JsonFloat; NaN, Infinity and -Infinity accepted, lone surrogates refused.
+ * A key given twice in one object is `duplicate-key` at the second one, as log.py's
+ * refuse_duplicates says it (docs/log-format.md, Duplicate keys), once the text is known to be
+ * JSON: not being JSON comes first.
  */
 function parseJson(text) {
   let i = 0;
+  let repeated = null; // the first key given twice: [pointer, key]
   const fail = (what) => {
     const before = text.slice(0, i);
     const line = before.split('\n').length;
@@ -1053,7 +1056,7 @@ function parseJson(text) {
       }
     }
   };
-  const value = (depth) => {
+  const value = (depth, at) => {
     if (depth > JSON_DEPTH) {
       fail('recursion limit exceeded');
     }
@@ -1078,7 +1081,11 @@ function parseJson(text) {
           fail('expected `:`');
         }
         i++;
-        map.set(key, value(depth + 1));
+        const member = `${at}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+        if (repeated === null && map.has(key)) {
+          repeated = [member, key];
+        }
+        map.set(key, value(depth + 1, member));
         space();
         if (text[i] === ',') {
           i++;
@@ -1103,7 +1110,7 @@ function parseJson(text) {
         return list;
       }
       for (;;) {
-        list.push(value(depth + 1));
+        list.push(value(depth + 1, `${at}/${list.length}`));
         space();
         if (text[i] === ',') {
           i++;
@@ -1139,10 +1146,16 @@ function parseJson(text) {
     const n = Number(m[0]);
     return m[1] === undefined && m[2] === undefined ? n : new JsonFloat(n);
   };
-  const result = value(0);
+  const result = value(0, '');
   space();
   if (i < text.length) {
     fail('trailing characters');
+  }
+  if (repeated !== null) {
+    const [member, key] = repeated;
+    const shown = key.length <= 40 ? key : `${key.slice(0, 37)}...`;
+    throw new LogError('duplicate-key', member, `key '${shown}' is given twice in one object: ` +
+      'give each key once (JSON readers differ on which of the two values they keep)');
   }
   return result;
 }
@@ -1621,7 +1634,7 @@ function checkPiles(names, rules) {
  *   already parsed (its whole numbers count as integers; its size is not checked)
  * @param {{maxBytes?: number, maxMoves?: number}} [limits] default {@link LOG_LIMITS}
  * @returns {ReadLog}
- * @throws {LogError} `too-large` (over `maxBytes` bytes of UTF-8), `not-json`,
+ * @throws {LogError} `too-large` (over `maxBytes` bytes of UTF-8), `not-json`, `duplicate-key`,
  *   `too-many-moves`, `schema` (not a v1 log), `bad-deal` (piles that are not a deal, or not
  *   the deal number's); overrides that make no game of their preset are `schema` at `/rules`
  */
