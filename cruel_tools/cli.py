@@ -1312,6 +1312,12 @@ def _read_secret(path: Path | None) -> bytes | None:
     secret = data.removesuffix(b"\n").removesuffix(b"\r") if data.endswith(b"\n") else data
     if not secret:
         raise _fail(f"--secret-file: {path} is empty: a secret is needed", 2)
+    from .puzzles import WeakSecret, check_secret
+
+    try:
+        check_secret(secret)  # issue #24: a 4-digit secret gave away every future day
+    except WeakSecret as exc:
+        raise _fail(f"--secret-file: {path}: {exc}", 2) from None
     return secret
 
 
@@ -1350,11 +1356,21 @@ def generate_command(
 
 @app.command("daily")
 def daily_command(
-    start: Annotated[str, typer.Option("--start", help="First day, e.g. 2027-01-01.")],
+    start: Annotated[
+        str | None, typer.Option("--start", help="First day, e.g. 2027-01-01.")
+    ] = None,
     days: Annotated[int, typer.Option("--days", min=1, help="How many days.")] = 1,
     out: Annotated[Path, typer.Option("--out", help="The puzzle set folder.")] = Path("puzzles"),
     jobs: _JobsOption = 1,
     secret_file: _SecretFileOption = None,
+    new_secret: Annotated[
+        Path | None,
+        typer.Option(
+            "--new-secret",
+            help="Write a new random secret (256 bits, 64 hex digits, mode 0600) to this new "
+            "file, for --secret-file, and do nothing else.",
+        ),
+    ] = None,
     quiet: _QuietOption = False,
 ) -> None:
     """Write the daily puzzles (one per tier per day) and index.json (puzzles/README.md).
@@ -1364,6 +1380,18 @@ def daily_command(
     """
     from . import puzzles
 
+    if new_secret is not None:
+        try:
+            puzzles.write_new_secret(new_secret)
+        except FileExistsError:
+            raise _fail(f"--new-secret: {new_secret} exists: it is never overwritten", 2) from None
+        except OSError as exc:
+            why = exc.strerror or exc
+            raise _fail(f"--new-secret: cannot write {new_secret}: {why}", 2) from None
+        _note(f"wrote a new secret to {new_secret}: keep it private and back it up", quiet)
+        return
+    if start is None:
+        raise _fail("--start is needed (or --new-secret FILE)", 2)
     first = _option("--start", parse_date, start)
     secret = _read_secret(secret_file)
     progress = _Progress(

@@ -31,8 +31,10 @@ SMALL = Budget(
     optimal_states=2000,  # par: the fewest-actions search, kept small here too
 )
 DAY = dt.date(2027, 1, 1)  # a committed day of the public demo set, too
-SECRET = b"correct horse battery staple 7f3a9c"
-OTHER = b"another site's secret, 41d2"
+# Secrets of 256 bits as `cruel daily --new-secret` writes them (64 hex digits), fixed so that
+# the sets below are the same in every run.
+SECRET = b"9c1e5f0a7b3d2468ace13579bdf02468e4a7c1f03b5d9e2876f1a0c3d5b7e92f"
+OTHER = b"5Vq3Jx_Lm8Rz-Tc2Wn6Yp0Ka4Hd7Gs1Fb9Ej5Ue3Oi"  # base64url, 43 characters
 runner = CliRunner()
 
 
@@ -225,4 +227,87 @@ def test_cli_generate_with_a_secret(tmp_path: Path) -> None:
     one = puzzles.Puzzle.model_validate_json(keyed.stdout)
     assert one.id == "test-medium-1" and one.tier == "medium"
     assert one.deal.number != puzzles.Puzzle.model_validate_json(public.stdout).deal.number
-    assert one.deal.number in islice(puzzles.candidates("test", SECRET), 200)
+    assert one.deal.number in set(islice(puzzles.candidates("test", SECRET), 200))
+
+
+# --- the secret's strength (issue #24, finding 7) ----------------------------------------------
+
+# Finding 7: a 4-digit secret was recovered from one public deal number in 0.32 s (10,000 HMACs),
+# and with it every future day. Each of these was accepted before.
+WEAK = {
+    "four-digits": b"4821",
+    "a-word": b"hunter2",
+    "31-hex-digits": SECRET[:31],
+    "21-base64url": OTHER[:21],
+    "one-digit-repeated": b"0" * 64,
+    "a-block-repeated": b"0123456789abcdef" * 4,
+    "a-phrase": b"correct horse battery staple 7f3a9c",
+    "non-ascii-text": "geheime sleutel van de site, ëën twee drie".encode(),
+    "15-raw-bytes": bytes.fromhex("8f14e45fceea167a5a36dedd4bea25"),
+}
+STRONG = {
+    "32-hex-digits": SECRET[:32],
+    "22-base64url": OTHER[:22],
+    "16-raw-bytes": bytes.fromhex("8f14e45fceea167a5a36dedd4bea2543"),
+    "new-secret": puzzles.new_secret(),
+}
+
+
+@pytest.mark.parametrize("secret", WEAK.values(), ids=WEAK.keys())
+def test_a_weak_secret_is_refused_in_one_line_saying_how_to_make_one(
+    tmp_path: Path, secret: bytes
+) -> None:
+    key = secret_file(tmp_path, secret)
+    daily = ["daily", "--start", DAY.isoformat()]
+    generate = ["generate", "--tier", "hard", "--seed", "s"]
+    for command in (daily, generate):
+        result = cli(*command, "--out", str(tmp_path / "out"), "--secret-file", str(key))
+        assert result.exit_code == 2, result.output
+        lines = result.stderr.splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"error: --secret-file: {key}: the secret ")
+        assert lines[0].endswith("make one with `cruel daily --new-secret FILE`")
+        assert secret.decode(errors="replace") not in result.output
+    assert not (tmp_path / "out").exists()
+    with pytest.raises(puzzles.WeakSecret) as info:  # the library refuses it too
+        puzzles.daily(DAY, 1, tmp_path / "out", secret=secret)
+    assert info.value.code == "weak-secret"
+    with pytest.raises(puzzles.WeakSecret):
+        puzzles.generate("hard", 1, "s", secret=secret)
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("secret", STRONG.values(), ids=STRONG.keys())
+def test_a_secret_of_128_bits_or_more_passes(secret: bytes) -> None:
+    assert puzzles.secret_bits(secret) >= puzzles.MIN_SECRET_BITS
+    puzzles.check_secret(secret)
+
+
+def test_the_bits_are_judged_from_how_the_secret_is_written() -> None:
+    assert puzzles.secret_bits(b"4821") == 13  # 4 decimal digits: 4 * log2(10)
+    assert puzzles.secret_bits(SECRET[:32]) == 128  # hex: 4 bits a digit
+    assert puzzles.secret_bits(b"correcthorsebatterystaple") == 117  # one case of letters
+    assert puzzles.secret_bits(OTHER[:22]) == 132  # base64url: 6 bits a character
+    assert puzzles.secret_bits(OTHER[:21] + b"==") == 126  # base64 padding holds nothing
+    assert puzzles.secret_bits(bytes(range(200, 216))) == 128  # raw bytes: 8 bits each
+
+
+def test_new_secret_writes_a_private_file_and_never_overwrites(tmp_path: Path) -> None:
+    path = tmp_path / "site.key"
+    result = cli("daily", "--new-secret", str(path))
+    assert result.exit_code == 0, result.output
+    assert result.stderr == f"wrote a new secret to {path}: keep it private and back it up\n"
+    assert path.stat().st_mode & 0o777 == 0o600
+    data = path.read_bytes()
+    assert len(data) == 65 and data.endswith(b"\n") and int(data[:64], 16) >= 0
+    puzzles.check_secret(data[:64])
+    assert data[:64].decode() not in result.output
+    again = cli("daily", "--new-secret", str(path))
+    assert again.exit_code == 2
+    assert again.stderr == f"error: --new-secret: {path} exists: it is never overwritten\n"
+    assert path.read_bytes() == data
+    second = tmp_path / "other.key"
+    assert cli("daily", "--new-secret", str(second)).exit_code == 0
+    assert second.read_bytes() != data  # random, not derived from anything
+    missing = cli("daily")
+    assert missing.exit_code == 2
+    assert missing.stderr == "error: --start is needed (or --new-secret FILE)\n"

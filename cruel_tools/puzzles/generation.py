@@ -16,7 +16,11 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import hmac
+import math
 import multiprocessing
+import os
+import re
+import secrets
 import sys
 import zlib
 from collections.abc import Callable, Iterable, Iterator
@@ -29,6 +33,7 @@ from typing import Final, TypeVar
 import orjson
 
 from .. import deals
+from ..errors import CruelError
 from ..game import Game
 from ..grading import GRADER_VERSION, TIERS, Budget, Classified, Grade, Tier, classify, grade
 from ..rules import DEFAULT, Rules
@@ -46,6 +51,12 @@ from .files import (
 __all__ = [
     "GENERATOR",
     "MAX_CANDIDATES",
+    "MIN_SECRET_BITS",
+    "WeakSecret",
+    "secret_bits",
+    "check_secret",
+    "new_secret",
+    "write_new_secret",
     "candidates",
     "grade_deal",
     "puzzle_from_grade",
@@ -91,6 +102,104 @@ def candidates(seed: str, secret: bytes | None = None) -> Iterator[int]:
 def _check_secret(secret: bytes | None) -> None:
     if secret is not None and not secret:
         raise ValueError("the secret is empty")
+
+
+# --- the site's secret ---------------------------------------------------------------------------
+
+#: The fewest bits a site's secret must hold as written (:func:`secret_bits`). Issue #24: a
+#: 4-digit secret was found from one public deal number in 0.32 s, and with it every future day.
+MIN_SECRET_BITS: Final = 128
+#: Bits per character of each way a secret can be written, from the characters it uses.
+_DIGITS = re.compile(rb"[0-9]+")
+_HEX = re.compile(rb"[0-9a-f]+|[0-9A-F]+")
+_LETTERS = re.compile(rb"[a-z]+|[A-Z]+")
+_ONE_CASE = re.compile(rb"[0-9a-z_+/=-]+|[0-9A-Z_+/=-]+")
+_BASE64 = re.compile(rb"[0-9A-Za-z_+/=-]+")
+_PRINTABLE = re.compile(rb"[\x21-\x7e]+")
+
+
+class WeakSecret(CruelError):
+    """A site's secret too weak to key the daily stream: under :data:`MIN_SECRET_BITS` bits as
+    written, patterned, or a passphrase (:func:`check_secret`)."""
+
+    code = "weak-secret"
+
+
+def secret_bits(secret: bytes) -> int:
+    """The most bits ``secret`` can hold, judged from how it is written (docs/deals.md): its
+    length times the bits of one character of the smallest alphabet its characters fit (decimal
+    digits 3.3, hex digits 4, letters of one case 4.7, with digits 5.2, base64 or base64url 6,
+    printable ASCII 6.6); raw bytes that are not text, 8. An upper bound: words hold far fewer
+    bits than their letters, which is why text with spaces is refused outright. (Letters of
+    both cases count as base64: a random base64 text has no digit or symbol often enough.)"""
+    for pattern, size in (
+        (_DIGITS, 10),
+        (_HEX, 16),
+        (_LETTERS, 26),
+        (_ONE_CASE, 36),
+        (_BASE64, 64),
+        (_PRINTABLE, 94),
+    ):
+        if pattern.fullmatch(secret):
+            return math.floor(len(secret.rstrip(b"=")) * math.log2(size))
+    return 8 * len(secret)
+
+
+def _is_text(secret: bytes) -> bool:
+    """Whether ``secret`` reads as text (UTF-8 with a letter, a space or a mark): a phrase, not
+    random bytes (which are valid UTF-8 only by a rare chance)."""
+    try:
+        text = secret.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return all(ch.isprintable() or ch.isspace() for ch in text)
+
+
+def check_secret(secret: bytes) -> None:
+    """Refuse a secret that could be guessed (:class:`WeakSecret`): text with spaces or
+    characters outside printable ASCII (a passphrase, words), under :data:`MIN_SECRET_BITS`
+    bits as written (:func:`secret_bits`), or patterned: fewer than 3 in 4 of its runs of three
+    characters (bytes) differ from each other (``0000...``, ``abab...``, a block repeated),
+    which random text of that length almost never is."""
+    make = "make one with `cruel daily --new-secret FILE`"
+    if not secret:
+        raise WeakSecret(f"the secret is empty: {make}")
+    if not _PRINTABLE.fullmatch(secret) and _is_text(secret):
+        raise WeakSecret(
+            "the secret is text with spaces or letters outside ASCII (a phrase is guessable): "
+            f"write random bytes, hex or base64; {make}"
+        )
+    bits = secret_bits(secret)
+    if bits < MIN_SECRET_BITS:
+        raise WeakSecret(
+            f"the secret holds at most {bits} bits as written, under {MIN_SECRET_BITS} (at "
+            f"least 32 hex digits or 22 base64 characters): {make}"
+        )
+    runs = [secret[i : i + 3] for i in range(len(secret) - 2)]
+    if 4 * len(set(runs)) < 3 * len(runs):
+        raise WeakSecret(f"the secret repeats itself (a pattern, not random): {make}")
+
+
+def new_secret() -> bytes:
+    """A new random secret of 256 bits, written as 64 hex digits (text: it survives copying),
+    one that :func:`check_secret` passes (a random one fails it too rarely to be seen, but the
+    tool's own secret must never be refused)."""
+    while True:
+        secret = secrets.token_hex(32).encode("ascii")
+        try:
+            check_secret(secret)
+        except WeakSecret:
+            continue
+        return secret
+
+
+def write_new_secret(path: Path) -> None:
+    """Write :func:`new_secret` and a newline to a new file ``path``, readable by its owner only
+    (mode 0600 from its creation: never readable by others, even for a moment). An existing
+    file is never overwritten (:class:`FileExistsError`): it may be the secret of a set."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(new_secret() + b"\n")
 
 
 def _keyed_numbers(seed: str, secret: bytes) -> Iterator[int]:
@@ -190,8 +299,10 @@ def generate(
     """The first ``count`` deals of tier ``tier`` in the stream of ``seed`` (skipping
     ``exclude``), as puzzles ``<seed>-<tier>-1``, ``-2``... The same arguments give the same
     puzzles whatever ``jobs`` is. Fewer come back if ``max_candidates`` runs out first.
-    With ``secret`` the stream is the keyed one (:func:`candidates`)."""
-    _check_secret(secret)
+    With ``secret`` the stream is the keyed one (:func:`candidates`); a weak one is refused
+    (:func:`check_secret`)."""
+    if secret is not None:
+        check_secret(secret)
     skip = set(exclude)
     stream: Iterator[int] = (n for n in candidates(seed, secret) if n not in skip)
     if max_candidates is not None:
@@ -289,8 +400,11 @@ def daily(
     With ``secret`` the streams are keyed (:func:`candidates`) and the index records the key's
     fingerprint. A folder whose index was made with another secret, or with none when one is
     given (and the other way round), is refused before anything is written:
-    :class:`PuzzleSetError` with code ``secret-mismatch``.
+    :class:`PuzzleSetError` with code ``secret-mismatch``; a weak secret too
+    (:class:`WeakSecret`, :func:`check_secret`).
     """
+    if secret is not None:
+        check_secret(secret)
     fingerprint = _key_fingerprint(secret)
     _check_same_stream(out, fingerprint)
     used = {
