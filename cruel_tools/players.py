@@ -1,0 +1,714 @@
+"""Players' own tokens: a browser claims a name once and gets a secret token; later writes under
+that name need it (docs/service.md, Players and tokens).
+
+A token is ``cruelp_`` and 32 random bytes (:mod:`secrets`), shown once; the store keeps its
+SHA-256 (as :mod:`cruel_tools.keys` keeps API keys), never the token. A second device is linked
+with a one-time **link code**: 8 characters of Crockford's base 32 (no I, L, O or U), valid
+10 minutes, used once, kept as a slow salted hash (scrypt), and void after
+:data:`MAX_TRIES` wrong codes for its player. A lost token is a moderator's matter: the admin
+route revokes the player's tokens and hands out a link code. A player can export all the store
+holds about them and delete it.
+
+Tables (:data:`cruel_tools.schema.PLAYERS`): ``player_claims`` (a claimed name),
+``player_tokens`` (hashes and dates), ``link_codes`` (hashes, dates, wrong tries).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+import secrets
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .documents import document_config
+from .errors import CruelError
+from .keys import ApiKey, key_hash
+from .leaderboard import Tallies
+from .log import LogFormatError
+from .moderation import AuditEntry
+from .names import skeleton
+from .registry import CONFUSABLE, register
+from .schema import Store
+from .store import Connection
+from .submissions import PlayerName, player_name_error
+
+__all__ = [
+    "TOKEN_PREFIX",
+    "CLAIM_FORMAT",
+    "TOKEN_FORMAT",
+    "LINK_CODE_FORMAT",
+    "LINK_FORMAT",
+    "DATA_FORMAT",
+    "DELETED_FORMAT",
+    "REVOKED_FORMAT",
+    "CODE_ALPHABET",
+    "CODE_LENGTH",
+    "LINK_TTL",
+    "MODERATOR_LINK_TTL",
+    "MAX_TRIES",
+    "USED_EVERY",
+    "PlayerRefused",
+    "PlayerClaim",
+    "PlayerToken",
+    "LinkCode",
+    "LinkRequest",
+    "TokenRecord",
+    "LinkCodeRecord",
+    "EntryRecord",
+    "AttemptRecord",
+    "ModerationRecord",
+    "PlayerData",
+    "PlayerDeleted",
+    "TokensRevoked",
+    "TokenInfo",
+    "parse_claim",
+    "parse_link",
+    "new_token",
+    "new_code",
+    "normal_code",
+    "code_hash",
+    "Players",
+]
+
+TOKEN_PREFIX: Final = "cruelp_"
+CLAIM_FORMAT: Final = "cruel-player-claim/1"
+TOKEN_FORMAT: Final = "cruel-player-token/1"
+LINK_CODE_FORMAT: Final = "cruel-link-code/1"
+LINK_FORMAT: Final = "cruel-link/1"
+DATA_FORMAT: Final = "cruel-player-data/1"
+DELETED_FORMAT: Final = "cruel-player-deleted/1"
+REVOKED_FORMAT: Final = "cruel-player-tokens-revoked/1"
+#: Crockford's base 32: digits and capitals without I, L, O and U, so that a code read aloud
+#: or copied by hand has no two characters that look alike (I, L and O typed are read as 1, 1
+#: and 0).
+CODE_ALPHABET: Final = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+#: Characters of a link code: 40 random bits.
+CODE_LENGTH: Final = 8
+#: How long a player's link code is valid.
+LINK_TTL: Final = dt.timedelta(minutes=10)
+#: How long a moderator's link code (a lost token, a name from before tokens) is valid: long
+#: enough to reach the player by mail.
+MODERATOR_LINK_TTL: Final = dt.timedelta(hours=24)
+#: Wrong codes sent for one player before every live code of theirs is void: with 2^40 codes,
+#: an online guess succeeds with odds of 5 in 10^12 per code made.
+MAX_TRIES: Final = 5
+#: A token's ``used_at`` is written at most this often (not a write per request).
+USED_EVERY: Final = dt.timedelta(hours=1)
+
+_TOKEN_SHAPE: Final = re.compile(rf"{TOKEN_PREFIX}[A-Za-z0-9_-]{{43}}")
+_SCRYPT: Final = {"n": 2**14, "r": 8, "p": 1, "dklen": 32, "maxmem": 64 * 1024 * 1024}
+_TYPED: Final = str.maketrans({"I": "1", "L": "1", "O": "0", "-": None, " ": None})
+
+
+class PlayerRefused(CruelError):
+    """A player's request about their name that the store refuses: the name is someone's
+    already, looks like another player's, has games from before tokens (a moderator's matter),
+    or a link code is wrong, used or expired."""
+
+    code = "name-taken"
+    codes = ("name-taken", CONFUSABLE, "name-needs-moderator", "bad-link-code", "no-such-player")
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+# --- formats -------------------------------------------------------------------------------------
+
+
+class PlayerClaim(BaseModel):
+    """The body of ``POST /v1/players``: the name a browser claims."""
+
+    model_config = document_config("Cruel player claim v1", "player-claim")
+
+    format: Literal["cruel-player-claim/1"] = Field(
+        CLAIM_FORMAT, description="Optional: the format and version of this document."
+    )
+    player: PlayerName
+
+
+class PlayerToken(BaseModel):
+    """A player's new token: shown once, kept by the browser; the server keeps only its hash.
+    Send it as ``Authorization: Player <token>`` with every write under the name."""
+
+    model_config = document_config("Cruel player token v1", "player-token")
+
+    format: Literal["cruel-player-token/1"] = TOKEN_FORMAT
+    player: str
+    token: str = Field(description="cruelp_ and 43 url-safe characters (32 random bytes).")
+
+
+class LinkCode(BaseModel):
+    """A one-time code that gives a second device a token of the player."""
+
+    model_config = document_config("Cruel link code v1", "link-code")
+
+    format: Literal["cruel-link-code/1"] = LINK_CODE_FORMAT
+    player: str
+    code: str = Field(
+        description=f"{CODE_LENGTH} characters of {CODE_ALPHABET}; typed in any case, with "
+        "spaces or dashes, I and L read as 1, O as 0."
+    )
+    expires_at: dt.datetime = Field(description="Valid until then (UTC), and used once.")
+
+
+class LinkRequest(BaseModel):
+    """The body of ``POST /v1/players/{name}/tokens``: a link code for a new token."""
+
+    model_config = document_config("Cruel link v1", "link-request")
+
+    format: Literal["cruel-link/1"] = Field(
+        LINK_FORMAT, description="Optional: the format and version of this document."
+    )
+    code: str = Field(min_length=1, max_length=32)
+
+
+class TokenRecord(BaseModel):
+    """A token as the store describes it: never the token, nor its hash."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: int
+    created_at: dt.datetime
+    used_at: dt.datetime | None = Field(description="Last write it authenticated, to the hour.")
+    revoked_at: dt.datetime | None
+
+
+class LinkCodeRecord(BaseModel):
+    """A link code as the store describes it: never the code, nor its hash."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    created_at: dt.datetime
+    expires_at: dt.datetime
+    used_at: dt.datetime | None
+    wrong_tries: int
+
+
+class EntryRecord(BaseModel):
+    """One of the player's entries, all of it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    submission_id: int
+    puzzle: str
+    moves: int
+    redeals: int
+    submitted_at: dt.datetime
+    elapsed_ms: int | None
+    game: str = Field(description="The game's id: SHA-256 of its moves in compact form.")
+    log: str = Field(description="Its moves in compact form.")
+    listed: bool = Field(description="On its leaderboard (not hidden, player not banned).")
+
+
+class AttemptRecord(BaseModel):
+    """One of the player's attempts: its start and the entry it timed."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    attempt: str
+    puzzle: str
+    started_at: dt.datetime
+    submission_id: int | None
+    sender: str = Field(description="Who started it: a site key's id, a token's or none (open).")
+
+
+class ModerationRecord(BaseModel):
+    """A moderator's act on the player or one of their entries (the moderator not named)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    at: dt.datetime
+    action: str
+    submission_id: int | None
+    reason: str | None
+
+
+class PlayerData(BaseModel):
+    """Everything the store holds about one player (``GET /v1/players/{name}/data``)."""
+
+    model_config = document_config("Cruel player data v1", "player-data")
+
+    format: Literal["cruel-player-data/1"] = DATA_FORMAT
+    player: str
+    exported_at: dt.datetime
+    names: list[str] = Field(description="The player's names (one: a name is one player).")
+    claimed_at: dt.datetime | None
+    banned: bool
+    entries: list[EntryRecord]
+    attempts: list[AttemptRecord]
+    tokens: list[TokenRecord]
+    link_codes: list[LinkCodeRecord]
+    moderation: list[ModerationRecord]
+
+
+class PlayerDeleted(BaseModel):
+    """What ``DELETE /v1/players/{name}`` removed."""
+
+    model_config = document_config("Cruel player deleted v1", "player-deleted")
+
+    format: Literal["cruel-player-deleted/1"] = DELETED_FORMAT
+    player: str
+    entries: int
+    attempts: int
+    tokens: int
+    link_codes: int
+    banned: bool = Field(
+        description="The name stays banned (a moderator's act, kept with the audit log)."
+    )
+
+
+class TokensRevoked(BaseModel):
+    """A moderator's revocation of a player's tokens, with a link code for the player."""
+
+    model_config = document_config("Cruel player tokens revoked v1", "tokens-revoked")
+
+    format: Literal["cruel-player-tokens-revoked/1"] = REVOKED_FORMAT
+    player: str
+    revoked: int = Field(description="Tokens revoked now.")
+    code: str = Field(description="A link code for the player, to be handed over privately.")
+    expires_at: dt.datetime
+    audit: AuditEntry
+
+
+@dataclass(frozen=True)
+class TokenInfo:
+    """A valid or revoked token, found by its hash."""
+
+    id: int
+    player: str
+    revoked_at: dt.datetime | None
+
+
+def _parse(model: type[BaseModel], data: bytes, what: str, keys: str) -> Any:
+    """Read a small document as :func:`cruel_tools.attempts.parse_attempt` does."""
+    try:
+        return model.model_validate_json(data)
+    except ValidationError as exc:
+        err = exc.errors(include_url=False)[0]
+        kind, key = err["type"], str(err["loc"][0]) if err["loc"] else ""
+        if kind == "json_invalid":
+            raise LogFormatError("not-json", "", f"not JSON: {err['ctx']['error']}") from None
+        if not key:
+            raise LogFormatError("schema", "/", f"{what} is a JSON object") from None
+        if key == "player" and kind != "missing":
+            raise player_name_error(kind, str(err["msg"])) from None
+        if kind == "missing":
+            message = f"required key {key!r} is missing"
+        elif kind == "extra_forbidden":
+            message = f"unknown key {key!r} ({what} has {keys})"
+        else:
+            message = f"{key}: {err['msg']}"
+        raise LogFormatError("schema", f"/{key}", message) from None
+
+
+def parse_claim(data: bytes) -> PlayerClaim:
+    """Read a claim (``bad-player-name`` at ``/player`` for a refused name)."""
+    result: PlayerClaim = _parse(PlayerClaim, data, "a claim", "player and optional format")
+    return result
+
+
+def parse_link(data: bytes) -> LinkRequest:
+    """Read a link request."""
+    result: LinkRequest = _parse(LinkRequest, data, "a link request", "code and optional format")
+    return result
+
+
+def new_token() -> str:
+    """A new random token: ``cruelp_`` and 32 bytes from :mod:`secrets`, url-safe base64."""
+    return TOKEN_PREFIX + secrets.token_urlsafe(32)
+
+
+def new_code() -> str:
+    """A new link code: :data:`CODE_LENGTH` characters of :data:`CODE_ALPHABET`."""
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def normal_code(text: str) -> str | None:
+    """A typed code as it was made (capitals, no spaces or dashes, I and L as 1, O as 0);
+    None when it cannot be one."""
+    code = text.upper().translate(_TYPED)
+    if len(code) != CODE_LENGTH or any(c not in CODE_ALPHABET for c in code):
+        return None
+    return code
+
+
+def code_hash(player: str, code: str) -> str:
+    """What the store keeps of a link code: scrypt, salted with the player's name. A code has
+    only 40 bits, so, unlike a token, a fast hash of it could be reversed by trying them all;
+    scrypt makes each try cost about 50 ms and 16 MiB, 2^40 of them far more than its 10
+    minutes."""
+    salt = b"cruel-link/" + player.encode()
+    return hashlib.scrypt(code.encode(), salt=salt, **_SCRYPT).hex()
+
+
+def _iso(when: dt.datetime) -> str:
+    return when.astimezone(dt.UTC).isoformat()
+
+
+def _time(text: str | None) -> dt.datetime | None:
+    return dt.datetime.fromisoformat(text) if text else None
+
+
+def _now() -> dt.datetime:
+    """Server time, UTC (a test sets the clock here)."""
+    return dt.datetime.now(dt.UTC)
+
+
+# --- the store -----------------------------------------------------------------------------------
+
+
+class Players(Store):
+    """Claimed names, players' tokens and link codes (:class:`~cruel_tools.schema.Store`), and a
+    player's export and deletion. Names are enforced already
+    (:func:`cruel_tools.names.enforce`). Each write is one transaction holding the name's
+    skeleton lock (PostgreSQL), the lock of its submissions."""
+
+    # -- claims and tokens --
+
+    def claim(self, player: str, now: dt.datetime | None = None) -> PlayerToken:
+        """Claim ``player`` for whoever asks first: the name is registered
+        (:func:`cruel_tools.registry.register`: a lookalike of a player is refused) and a first
+        token made.
+
+        :raises PlayerRefused: ``name-taken``, ``player-name-confusable``, or
+            ``name-needs-moderator`` (the name has games from before tokens).
+        """
+        when = now or _now()
+        token = new_token()
+        with self.database.write(lock=skeleton(player)) as db:
+            if self._claimed(db, player):
+                raise PlayerRefused("name-taken", f"player name {player!r} is taken")
+            # A name with games or attempts and no claim was played before tokens (with a site's
+            # key, or keyless under --open): whoever claims it first would get those games, and
+            # could delete them. Its player asks a moderator for a link code instead.
+            if self._history(db, player):
+                raise PlayerRefused(
+                    "name-needs-moderator",
+                    f"player {player!r} has games from before tokens: a moderator can give "
+                    "its player a link code",
+                )
+            refused = register(db, player)
+            if refused is not None:
+                raise PlayerRefused(refused.code, refused.message)
+            db.execute(
+                "INSERT INTO player_claims (player, claimed_at) VALUES (?, ?)", (player, _iso(when))
+            )
+            self._add_token(db, player, token, when)
+        return PlayerToken(player=player, token=token)
+
+    def is_claimed(self, player: str) -> bool:
+        """Whether ``player`` is claimed: every write under it then needs one of its tokens."""
+        with self.database.read() as db:
+            return self._claimed(db, player)
+
+    def find(self, token: str, now: dt.datetime | None = None) -> TokenInfo | None:
+        """The token's player, revoked or not; None for a token never made. Looked up by its
+        hash (an index), as API keys are. Its ``used_at`` is written at most every
+        :data:`USED_EVERY`."""
+        if not _TOKEN_SHAPE.fullmatch(token):
+            return None
+        digest = key_hash(token)
+        with self.database.read() as db:
+            row = db.execute(
+                "SELECT id, player, used_at, revoked_at FROM player_tokens WHERE hash = ?",
+                (digest,),
+            ).fetchone()
+        if row is None:
+            return None
+        token_id, player, used, revoked = row
+        when = now or _now()
+        if revoked is None and (
+            used is None or when - dt.datetime.fromisoformat(used) >= USED_EVERY
+        ):
+            hour = when.astimezone(dt.UTC).replace(minute=0, second=0, microsecond=0)
+            with self.database.write() as db:
+                db.execute(
+                    "UPDATE player_tokens SET used_at = ? WHERE id = ?", (_iso(hour), token_id)
+                )
+        return TokenInfo(int(token_id), str(player), _time(revoked))
+
+    # -- link codes --
+
+    def link_code(
+        self,
+        player: str,
+        now: dt.datetime | None = None,
+        ttl: dt.timedelta = LINK_TTL,
+    ) -> LinkCode:
+        """A new one-time link code of ``player``; their earlier live codes are void (one at a
+        time, so a guesser never has several targets)."""
+        when = now or _now()
+        code = new_code()
+        digest = code_hash(player, code)  # before the transaction: it takes ~50 ms
+        with self.database.write(lock=skeleton(player)) as db:
+            self._new_code(db, player, digest, when, ttl)
+        return LinkCode(player=player, code=code, expires_at=when + ttl)
+
+    def redeem(self, player: str, typed: str, now: dt.datetime | None = None) -> PlayerToken:
+        """A new token of ``player`` for a live link code of theirs, which is used up. A wrong
+        code counts against every live code of the player: after :data:`MAX_TRIES`, none is
+        valid any more.
+
+        :raises PlayerRefused: ``bad-link-code``.
+        """
+        when = now or _now()
+        wrong = PlayerRefused(
+            "bad-link-code",
+            f"this link code is wrong, used or expired; make a new one on a device of {player!r}",
+        )
+        code = normal_code(typed)
+        live = (
+            "SELECT id, hash FROM link_codes WHERE player = ? AND used_at IS NULL"
+            " AND expires_at > ? AND failures < ?"
+        )
+        with self.database.read() as db:
+            found = db.execute(live, (player, _iso(when), MAX_TRIES)).fetchall()
+        if not found:
+            raise wrong
+        digest = code_hash(player, code) if code else ""
+        token = new_token()
+        with self.database.write(lock=skeleton(player)) as db:
+            rows = db.execute(live, (player, _iso(when), MAX_TRIES)).fetchall()
+            match = [cid for cid, stored in rows if code and secrets.compare_digest(stored, digest)]
+            if not match:
+                db.execute(
+                    "UPDATE link_codes SET failures = failures + 1 WHERE player = ?"
+                    " AND used_at IS NULL",
+                    (player,),
+                )
+                failed = True
+            else:
+                db.execute("UPDATE link_codes SET used_at = ? WHERE id = ?", (_iso(when), match[0]))
+                self._add_token(db, player, token, when)
+                failed = False
+        if failed:  # raised after the transaction: the count of wrong tries is kept
+            raise wrong
+        return PlayerToken(player=player, token=token)
+
+    def revoke(
+        self, player: str, key: ApiKey, reason: str | None = None, now: dt.datetime | None = None
+    ) -> TokensRevoked:
+        """A moderator's act for a player who lost their token, or whose name has games from
+        before tokens: revoke every token of ``player``, void their link codes, claim the name
+        for them if it was not, and make a link code valid :data:`MODERATOR_LINK_TTL` to hand
+        to them. Recorded in the moderation audit log (action ``revoke-tokens``)."""
+        when = now or _now()
+        code = new_code()
+        digest = code_hash(player, code)
+        with self.database.write(lock=skeleton(player)) as db:
+            refused = register(db, player)
+            if refused is not None:  # never a lookalike's way in
+                raise PlayerRefused(refused.code, refused.message)
+            db.execute(
+                "INSERT INTO player_claims (player, claimed_at) VALUES (?, ?)"
+                " ON CONFLICT DO NOTHING",
+                (player, _iso(when)),
+            )
+            revoked = db.execute(
+                "UPDATE player_tokens SET revoked_at = ? WHERE player = ? AND revoked_at IS NULL",
+                (_iso(when), player),
+            ).rowcount
+            self._new_code(db, player, digest, when, MODERATOR_LINK_TTL)
+            (aid,) = db.execute(
+                "INSERT INTO moderation_audit (at, key_id, key_name, action, changed, submission,"
+                " player, reason, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                (
+                    _iso(when),
+                    key.id,
+                    key.name,
+                    "revoke-tokens",
+                    int(revoked > 0),
+                    None,
+                    player,
+                    reason,
+                    None,
+                ),
+            ).fetchone()
+        audit = AuditEntry(
+            id=aid,
+            at=when,
+            key_id=key.id,
+            key_name=key.name,
+            action="revoke-tokens",
+            changed=revoked > 0,
+            submission_id=None,
+            player=player,
+            reason=reason,
+            submission=None,
+        )
+        return TokensRevoked(
+            player=player,
+            revoked=int(revoked),
+            code=code,
+            expires_at=when + MODERATOR_LINK_TTL,
+            audit=audit,
+        )
+
+    # -- a player's rights: export and deletion --
+
+    def export(self, player: str, now: dt.datetime | None = None) -> PlayerData:
+        """Everything the store holds about ``player``, in one snapshot: never a token's or a
+        code's hash."""
+        with self.database.read() as db:
+            claimed = db.execute(
+                "SELECT claimed_at FROM player_claims WHERE player = ?", (player,)
+            ).fetchone()
+            banned = db.execute(
+                "SELECT 1 FROM banned_players WHERE player = ?", (player,)
+            ).fetchone()
+            entries = db.execute(
+                "SELECT id, puzzle, moves, redeals, submitted_at, elapsed_ms, game, log,"
+                " EXISTS (SELECT 1 FROM visible_submissions AS v WHERE v.id = s.id)"
+                " FROM submissions AS s WHERE player = ? ORDER BY id",
+                (player,),
+            ).fetchall()
+            attempts = db.execute(
+                "SELECT id, puzzle, started_at, submission_id, sender FROM attempts"
+                " WHERE player = ? ORDER BY started_at, id",
+                (player,),
+            ).fetchall()
+            tokens = db.execute(
+                "SELECT id, created_at, used_at, revoked_at FROM player_tokens WHERE player = ?"
+                " ORDER BY id",
+                (player,),
+            ).fetchall()
+            codes = db.execute(
+                "SELECT created_at, expires_at, used_at, failures FROM link_codes"
+                " WHERE player = ? ORDER BY id",
+                (player,),
+            ).fetchall()
+            acts = db.execute(
+                "SELECT at, action, submission, reason FROM moderation_audit WHERE player = ?"
+                " ORDER BY id",
+                (player,),
+            ).fetchall()
+            known = db.execute("SELECT 1 FROM players WHERE player = ?", (player,)).fetchone()
+        return PlayerData(
+            player=player,
+            exported_at=now or _now(),
+            names=[player] if known or claimed or entries or attempts else [],
+            claimed_at=_time(claimed[0]) if claimed else None,
+            banned=banned is not None,
+            entries=[
+                EntryRecord(
+                    submission_id=sid,
+                    puzzle=puzzle,
+                    moves=moves,
+                    redeals=redeals,
+                    submitted_at=dt.datetime.fromisoformat(at),
+                    elapsed_ms=elapsed,
+                    game=game,
+                    log=log,
+                    listed=bool(listed),
+                )
+                for sid, puzzle, moves, redeals, at, elapsed, game, log, listed in entries
+            ],
+            attempts=[
+                AttemptRecord(
+                    attempt=aid,
+                    puzzle=puzzle,
+                    started_at=dt.datetime.fromisoformat(at),
+                    submission_id=sid,
+                    sender=sender,
+                )
+                for aid, puzzle, at, sid, sender in attempts
+            ],
+            tokens=[
+                TokenRecord(
+                    id=tid,
+                    created_at=dt.datetime.fromisoformat(made),
+                    used_at=_time(used),
+                    revoked_at=_time(revoked),
+                )
+                for tid, made, used, revoked in tokens
+            ],
+            link_codes=[
+                LinkCodeRecord(
+                    created_at=dt.datetime.fromisoformat(made),
+                    expires_at=dt.datetime.fromisoformat(expires),
+                    used_at=_time(used),
+                    wrong_tries=failures,
+                )
+                for made, expires, used, failures in codes
+            ],
+            moderation=[
+                ModerationRecord(
+                    at=dt.datetime.fromisoformat(at), action=a, submission_id=s, reason=r
+                )
+                for at, a, s, r in acts
+            ],
+        )
+
+    def delete(self, player: str) -> PlayerDeleted:
+        """Delete ``player``'s entries (the boards' tallies follow in the same transaction),
+        attempts, tokens, link codes, claim and name. Kept: the moderation audit log (a
+        moderator's acts stay accountable) and a ban (the name cannot escape it by being
+        deleted and claimed again)."""
+        with self.database.write(lock=skeleton(player)) as db:
+            # Moderators' acts on this player wait, as they take the same lock after theirs.
+            puzzles = db.execute(
+                "SELECT DISTINCT puzzle FROM submissions WHERE player = ?", (player,)
+            ).fetchall()
+            tallies = Tallies(db, [(str(p), player) for (p,) in puzzles])
+            db.execute(
+                "DELETE FROM hidden_submissions WHERE submission IN"
+                " (SELECT id FROM submissions WHERE player = ?)",
+                (player,),
+            )
+            entries = db.execute("DELETE FROM submissions WHERE player = ?", (player,)).rowcount
+            tallies.settle()
+            attempts = db.execute("DELETE FROM attempts WHERE player = ?", (player,)).rowcount
+            tokens = db.execute("DELETE FROM player_tokens WHERE player = ?", (player,)).rowcount
+            codes = db.execute("DELETE FROM link_codes WHERE player = ?", (player,)).rowcount
+            db.execute("DELETE FROM player_claims WHERE player = ?", (player,))
+            db.execute("DELETE FROM players WHERE player = ?", (player,))
+            banned = db.execute(
+                "SELECT 1 FROM banned_players WHERE player = ?", (player,)
+            ).fetchone()
+        return PlayerDeleted(
+            player=player,
+            entries=int(entries),
+            attempts=int(attempts),
+            tokens=int(tokens),
+            link_codes=int(codes),
+            banned=banned is not None,
+        )
+
+    # -- inside --
+
+    @staticmethod
+    def _claimed(db: Connection, player: str) -> bool:
+        found = db.execute("SELECT 1 FROM player_claims WHERE player = ?", (player,))
+        return found.fetchone() is not None
+
+    @staticmethod
+    def _history(db: Connection, player: str) -> bool:
+        """Whether ``player`` has played: an entry (a name in ``players``) or an attempt."""
+        for table in ("players", "attempts"):
+            found = db.execute(f"SELECT 1 FROM {table} WHERE player = ? LIMIT 1", (player,))
+            if found.fetchone() is not None:
+                return True
+        return False
+
+    @staticmethod
+    def _add_token(db: Connection, player: str, token: str, when: dt.datetime) -> None:
+        db.execute(
+            "INSERT INTO player_tokens (hash, player, created_at) VALUES (?, ?, ?)",
+            (key_hash(token), player, _iso(when)),
+        )
+
+    @staticmethod
+    def _new_code(
+        db: Connection, player: str, digest: str, when: dt.datetime, ttl: dt.timedelta
+    ) -> None:
+        # Earlier codes that were never used are of no interest to anyone: they go.
+        db.execute("DELETE FROM link_codes WHERE player = ? AND used_at IS NULL", (player,))
+        db.execute(
+            "INSERT INTO link_codes (player, hash, created_at, expires_at) VALUES (?, ?, ?, ?)",
+            (player, digest, _iso(when), _iso(when + ttl)),
+        )

@@ -1,0 +1,205 @@
+"""The routes of players' own tokens (docs/service.md, Players and tokens): claim a name, link a
+second device, export and delete one's data; and the moderator's revocation of a lost token.
+Each reads and bounds the request; the work is :class:`cruel_tools.players.Players`'."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Final
+
+from fastapi import APIRouter, Request
+from fastapi import Path as PathParam
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import Response
+from pydantic import ValidationError
+
+from ..api import ErrorResponse
+from ..keys import RateLimit, TokenBuckets, throttle
+from ..moderation import ModerationRequest
+from ..names import PlayerNameError, enforce
+from ..players import (
+    LinkCode,
+    PlayerData,
+    PlayerDeleted,
+    PlayerRefused,
+    PlayerToken,
+    TokensRevoked,
+    parse_claim,
+    parse_link,
+)
+from ..registry import CONFUSABLE
+from .clients import client_address
+from .context import Context
+from .errors import ApiError, json_response, read_body
+from .openapi import ADMIN_ERRORS, BEARER, PLAYER, WRITE_ERRORS, body_doc
+
+__all__ = ["CLAIM_LIMIT", "LINK_LIMIT", "MAX_PLAYER_BODY", "router"]
+
+#: Claims from one client address: 10 at once, then one every 6 minutes (a family or a class
+#: behind one address claims a name each; a squatter cannot take thousands).
+CLAIM_LIMIT: Final = RateLimit(rate=10 / 3600, burst=10)
+#: Link codes tried from one client address: 10 at once, then one a minute (each try also
+#: costs a scrypt, and counts against the player's code: :data:`~cruel_tools.players.MAX_TRIES`).
+LINK_LIMIT: Final = RateLimit(rate=1 / 60, burst=10)
+#: Bound on a claim's or a link request's body.
+MAX_PLAYER_BODY: Final = 4 * 1024
+_STATUS: Final = {
+    "name-taken": 409,
+    CONFUSABLE: 409,
+    "name-needs-moderator": 409,
+    "bad-link-code": 403,
+}
+
+#: The answers of a claim besides 201 and the common errors.
+_CLAIM_ERRORS: Final[dict[int | str, dict[str, Any]]] = {
+    409: {
+        "model": ErrorResponse,
+        "description": "The name is taken (name-taken), looks like another player's "
+        "(player-name-confusable), or has games from before tokens (name-needs-moderator)",
+    },
+    429: {
+        "model": ErrorResponse,
+        "description": "Too many claims or link codes from this address (rate-limited)",
+    },
+}
+
+PlayerPath = Annotated[str, PathParam(description="A player's name (URL-encoded).")]
+
+
+def _name(text: str) -> str:
+    try:
+        return enforce(text)
+    except PlayerNameError as exc:
+        raise ApiError(422, "bad-player-name", str(exc), "path", "name") from None
+
+
+def _refused(exc: PlayerRefused, where: tuple[str, str]) -> ApiError:
+    return ApiError(_STATUS.get(exc.code, 409), exc.code, str(exc), *where)
+
+
+def router(ctx: Context) -> APIRouter:
+    """``POST /v1/players``, ``POST /v1/players/{name}/link-codes``, ``POST
+    /v1/players/{name}/tokens``, ``GET /v1/players/{name}/data``, ``DELETE
+    /v1/players/{name}`` and ``DELETE /v1/moderation/players/{name}/tokens``."""
+    router = APIRouter()
+    players = ctx.stores.players
+    # In memory, per process, like every rate limit: addresses are kept only here.
+    claims = TokenBuckets(CLAIM_LIMIT, ctx.settings.clock)
+    links = TokenBuckets(LINK_LIMIT, ctx.settings.clock)
+    token_security: dict[str, Any] = {"security": [{PLAYER: []}]}
+
+    @router.post(
+        "/v1/players",
+        response_model=PlayerToken,
+        status_code=201,
+        responses=_CLAIM_ERRORS,
+        openapi_extra=body_doc("PlayerClaim"),
+    )
+    async def claim(request: Request) -> Response:
+        """Claim a player name: the first to ask gets it, and its first token (shown once).
+        Every later write under the name needs one of its tokens."""
+        throttle(claims, client_address(request, ctx.settings), "from this address")
+        asked = parse_claim(await read_body(request, MAX_PLAYER_BODY))
+        try:
+            made = await run_in_threadpool(players.claim, asked.player)
+        except PlayerRefused as exc:
+            raise _refused(exc, ("body", "/player")) from None
+        return json_response(made, 201)
+
+    @router.post(
+        "/v1/players/{name}/link-codes",
+        response_model=LinkCode,
+        status_code=201,
+        responses=WRITE_ERRORS,
+        openapi_extra=token_security,
+    )
+    async def link_code(name: PlayerPath, request: Request) -> Response:
+        """A one-time code (8 characters, valid 10 minutes) that gives another device of the
+        player a token of its own. A new code voids the player's earlier ones."""
+        player = _name(name)
+        await ctx.own_token(request, player)
+        return json_response(await run_in_threadpool(players.link_code, player), 201)
+
+    @router.post(
+        "/v1/players/{name}/tokens",
+        response_model=PlayerToken,
+        status_code=201,
+        responses={403: WRITE_ERRORS[403], 429: _CLAIM_ERRORS[429]},
+        openapi_extra=body_doc("LinkRequest"),
+    )
+    async def redeem(name: PlayerPath, request: Request) -> Response:
+        """A new token of the player for a link code of theirs (used once). Five wrong codes
+        for one player void their live code."""
+        player = _name(name)
+        throttle(links, client_address(request, ctx.settings), "from this address")
+        asked = parse_link(await read_body(request, MAX_PLAYER_BODY))
+        try:
+            made = await run_in_threadpool(players.redeem, player, asked.code)
+        except PlayerRefused as exc:
+            raise _refused(exc, ("body", "/code")) from None
+        return json_response(made, 201)
+
+    @router.get(
+        "/v1/players/{name}/data",
+        response_model=PlayerData,
+        responses=WRITE_ERRORS,
+        openapi_extra=token_security,
+    )
+    async def export(name: PlayerPath, request: Request) -> Response:
+        """Everything the service holds about the player: names, entries with their logs and
+        times, attempts, tokens' dates, link codes' dates, moderators' acts on them."""
+        player = _name(name)
+        await ctx.own_token(request, player)
+        return json_response(await run_in_threadpool(players.export, player))
+
+    @router.delete(
+        "/v1/players/{name}",
+        response_model=PlayerDeleted,
+        responses=WRITE_ERRORS,
+        openapi_extra=token_security,
+    )
+    async def delete(name: PlayerPath, request: Request) -> Response:
+        """Delete the player: entries (off every board), attempts, tokens, link codes and the
+        name. The moderation audit log and a ban are kept."""
+        player = _name(name)
+        await ctx.own_token(request, player)
+        return json_response(await run_in_threadpool(players.delete, player))
+
+    @router.delete(
+        "/v1/moderation/players/{name}/tokens",
+        response_model=TokensRevoked,
+        responses=ADMIN_ERRORS,
+        openapi_extra={"security": [{BEARER: []}]},
+    )
+    async def revoke(name: PlayerPath, request: Request) -> Response:
+        """A moderator's act for a lost token: revoke every token of the player and make a link
+        code (valid 24 hours) to hand to them privately; for a name with games from before
+        tokens, claim it for its player so. Audited (revoke-tokens)."""
+        key = await ctx.admin(request)
+        player = _name(name)
+        reason = await _reason(request)
+        try:
+            done = await run_in_threadpool(players.revoke, player, key, reason)
+        except PlayerRefused as exc:
+            raise _refused(exc, ("path", "name")) from None
+        return json_response(done)
+
+    return router
+
+
+async def _reason(request: Request) -> str | None:
+    """The optional ``{"reason": ...}`` of a moderator's act."""
+    body = await read_body(request, MAX_PLAYER_BODY)
+    if not body.strip():
+        return None
+    try:
+        return ModerationRequest.model_validate_json(body).reason
+    except ValidationError as exc:
+        err = exc.errors(include_url=False)[0]
+        if err["type"] == "json_invalid":
+            raise ApiError(
+                400, "not-json", f"not JSON: {err['ctx']['error']}", "body", "/"
+            ) from None
+        where = "/" + "/".join(str(p) for p in err["loc"])
+        raise ApiError(
+            422, "schema", f"{where[1:] or 'body'}: {err['msg']}", "body", where
+        ) from None
