@@ -290,6 +290,62 @@ def test_mutated_logs(core: Any) -> None:
     assert taken > total // 10  # many mutated logs are still ordinary (illegal moves, false claims)
 
 
+def repeats(data: bytes) -> Iterator[tuple[bytes, str]]:
+    """``data`` (a log) with one key given twice, in each of its objects in turn (the same value
+    and another), and the path the Python path must name (docs/log-format.md, Duplicate keys)."""
+
+    def obj(pairs: list[tuple[str, str]]) -> str:  # an object's text from its members' texts
+        return "{" + ", ".join(f"{json.dumps(k)}: {v}" for k, v in pairs) + "}"
+
+    def dump(value: Any) -> str:
+        return json.dumps(value, ensure_ascii=False)
+
+    doc = json.loads(data)
+    top = [(k, dump(v)) for k, v in doc.items()]
+    for i, (key, value) in enumerate(top):
+        for first in (value, '"x"'):
+            yield obj(top[:i] + [(key, first)] + top[i:]).encode(), f"/{key}"
+    deal = [(k, dump(v)) for k, v in doc["deal"].items()]
+    at = [k for k, _ in top].index("deal")
+    for i, (key, value) in enumerate(deal):
+        twice = obj(deal[:i] + [(key, value)] + deal[i:])
+        yield obj(top[:at] + [("deal", twice)] + top[at + 1 :]).encode(), f"/deal/{key}"
+    moves = doc.get("moves", [])
+    for i, entry in enumerate(moves[:3]):
+        if isinstance(entry, dict):
+            members = [(k, dump(v)) for k, v in entry.items()]
+            texts = [dump(m) for m in moves]
+            texts[i] = obj(members + [members[0]])
+            rest = [(k, v) for k, v in top if k != "moves"]
+            whole = obj(rest + [("moves", "[" + ", ".join(texts) + "]")])
+            yield whole.encode(), f"/moves/{i}/{members[0][0]}"
+    rest = [(k, v) for k, v in top if k not in ("claim", "meta")]
+    yield obj(rest + [("claim", '{"moves": 1, "moves": 1}')]).encode(), "/claim/moves"
+    yield obj(rest + [("meta", '{"a": "b", "a": "b"}')]).encode(), "/meta/a"
+
+
+def test_a_key_given_twice_is_handed_back_and_named_by_python(
+    core: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue #24, finding 10: the core never reads a repeated key (which value would it keep?);
+    it hands the log back and the Python path answers duplicate-key at the second member."""
+    logs = [data for _, data in repo_logs() if isinstance(json.loads(data).get("deal"), dict)]
+    bases = logs + games(12, seed=24, max_steps=40)
+    lines = []
+    for base in bases:
+        for data, path in repeats(base):
+            assert core.play(data) is None, data[:200]
+            report = python_report(data)
+            assert report.status == "unreadable" and report.error is not None
+            assert (report.error.code, report.error.path) == ("duplicate-key", path), data[:200]
+            check_one(core, data)
+            lines.append(data.replace(b"\n", b" "))
+    assert len(lines) > 100
+    batch = tmp_path / "repeats.jsonl"
+    batch.write_bytes(b"\n".join(lines[::5] + [orjson.dumps(json.loads(b)) for b in bases]))
+    both_paths(monkeypatch, [str(batch)])
+
+
 @st.composite
 def hostile(draw: st.DrawFn) -> bytes:
     rng = random.Random(draw(st.integers(0, 2**32)))
