@@ -28,7 +28,7 @@ from .documents import document_config
 from .errors import CruelError
 from .keys import ApiKey, key_hash
 from .leaderboard import Tallies
-from .log import LogFormatError
+from .log import LogFormatError, refuse_duplicates
 from .moderation import AuditEntry
 from .names import skeleton
 from .registry import CONFUSABLE, register
@@ -110,7 +110,7 @@ class PlayerRefused(CruelError):
     or a link code is wrong, used or expired."""
 
     code = "name-taken"
-    codes = ("name-taken", CONFUSABLE, "name-needs-moderator", "bad-link-code", "no-such-player")
+    codes = ("name-taken", CONFUSABLE, "name-needs-moderator", "bad-link-code")
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
@@ -286,6 +286,7 @@ class TokenInfo:
 
 def _parse(model: type[BaseModel], data: bytes, what: str, keys: str) -> Any:
     """Read a small document as :func:`cruel_tools.attempts.parse_attempt` does."""
+    refuse_duplicates(data)  # a key given twice: duplicate-key (docs/log-format.md)
     try:
         return model.model_validate_json(data)
     except ValidationError as exc:
@@ -340,7 +341,7 @@ def normal_code(text: str) -> str | None:
 def code_hash(player: str, code: str) -> str:
     """What the store keeps of a link code: scrypt, salted with the player's name. A code has
     only 40 bits, so, unlike a token, a fast hash of it could be reversed by trying them all;
-    scrypt makes each try cost about 50 ms and 16 MiB, 2^40 of them far more than its 10
+    scrypt makes each try cost about 40 ms and 16 MiB, 2^40 of them far more than its 10
     minutes."""
     salt = b"cruel-link/" + player.encode()
     return hashlib.scrypt(code.encode(), salt=salt, **_SCRYPT).hex()

@@ -371,3 +371,39 @@ def test_delete_removes_the_players_games_and_the_tallies_stay_right(
     assert [row[1] for row in kept[1]] == ["bob"]
     # The name is free again: a new player may claim it.
     claim(closed_client, "ada")
+
+
+def test_a_code_guesser_is_limited_and_the_code_voided(db: Path) -> None:
+    app = service.create_app(settings(db))
+    with TestClient(app, client=NEIGHBOUR) as ada_client:
+        attacker = TestClient(app, client=ATTACKER)
+        token = claim(ada_client, "ada")
+        code = ada_client.post("/v1/players/ada/link-codes", headers=auth(token)).json()["code"]
+        guesses = [f"{k:08d}" for k in range(12)]
+        answers = [
+            attacker.post("/v1/players/ada/tokens", content=orjson.dumps({"code": g}))
+            for g in guesses
+            if g != code
+        ][:11]
+        assert [a.status_code for a in answers] == [403] * 10 + [429]
+        assert answers[-1].headers["Retry-After"] == "60"
+        # Five wrong codes voided hers: even the right one is refused now.
+        late = ada_client.post("/v1/players/ada/tokens", content=orjson.dumps({"code": code}))
+        error(late, 403, "bad-link-code")
+        # A new code works, from her own address (the attacker's limit is not hers).
+        code = ada_client.post("/v1/players/ada/link-codes", headers=auth(token)).json()["code"]
+        new = ada_client.post("/v1/players/ada/tokens", content=orjson.dumps({"code": code}))
+        assert new.status_code == 201, new.text
+
+
+def test_claims_are_limited_per_address(db: Path) -> None:
+    app = service.create_app(settings(db))
+    with TestClient(app, client=ATTACKER) as squatter:
+        neighbour = TestClient(app, client=NEIGHBOUR)
+        made = [
+            squatter.post("/v1/players", content=orjson.dumps({"player": f"name{k}"}))
+            for k in range(11)
+        ]
+        assert [m.status_code for m in made] == [201] * 10 + [429]
+        assert error(made[-1], 429, "rate-limited")["message"].startswith("too many claims")
+        claim(neighbour, "ada")

@@ -4,16 +4,17 @@ Each reads and bounds the request; the work is :class:`cruel_tools.players.Playe
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Final
+import math
+from typing import Any, Final
 
 from fastapi import APIRouter, Request
-from fastapi import Path as PathParam
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 from pydantic import ValidationError
 
 from ..api import ErrorResponse
-from ..keys import RateLimit, TokenBuckets, throttle
+from ..keys import RateLimit, TokenBuckets
+from ..log import refuse_duplicates
 from ..moderation import ModerationRequest
 from ..names import PlayerNameError, enforce
 from ..players import (
@@ -30,6 +31,7 @@ from ..registry import CONFUSABLE
 from .clients import client_address
 from .context import Context
 from .errors import ApiError, json_response, read_body
+from .moderation import PlayerPath
 from .openapi import ADMIN_ERRORS, BEARER, PLAYER, WRITE_ERRORS, body_doc
 
 __all__ = ["CLAIM_LIMIT", "LINK_LIMIT", "MAX_PLAYER_BODY", "router"]
@@ -62,14 +64,21 @@ _CLAIM_ERRORS: Final[dict[int | str, dict[str, Any]]] = {
     },
 }
 
-PlayerPath = Annotated[str, PathParam(description="A player's name (URL-encoded).")]
-
 
 def _name(text: str) -> str:
     try:
         return enforce(text)
     except PlayerNameError as exc:
         raise ApiError(422, "bad-player-name", str(exc), "path", "name") from None
+
+
+def _limit(buckets: TokenBuckets, address: str, what: str) -> None:
+    """Take a token from ``address``'s bucket, or 429 ``rate-limited`` with ``Retry-After``."""
+    wait = buckets.take(address)
+    if wait > 0:
+        seconds = max(1, math.ceil(wait - 1e-9))
+        message = f"too many {what} from this address; retry in {seconds} s"
+        raise ApiError(429, "rate-limited", message, headers={"Retry-After": str(seconds)})
 
 
 def _refused(exc: PlayerRefused, where: tuple[str, str]) -> ApiError:
@@ -97,7 +106,7 @@ def router(ctx: Context) -> APIRouter:
     async def claim(request: Request) -> Response:
         """Claim a player name: the first to ask gets it, and its first token (shown once).
         Every later write under the name needs one of its tokens."""
-        throttle(claims, client_address(request, ctx.settings), "from this address")
+        _limit(claims, client_address(request, ctx.settings), "claims")
         asked = parse_claim(await read_body(request, MAX_PLAYER_BODY))
         try:
             made = await run_in_threadpool(players.claim, asked.player)
@@ -130,7 +139,7 @@ def router(ctx: Context) -> APIRouter:
         """A new token of the player for a link code of theirs (used once). Five wrong codes
         for one player void their live code."""
         player = _name(name)
-        throttle(links, client_address(request, ctx.settings), "from this address")
+        _limit(links, client_address(request, ctx.settings), "link codes")
         asked = parse_link(await read_body(request, MAX_PLAYER_BODY))
         try:
             made = await run_in_threadpool(players.redeem, player, asked.code)
@@ -191,6 +200,7 @@ async def _reason(request: Request) -> str | None:
     body = await read_body(request, MAX_PLAYER_BODY)
     if not body.strip():
         return None
+    refuse_duplicates(body)  # {"reason": "a", "reason": "b"}: 400 duplicate-key
     try:
         return ModerationRequest.model_validate_json(body).reason
     except ValidationError as exc:
