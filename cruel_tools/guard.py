@@ -20,7 +20,9 @@ option of ``cruel serve`` (docs/service.md, Hostile clients):
   ``too-many-connections`` and closed, so that one address cannot take every place.
 - ``--trusted-proxy``: a reverse proxy's connections carry many clients' requests: they are not
   capped per address and never shed (the proxy limits its clients; docs/service.md,
-  Connections and reverse proxies).
+  Connections and reverse proxies). On them, and only on them, each request's client is the
+  one ``X-Forwarded-For`` names (:func:`cruel_tools.service.clients.client_address`, the one
+  rule), written into the ASGI scope, so that the access log and the service see it.
 
 A refused connection answers as soon as its request head is in (at most
 :data:`REFUSED_WAIT` seconds), and takes no place while it waits. A client's own failure (a body
@@ -347,6 +349,33 @@ class Places:
 PLACES: Final = Places()
 
 
+@functools.lru_cache(maxsize=4)
+def _proxy_settings(proxies: tuple[str, ...]) -> Any:
+    # Imported here: cruel_tools.service imports this module (its middleware).
+    from .service.config import Settings
+
+    return Settings(trusted_proxies=proxies)
+
+
+def _forwarded(app: _ASGIApp, limits: GuardConfig) -> _ASGIApp:
+    """``app`` on a trusted proxy's connection: each request's ``client`` is the address
+    :func:`~cruel_tools.service.clients.client_address` reads from ``X-Forwarded-For`` (port 0,
+    as the proxy's header has none). uvicorn's own reading of the header is off (``cruel
+    serve``): it believed any loopback peer."""
+    from starlette.requests import HTTPConnection
+
+    from .service.clients import client_address
+
+    settings = _proxy_settings(limits.trusted_proxies)
+
+    async def forwarded(scope: _Scope, receive: _Receive, send: _Send) -> None:
+        if scope["type"] == "http":
+            scope["client"] = (client_address(HTTPConnection(scope), settings), 0)
+        await app(scope, receive, send)
+
+    return forwarded
+
+
 class GuardedH11Protocol(H11Protocol):
     """uvicorn's HTTP/1.1 protocol, with the limits of :class:`GuardConfig` (module docs).
 
@@ -373,6 +402,8 @@ class GuardedH11Protocol(H11Protocol):
         self._limits = config()
         self.host = self.client[0] if self.client else None
         self.trusted = self._limits.trusts(self.host)
+        if self.trusted:
+            self.app = _forwarded(self.app, self._limits)
         self.since = self.loop.time()
         refusal = PLACES.take(self, self._limits)
         if refusal is None:

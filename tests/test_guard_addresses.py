@@ -13,6 +13,8 @@ import asyncio
 import contextlib
 import socket
 import statistics
+import subprocess
+import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -23,7 +25,7 @@ import pytest
 
 from cruel_tools.guard import ENV_GUARD, GuardConfig, Places, config
 
-from .test_hostile import request, serving
+from .test_hostile import ROOT, free_port, read_all, request, serving
 
 ATTACKERS = [f"127.0.0.{n}" for n in range(2, 12)]  # 10 addresses
 PROBER = "127.0.0.12"  # an eleventh
@@ -229,3 +231,40 @@ def test_a_full_server_sheds_a_silent_connection_for_a_prompt_request(tmp_path: 
         time.sleep(0.3)  # accepted, holding every place, sending nothing
         status, body = request(server.port, "GET", "/v1/health", source=PROBER)
         assert status == 200, body
+
+
+@pytest.mark.integration
+def test_a_loopback_client_cannot_name_its_address_without_trusted_proxies(tmp_path: Path) -> None:
+    """uvicorn believed ``X-Forwarded-For`` from any loopback peer (its default): a client on
+    127.0.0.1 was logged, and counted, as whatever address it wrote. Only ``--trusted-proxy``
+    peers are believed now (tests/test_nginx.py: behind nginx)."""
+    out = tmp_path / "stdout.txt"
+    port = free_port()
+    args = [sys.executable, "-m", "cruel_tools.cli", "serve", "--port", str(port)]
+    args += ["--db", str(tmp_path / "cruel.sqlite"), "--today", "2027-01-05"]
+    args += ["--puzzles", str(ROOT / "puzzles")]
+    with out.open("wb") as stdout:
+        proc = subprocess.Popen(args, stdout=stdout, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            with contextlib.suppress(OSError):
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            assert proc.poll() is None and time.monotonic() < deadline, "no server"
+            time.sleep(0.1)
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+            s.sendall(
+                b"GET /v1/health?forged=1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                b"X-Forwarded-For: 203.0.113.9\r\n\r\n"
+            )
+            assert read_all(s).startswith(b"HTTP/1.1 200")
+        deadline = time.monotonic() + 10
+        while "forged=1" not in out.read_text():
+            assert time.monotonic() < deadline, out.read_text()
+            time.sleep(0.1)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+    line = next(x for x in out.read_text().splitlines() if "forged=1" in x)
+    assert "127.0.0.1:" in line and "203.0.113.9" not in line, line
