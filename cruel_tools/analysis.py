@@ -86,6 +86,11 @@ class AnalysisRefused(CruelError):
         super().__init__(report.error.message if report.error else "invalid log")
         self.report = report
 
+    def __reduce__(self) -> tuple[type[AnalysisRefused], tuple[VerifyReport]]:
+        # Pickled as its report, not its message: the service runs analyses in a process of
+        # their own (cruel_tools.service.costly), whose refusals come back pickled.
+        return (type(self), (self.report,))
+
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -503,6 +508,7 @@ def analyze(
     max_solves: int = MAX_SOLVES,
     max_undecided: int = MAX_UNDECIDED,
     total_states: int | None = None,
+    win_states: int | None = None,
 ) -> Analysis:
     """Analyse a legal log: where it was lost (not won) or how far from the best (won).
 
@@ -512,7 +518,9 @@ def analyze(
     interval after ``max_undecided`` undecided ones; ``total_states`` (None: no limit) bounds
     the positions all the solves of a game not won expand together (``POST /v1/analyze``'s
     budget per request): a solve gets what is left, up to ``max_states``, and none is made once
-    it is spent. With ``puzzle``, the log must be a game of that puzzle.
+    it is spent. ``win_states`` (None: ``max_states``) bounds the fewest-actions search of a won
+    game, which costs far more per position than a solve (mostly Python: about 0.1 ms each,
+    benchmarks/RESULTS.md, issue #24). With ``puzzle``, the log must be a game of that puzzle.
 
     :raises AnalysisRefused: the log is not a legal game (an illegal step, a bad deal, a false
         claim) or not one of ``puzzle``.
@@ -527,7 +535,8 @@ def analyze(
     end = games[-1]
     loss = win = None
     if end.is_won():
-        win = _win(games, steps, puzzle, max_states, deep, deep_states)
+        most = max_states if win_states is None else min(max_states, win_states)
+        win = _win(games, steps, puzzle, most, deep, deep_states)
     else:
         loss = _loss(game_log, games, steps, max_states, max_solves, max_undecided, total_states)
     return Analysis(

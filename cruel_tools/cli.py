@@ -26,12 +26,15 @@ from . import cards, deals, log, rules
 from .constants import (
     ANALYSIS_DEEP_STATES,
     ANALYSIS_MAX_STATES,
+    ANALYZE_BURST,
+    ANALYZE_RATE,
     BODY_TIMEOUT,
     CHECK_INTERVAL,
     DEFAULT_DB,
     HEAD_TIMEOUT,
     KEY_BURST,
     KEY_RATE,
+    MAX_ANALYSES,
     MAX_BODY,
     MAX_CONNECTIONS,
     MAX_PER_CLIENT,
@@ -1496,6 +1499,23 @@ def serve_command(
     burst_player: Annotated[
         int, typer.Option("--burst-player", min=1, help="Submissions for one player at once.")
     ] = PLAYER_BURST,
+    analyze_rate: Annotated[
+        str,
+        typer.Option(
+            "--analyze-rate",
+            help="Analyses per client address and per API key: N/s, N/min, N/h or off.",
+        ),
+    ] = f"{ANALYZE_RATE * 60:g}/min",
+    analyze_burst: Annotated[
+        int,
+        typer.Option("--analyze-burst", min=1, help="Analyses one address or key may ask at once."),
+    ] = ANALYZE_BURST,
+    max_analyses: Annotated[
+        int,
+        typer.Option(
+            "--max-analyses", min=1, help="Analyses running at once per worker (then 503 busy)."
+        ),
+    ] = MAX_ANALYSES,
     trusted_proxy: Annotated[
         list[str] | None,
         typer.Option(
@@ -1522,6 +1542,7 @@ def serve_command(
     _option("--tz", time_zone, tz)
     key_rate = _option("--rate-key", parse_rate, rate_key)
     player_rate = _option("--rate-player", parse_rate, rate_player)
+    analyze_per_s = _option("--analyze-rate", parse_rate, analyze_rate)
     settings = Settings(
         puzzles=puzzles_dir,
         db=_db_target(db),
@@ -1532,6 +1553,8 @@ def serve_command(
         check_interval=check_interval,
         key_limit=RateLimit(key_rate, burst_key) if key_rate else None,
         player_limit=RateLimit(player_rate, burst_player) if player_rate else None,
+        analyze_limit=RateLimit(analyze_per_s, analyze_burst) if analyze_per_s else None,
+        max_analyses=max_analyses,
         trusted_proxies=tuple(_proxy_network(p) for p in trusted_proxy or ()),
     )
     try:  # uvicorn would log a traceback-like report and exit 1 or 3; one line and 2 here

@@ -30,6 +30,9 @@ __all__ = [
     "BODY_TIMEOUT",
     "MAX_CONNECTIONS",
     "MAX_PER_CLIENT",
+    "ANALYZE_RATE",
+    "ANALYZE_BURST",
+    "MAX_ANALYSES",
 ]
 
 #: Positions each solve of the analysis may expand (where the win was lost).
@@ -71,3 +74,9 @@ BODY_TIMEOUT: Final = 20.0
 #: (``--max-connections``, ``--max-per-client``).
 MAX_CONNECTIONS: Final = 256
 MAX_PER_CLIENT: Final = 32
+#: ``POST /v1/analyze``, the costly route (issue #24): analyses a second from each client address
+#: and each API key, and at once (``--analyze-rate``, ``--analyze-burst``); analyses running at
+#: once in one server process, more answered 503 busy (``--max-analyses``).
+ANALYZE_RATE: Final = 0.1
+ANALYZE_BURST: Final = 10
+MAX_ANALYSES: Final = 1

@@ -20,6 +20,8 @@ from ..stores import Stores, open_stores
 from . import boards, errors, health, logs, moderation, pages, puzzles, submissions
 from .config import ENV_SETTINGS, Settings, time_zone
 from .context import Context
+from .costly import CostlyGate
+from .help_guard import HelpGuard
 from .openapi import ERRORS, customize
 
 __all__ = ["APP_FACTORY", "create_app", "app_from_env"]
@@ -59,11 +61,13 @@ def create_app(settings: Settings | None = None, stores: Stores | None = None) -
     )
     ctx = Context(settings, puzzle_set, stores, key_buckets, player_buckets)
     watch = stores.watch
+    gate = CostlyGate(settings)  # analyses: rate limits, a cap, their own process
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         watch.start()
         yield
+        gate.close()
         watch.stop()
         stores.close()
 
@@ -85,7 +89,8 @@ def create_app(settings: Settings | None = None, stores: Stores | None = None) -
     # before /v1/puzzles/{id}), and the OpenAPI document lists the paths so.
     app.include_router(health.router(ctx, engine, engine_words))
     app.include_router(pages.router())
-    app.include_router(logs.router(ctx))
+    # The help guard's canonical deals are computed here, once: a request's check is a lookup.
+    app.include_router(logs.router(ctx, HelpGuard(ctx), gate))
     app.include_router(puzzles.router(ctx))
     app.include_router(submissions.router(ctx))
     app.include_router(boards.router(ctx))

@@ -13,11 +13,14 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import orjson
 
 from ..constants import (
+    ANALYZE_BURST,
+    ANALYZE_RATE,
     CHECK_INTERVAL,
     DB_TIMEOUT,
     DEFAULT_DB,
     KEY_BURST,
     KEY_RATE,
+    MAX_ANALYSES,
     MAX_BODY,
     PLAYER_BURST,
     PLAYER_RATE,
@@ -30,6 +33,7 @@ from ..log import Limits
 __all__ = [
     "KEY_LIMIT",
     "PLAYER_LIMIT",
+    "ANALYZE_LIMIT",
     "ENV_SETTINGS",
     "UnknownZone",
     "time_zone",
@@ -40,6 +44,9 @@ __all__ = [
 #: --burst-player``): a key's buckets are its site's, a player's are shared by every key.
 KEY_LIMIT: Final = RateLimit(rate=KEY_RATE, burst=KEY_BURST)
 PLAYER_LIMIT: Final = RateLimit(rate=PLAYER_RATE, burst=PLAYER_BURST)
+#: Default rate limit of analyses (``--analyze-rate``, ``--analyze-burst``): one bucket per client
+#: address, one per API key (docs/service.md, Help for open puzzles and costly requests).
+ANALYZE_LIMIT: Final = RateLimit(rate=ANALYZE_RATE, burst=ANALYZE_BURST)
 
 #: Where ``cruel serve --workers N`` passes its settings to the worker processes.
 ENV_SETTINGS: Final = "CRUEL_SERVE_SETTINGS"
@@ -94,6 +101,10 @@ class Settings:
     key_limit: RateLimit | None = KEY_LIMIT
     #: Submissions each player name may get, from all keys together; None: no limit.
     player_limit: RateLimit | None = PLAYER_LIMIT
+    #: Analyses each client address, and each API key, may ask for; None: no limit.
+    analyze_limit: RateLimit | None = ANALYZE_LIMIT
+    #: Analyses running at once in one server process; more are answered 503 busy.
+    max_analyses: int = MAX_ANALYSES
     #: Seconds, for the rate limits' buckets (a test sets its own clock here; not sent to workers).
     clock: Callable[[], float] = field(default=time.monotonic, repr=False, compare=False)
     #: The server's time of attempts' starts and submissions' arrivals (a test sets its own).
@@ -123,6 +134,8 @@ class Settings:
                 "trusted_proxies": list(self.trusted_proxies),
                 "key_limit": _limit_doc(self.key_limit),
                 "player_limit": _limit_doc(self.player_limit),
+                "analyze_limit": _limit_doc(self.analyze_limit),
+                "max_analyses": self.max_analyses,
             }
         ).decode()
 
@@ -131,12 +144,14 @@ class Settings:
         doc = orjson.loads(text)
         day = doc.pop("fixed_today")
         key_limit, player_limit = doc.pop("key_limit"), doc.pop("player_limit")
+        analyze_limit = doc.pop("analyze_limit", None)
         doc["trusted_proxies"] = tuple(doc.get("trusted_proxies", ()))
         return cls(
             **{**doc, "puzzles": Path(doc["puzzles"])},
             fixed_today=parse_date(day) if day else None,
             key_limit=RateLimit(**key_limit) if key_limit else None,
             player_limit=RateLimit(**player_limit) if player_limit else None,
+            analyze_limit=RateLimit(**analyze_limit) if analyze_limit else None,
         )
 
 

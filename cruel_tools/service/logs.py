@@ -1,9 +1,14 @@
 """The routes that read a game log: verify, replay and analyse (what ``cruel verify --json``,
-``cruel replay --json`` and ``cruel analyze --json`` print)."""
+``cruel replay --json`` and ``cruel analyze --json`` print).
+
+Analysis helps towards a win, so it goes through the help guard (:mod:`.help_guard`: no help for a
+puzzle not closed) and, being costly, through the gate of :mod:`.costly` (rate limits, a cap on
+analyses at once). Verify and replay give no help: they say what a log already holds."""
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import Annotated, Final
 
 import orjson
@@ -16,21 +21,54 @@ from ..log import GameLog, load
 from ..render import ReplayDocument, replay_json
 from ..verify import VerifyReport, report_json, verify
 from .context import Context
+from .costly import CostlyGate
 from .errors import ApiError, json_response, read_body
+from .help_guard import HelpGuard
 from .openapi import body_doc
 
-__all__ = ["ANALYZE_MAX_STATES", "ANALYZE_TOTAL_STATES", "router"]
+__all__ = [
+    "ANALYZE_MAX_STATES",
+    "ANALYZE_TOTAL_STATES",
+    "ANALYZE_WIN_STATES",
+    "analyze_request",
+    "router",
+]
 
 #: ``POST /v1/analyze``: most positions one solve may expand (the ``max_states`` query parameter,
-#: at most this), and all the solves of one request together (docs/service.md): about 4 s of
-#: one core at worst. Positions, not seconds, so that an answer is the same on every machine.
+#: at most this), all the solves of one lost game together, and the fewest-actions search of a
+#: won game (docs/service.md). Positions, not seconds, so that an answer is the same on every
+#: machine; chosen so that a request costs at most about 1.5 s of one core with the native
+#: engine (benchmarks/analyze_cost.py, benchmarks/RESULTS.md issue #24: a lost game's 200,000
+#: positions are native solves, 0.1 s at most; a win's search is mostly Python, about 0.1 ms a
+#: position, so 50,000 of them cost 4-6 s, the issue's finding 2).
 ANALYZE_MAX_STATES: Final = analysis.MAX_STATES
 ANALYZE_TOTAL_STATES: Final = 4 * analysis.MAX_STATES
+ANALYZE_WIN_STATES: Final = 10_000
 
 
-def router(ctx: Context) -> APIRouter:
+def analyze_request(
+    game_log: GameLog,
+    max_states: int = ANALYZE_MAX_STATES,
+    total_states: int = ANALYZE_TOTAL_STATES,
+    win_states: int = ANALYZE_WIN_STATES,
+) -> Callable[[], analysis.Analysis]:
+    """The work of one ``POST /v1/analyze``, to call: the analysis at the service's budget (what
+    benchmarks/analyze_cost.py measures). Picklable, for the analyses' process
+    (:mod:`.costly`), whose interpreter then imports only the library. It raises
+    :class:`~cruel_tools.analysis.AnalysisRefused` for a log that is not a legal game."""
+    return functools.partial(
+        analysis.analyze,
+        game_log,
+        max_states=max_states,
+        total_states=total_states,
+        win_states=win_states,
+    )
+
+
+def router(ctx: Context, guard: HelpGuard, gate: CostlyGate) -> APIRouter:
     """``POST /v1/verify``, ``/v1/replay`` and ``/v1/analyze``: a log in the body, read as
-    ``cruel verify`` reads a file (its errors answered by :mod:`.errors`)."""
+    ``cruel verify`` reads a file (its errors answered by :mod:`.errors`); analyze through
+    ``guard`` and ``gate``."""
     router = APIRouter()
 
     async def read_log(request: Request) -> GameLog:
@@ -72,22 +110,26 @@ def router(ctx: Context) -> APIRouter:
     ) -> Response:
         """Analyse a ``cruel-log/1`` game log: what ``cruel analyze --json`` prints for it (never
         ``--deep``), within a budget of positions per request. A log that is not a legal game is
-        a 422 with the verifier's error code and path (``wrong-rank``, ``bad-deal``, ...)."""
+        a 422 with the verifier's error code and path (``wrong-rank``, ``bad-deal``, ...).
+
+        No analysis of a puzzle not closed (403 ``puzzle-open``), of a deal given as piles
+        without a site or admin key (403 ``piles-need-key``, unless it is a closed puzzle's);
+        429 ``rate-limited`` and 503 ``busy`` with Retry-After bound the cost."""
+        gate.refuse_when_full()  # a flood's extra requests cost no reading and parsing
+        # The body before a place is taken: a slow client never holds one.
         game_log = await read_log(request)
-        # Solves: CPU work bounded by the budget, on a worker thread, never on the event loop.
-        try:
-            result = await run_in_threadpool(
-                functools.partial(
-                    analysis.analyze,
-                    game_log,
-                    max_states=max_states,
-                    total_states=ANALYZE_TOTAL_STATES,
-                )
-            )
-        except analysis.AnalysisRefused as exc:
-            error = exc.report.error
-            code, message = (error.code, error.message) if error else (exc.code, str(exc))
-            raise ApiError(422, code, message, "body", error.path if error else "/") from None
+        key = await guard.key(request)
+        with gate.admit(request, key):
+            # Inside the gate: a refusal takes a token too, so asking which deals are puzzles
+            # not closed is as slow as asking for analyses.
+            guard.refuse(game_log, key)
+            # Solves: CPU work bounded by the budget, in the analyses' own process.
+            try:
+                result = await gate.run(analyze_request(game_log, max_states=max_states))
+            except analysis.AnalysisRefused as exc:
+                error = exc.report.error
+                code, message = (error.code, error.message) if error else (exc.code, str(exc))
+                raise ApiError(422, code, message, "body", error.path if error else "/") from None
         return json_response(result)
 
     return router

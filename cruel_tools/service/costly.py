@@ -1,0 +1,147 @@
+"""Bounds on the costly routes (``POST /v1/analyze``; issue #24): a rate limit per client address
+and per API key, and a cap on the analyses running at once in a server process, so that a flood
+of them never starves the cheap requests (docs/service.md, Help for open puzzles and costly
+requests).
+
+One :class:`CostlyGate` per app. :meth:`CostlyGate.admit` is synchronous on purpose: the check of
+the cap, the token and the count of running analyses happen with no ``await`` in between, so two
+requests of one event loop can never both take the last place.
+
+The analyses run in a pool of ``settings.max_analyses`` processes of their own, not on threads:
+the native solver releases the interpreter's lock, but a win's fewest-actions search is mostly
+Python and held it, so on a thread one analysis made ``/v1/health`` wait (p99 609 ms during
+benchmarks/hostile_bench.py's analyze flood; in a process of its own: see
+benchmarks/RESULTS.md, issue #24). The pool is started by the first analysis, not with the app,
+so that an app that never analyses (most tests) starts no process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import multiprocessing
+import os
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
+from typing import Final, TypeVar
+
+from fastapi import Request
+
+from ..keys import ApiKey, TokenBuckets
+from .clients import client_address
+from .config import Settings
+from .errors import ApiError
+
+__all__ = ["BUSY", "BUSY_RETRY", "RATE_LIMITED", "ANALYSIS_NICE", "CostlyGate"]
+
+#: 503: the process runs as many analyses as it may; retry (a database lock says ``busy`` too).
+BUSY: Final = "busy"
+#: Seconds a client is told to wait after a ``busy`` answer (an analysis takes at most about a
+#: second and a half, benchmarks/RESULTS.md, issue #24).
+BUSY_RETRY: Final = 2
+#: 429: the address or key asked for more analyses than its bucket holds (as submissions).
+RATE_LIMITED: Final = "rate-limited"
+
+#: How much lower the analyses' processes run than the server's (``os.nice``).
+ANALYSIS_NICE: Final = 10
+
+T = TypeVar("T")
+
+
+class CostlyGate:
+    """The rate limits (one bucket per client address, one per API key, both of
+    ``settings.analyze_limit``) and the running count of one app's costly requests."""
+
+    def __init__(self, settings: Settings, what: str = "analyses") -> None:
+        self.settings = settings
+        self.what = what
+        limit = settings.analyze_limit
+        self.addresses = TokenBuckets(limit, settings.clock) if limit else None
+        self.keys = TokenBuckets(limit, settings.clock) if limit else None
+        self.most = settings.max_analyses
+        self.running = 0
+        self._pool: ProcessPoolExecutor | None = None
+
+    def _throttle(self, request: Request, key: ApiKey | None) -> None:
+        """Take a token: a key's requests from the key's bucket (a site's back end sends for all
+        its players from one address), the others' from their address's; 429 when empty."""
+        if key is not None:
+            buckets, bucket, words = self.keys, f"key {key.id}", "with this API key"
+        else:
+            buckets = self.addresses
+            bucket, words = client_address(request, self.settings), "from this address"
+        if buckets is None:
+            return
+        wait = buckets.take(bucket)
+        if wait > 0:
+            seconds = max(1, math.ceil(wait - 1e-9))
+            raise ApiError(
+                429,
+                RATE_LIMITED,
+                f"too many {self.what} {words}; retry in {seconds} s",
+                headers={"Retry-After": str(seconds)},
+            )
+
+    def _busy(self) -> ApiError:
+        return ApiError(
+            503,
+            BUSY,
+            f"the server is running as many {self.what} as it may at once; retry in {BUSY_RETRY} s",
+            headers={"Retry-After": str(BUSY_RETRY)},
+        )
+
+    def refuse_when_full(self) -> None:
+        """503 ``busy`` at once when every place is taken: called before the body is read, so
+        that a flood costs the server no reading and parsing of logs it would not analyse
+        (:meth:`admit` checks again: a place may be taken meanwhile)."""
+        if self.running >= self.most:
+            raise self._busy()
+
+    @contextmanager
+    def admit(self, request: Request, key: ApiKey | None) -> Iterator[None]:
+        """A place among the running costly requests, held until the block ends: 503 ``busy``
+        when they are all taken (never queued: a queue without bound is memory and waiting
+        clients; a bounded one only delays the same answer), else 429 when the sender's
+        bucket is empty (a busy answer takes no token: retrying it costs nothing)."""
+        self.refuse_when_full()
+        self._throttle(request, key)
+        self.running += 1
+        try:
+            yield
+        finally:
+            self.running -= 1
+
+    async def run(self, work: Callable[[], T]) -> T:
+        """Run ``work`` (picklable: a module's function, or a partial of one) in the pool's
+        processes, off this process's event loop and interpreter lock. A pool whose process
+        died (killed, out of memory) is replaced, and the request answered 503 ``busy``."""
+        if self._pool is None:
+            # spawn, not fork: this process has threads (the event loop's, the thread pool's),
+            # and a forked child may inherit a lock another thread held.
+            context = multiprocessing.get_context("spawn")
+            # Niced: on a machine with few cores the analyses give way to the server's own
+            # process, so cheap requests are answered first (health's p99, issue #24).
+            self._pool = ProcessPoolExecutor(
+                self.most, mp_context=context, initializer=os.nice, initargs=(ANALYSIS_NICE,)
+            )
+        pool = self._pool
+        try:
+            return await asyncio.wrap_future(pool.submit(work))
+        except BrokenProcessPool:
+            if self._pool is pool:
+                self._pool = None
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise ApiError(
+                503,
+                BUSY,
+                f"the process running {self.what} stopped; retry in {BUSY_RETRY} s",
+                headers={"Retry-After": str(BUSY_RETRY)},
+            ) from None
+
+    def close(self) -> None:
+        """Stop the pool's processes (the app's end)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
