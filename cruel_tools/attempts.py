@@ -1,53 +1,166 @@
-"""Server-timed attempts: the time of a win measured by the server, not written by the client.
+"""Live attempts: a game played step by step through the server, which plays, times and keeps it.
 
-A site starts an attempt for a player on a puzzle (``POST /v1/puzzles/{id}/attempts``): the
-server stores an unguessable id with the puzzle, the player, the API key and its own clock's
-time. A submission that names the attempt is timed from that start to its own arrival; the time
-in the log's ``meta`` is never read. An attempt times at most one accepted entry. See
-``docs/service.md`` (Server-timed attempts).
+A player (or a site for them) starts an attempt on an open puzzle
+(``POST /v1/puzzles/{id}/attempts``); each step is then sent as it is played
+(``POST /v1/attempts/{id}/steps``). The server plays every step through the engine
+(:mod:`cruel_tools.game`, the only statement of the rules), records it with its own clock's time
+and keeps the standing line; ``undo`` is a step of its own that takes back the last player step
+still standing (with the automatic moves the server made after it). Automatic moves
+(``auto: foundations``) are the server's: :meth:`cruel_tools.game.Game.automatic_move`, recorded
+as such and never counted as the player's speed.
+
+An attempt ends ``won`` (the server stores the entry from its own standing line, timed from the
+start to the winning step: :mod:`cruel_tools.live`), ``given-up``, ``expired`` (no step for
+:attr:`Policy.timeout`, or the puzzle's day over; checked whenever the attempt is touched), or
+``blocked``: a position with no legal step stays open (``status: blocked``) for an undo, and
+ends ``blocked`` when given up or expired there.
+
+The state lives in the store (tables ``attempts``, ``live_attempts``, ``attempt_steps``), so
+every worker and instance sees it; each request is one write transaction (PostgreSQL: an
+advisory lock on the attempt's id). See ``docs/service.md`` (Live attempts and moderation queue).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import secrets
-from collections.abc import Hashable
-from dataclasses import dataclass
-from typing import Final, Literal
+import statistics
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Final, Literal
 
-from pydantic import BaseModel, Field, ValidationError
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from . import cards
 from .documents import document_config
-from .log import LogFormatError
+from .errors import CruelError
+from .game import Game, IllegalMove, Move, Step
+from .log import COMPACT_STEPS, LogFormatError, compact, refuse_duplicates
+from .moderation import queue_entry
+from .puzzles import Puzzle, solution_is_public
 from .schema import Store
 from .store import Connection
-from .submissions import PlayerName, player_name_error
+from .submissions import PlayerName, SubmissionResult, player_name_error
 from .traversal import ErrorInfo
 
 __all__ = [
     "ATTEMPT_FORMAT",
-    "STARTED_FORMAT",
-    "REJECTED",
-    "MAX_ID",
+    "STATE_FORMAT",
+    "STEPS_FORMAT",
+    "UNDO",
+    "MAX_REQUEST_STEPS",
+    "MAX_ATTEMPT_STEPS",
+    "TIMEOUT",
+    "SPEED_FLOOR_MS",
+    "BATCH_MS",
+    "METRONOME_CV",
+    "METRONOME_INTERVALS",
+    "Auto",
+    "Status",
     "AttemptRequest",
-    "AttemptStarted",
+    "StepsRequest",
+    "AppliedStep",
+    "Position",
+    "AttemptState",
+    "NoSuchAttempt",
+    "NotYourAttempt",
+    "AttemptOver",
+    "NothingToUndo",
+    "BadStep",
+    "IllegalStep",
+    "Policy",
+    "timing_flags",
     "parse_attempt",
+    "parse_steps",
     "new_attempt_id",
-    "AttemptUse",
+    "sender_text",
+    "LiveClaim",
     "Attempts",
 ]
 
 ATTEMPT_FORMAT: Final = "cruel-attempt/1"
-STARTED_FORMAT: Final = "cruel-attempt-started/1"
-#: The rejection code of a submission whose attempt is unknown, someone else's, or used.
-REJECTED: Final = "bad-attempt"
-#: Longest attempt id a submission may name (new ones are 22 characters): the limit of the
-#: ``attempt`` of a submission (:data:`cruel_tools.submissions.AttemptId`).
-MAX_ID: Final = 64
+STATE_FORMAT: Final = "cruel-attempt-state/1"
+STEPS_FORMAT: Final = "cruel-attempt-steps/1"
+#: The step that takes back the last player step still standing.
+UNDO: Final = "undo"
+#: Most steps one request may carry.
+MAX_REQUEST_STEPS: Final = 200
+#: Most steps (player and automatic, undos included) one attempt may record.
+MAX_ATTEMPT_STEPS: Final = 3000
+#: An attempt with no step for this long expires (checked when it is next touched).
+TIMEOUT: Final = dt.timedelta(minutes=30)
+#: A win whose wall time per player step is under this is flagged ``too-fast``.
+SPEED_FLOOR_MS: Final = 250
+#: A win whose median interval between player steps is under this is flagged ``batched``.
+BATCH_MS: Final = 50
+#: A win with at least :data:`METRONOME_INTERVALS` player intervals whose coefficient of
+#: variation (standard deviation / mean) is under this is flagged ``metronome``.
+METRONOME_CV: Final = 0.1
+METRONOME_INTERVALS: Final = 20
+
+Auto = Literal["foundations", "off"]
+Status = Literal["playing", "won", "blocked", "given-up", "expired"]
+
+
+# --- errors --------------------------------------------------------------------------------------
+
+
+class NoSuchAttempt(CruelError):
+    """No attempt has this id (it is unguessable: a typo, or another server's)."""
+
+    code = "no-such-attempt"
+    status: ClassVar[int] = 404
+
+
+class NotYourAttempt(CruelError):
+    """The attempt was started by another sender (another key, or another player's token):
+    only its starter may play, give up or read it."""
+
+    code = "not-your-attempt"
+    status: ClassVar[int] = 403
+
+
+class AttemptOver(CruelError):
+    """The attempt has ended (won, given up, expired, or ended blocked): it takes no step."""
+
+    code = "attempt-over"
+    status: ClassVar[int] = 409
+
+
+class NothingToUndo(CruelError):
+    """An ``undo`` with no player step standing."""
+
+    code = "nothing-to-undo"
+    status: ClassVar[int] = 422
+
+
+class BadStep(CruelError):
+    """A step that is not one: neither log notation (``3F``, ``1-9``, ``2-5x3``, ``R``) nor
+    ``undo``; or more steps than a request or an attempt may hold."""
+
+    code = "bad-step"
+    status: ClassVar[int] = 422
+
+
+class IllegalStep(CruelError):
+    """A step the engine refuses, carrying the engine's code and words
+    (:class:`~cruel_tools.game.IllegalMove`); nothing of the request is kept."""
+
+    reports = (IllegalMove,)
+    status: ClassVar[int] = 422
+
+    def __init__(self, code: str, message: str, path: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.path = path
+
+
+# --- documents -----------------------------------------------------------------------------------
 
 
 class AttemptRequest(BaseModel):
-    """The body of ``POST /v1/puzzles/{id}/attempts``: who starts an attempt."""
+    """The body of ``POST /v1/puzzles/{id}/attempts``: who starts a live attempt."""
 
     model_config = document_config("Cruel attempt v1", "attempt")
 
@@ -55,41 +168,134 @@ class AttemptRequest(BaseModel):
         ATTEMPT_FORMAT, description="Optional: the format and version of this document."
     )
     player: PlayerName
+    auto: Auto = Field(
+        "foundations",
+        description="foundations: the server makes the foundation moves that are provably safe "
+        "(docs/rules.md, Automatic moves) after each player step; off: none.",
+    )
 
 
-class AttemptStarted(BaseModel):
-    """An attempt the server has started: name its id in the submission of the game."""
+class StepsRequest(BaseModel):
+    """The body of ``POST /v1/attempts/{id}/steps``: the steps played, in order."""
 
-    model_config = document_config("Cruel attempt started v1", "attempt-started")
+    model_config = document_config("Cruel attempt steps v1", "attempt-steps")
 
-    format: Literal["cruel-attempt-started/1"] = STARTED_FORMAT
-    attempt: str = Field(description="The attempt's id: unguessable, for the submission.")
+    format: Literal["cruel-attempt-steps/1"] = Field(
+        STEPS_FORMAT, description="Optional: the format and version of this document."
+    )
+    steps: list[str] = Field(
+        min_length=1,
+        max_length=MAX_REQUEST_STEPS,
+        description='Steps in compact log notation ("3F", "1-9", "2-5x3", "R") or "undo". All '
+        "are played or none: an illegal one refuses the whole request.",
+        examples=[["3F", "1-9", "R", "undo"]],
+    )
+
+
+class AppliedStep(BaseModel):
+    """A step as the server played it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    step: str = Field(description='Compact log notation, or "undo".')
+    auto: bool = Field(description="Made by the server (auto: foundations), not the player.")
+
+
+class Position(BaseModel):
+    """A position: the piles bottom to top, by card name, and each foundation's card count."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    piles: list[list[str]]
+    foundations: list[int] = Field(description="Cards on the foundations of S, H, D, C.")
+
+
+class AttemptState(BaseModel):
+    """A live attempt as the server keeps it."""
+
+    model_config = document_config("Cruel attempt state v1", "attempt-state")
+
+    format: Literal["cruel-attempt-state/1"] = STATE_FORMAT
+    attempt: str = Field(description="The attempt's id: unguessable; steps are sent to it.")
     puzzle: str
     player: str
+    auto: Auto
+    status: Status = Field(
+        description="playing; blocked (no legal step: only undo or give-up); won; given-up; "
+        "expired. Ended attempts (finished) take no step; blocked may be either."
+    )
+    finished: bool = Field(description="The attempt has ended and takes no more steps.")
+    position: Position
+    line: list[AppliedStep] = Field(description="The standing steps: what a win would rank.")
+    applied: list[AppliedStep] = Field(
+        description="This request's steps, and the automatic moves the server made after them."
+    )
+    moves: int = Field(description="Card moves of the standing line.")
+    redeals: int = Field(description="Redeals of the standing line.")
+    actions: int = Field(description="moves + redeals: the standing line's score.")
+    player_steps: int = Field(description="Steps the player sent (undos and undone ones too).")
     started_at: dt.datetime = Field(description="The server's time at the start (UTC).")
+    elapsed_ms: int = Field(
+        description="Server milliseconds from the start to the winning step (won), to the end, "
+        "or to the last step."
+    )
+    expires_at: dt.datetime | None = Field(
+        description="When the attempt expires without another step; null once finished."
+    )
+    flags: list[str] = Field(
+        description="Why a won attempt waits for a moderator (too-fast, batched, metronome): "
+        "its entry is off the public board until cleared. Empty otherwise."
+    )
+    entry: SubmissionResult | None = Field(description="The leaderboard entry of a win.")
+
+
+# --- reading -------------------------------------------------------------------------------------
+
+
+def _read_error(exc: ValidationError, what: str, keys: str) -> LogFormatError:
+    err = exc.errors(include_url=False)[0]
+    kind, loc = err["type"], err["loc"]
+    key = str(loc[0]) if loc else ""
+    if kind == "json_invalid":
+        return LogFormatError("not-json", "", f"not JSON: {err['ctx']['error']}")
+    if not key:
+        return LogFormatError("schema", "/", f"{what} is a JSON object")
+    if key == "player" and kind != "missing":
+        return player_name_error(kind, str(err["msg"]))
+    if kind == "missing":
+        message = f"required key {key!r} is missing"
+    elif kind == "extra_forbidden":
+        message = f"unknown key {key!r} ({what} has {keys})"
+    else:
+        message = str(err["msg"])
+    return LogFormatError("schema", "/" + "/".join(str(p) for p in loc), message)
 
 
 def parse_attempt(data: bytes) -> AttemptRequest:
     """Read an attempt request; raise :class:`LogFormatError` as a submission's head does (a
     refused name is ``bad-player-name`` at ``/player``)."""
+    refuse_duplicates(data)  # {"player": "ada", "player": "bob"}: neither (duplicate-key)
     try:
         return AttemptRequest.model_validate_json(data)
     except ValidationError as exc:
-        err = exc.errors(include_url=False)[0]
-        kind, key = err["type"], str(err["loc"][0]) if err["loc"] else ""
-        if kind == "json_invalid":
-            raise LogFormatError("not-json", "", f"not JSON: {err['ctx']['error']}") from None
-        if not key:
-            raise LogFormatError("schema", "/", "an attempt is a JSON object") from None
-        if key == "player" and kind != "missing":
-            raise player_name_error(kind, str(err["msg"])) from None
-        if kind == "missing":
-            message = f"required key {key!r} is missing"
-        elif kind == "extra_forbidden":
-            message = f"unknown key {key!r} (an attempt has player and optional format)"
-        else:
-            message = str(err["msg"])
-        raise LogFormatError("schema", f"/{key}", message) from None
+        raise _read_error(exc, "an attempt", "player, optional format and auto") from None
+
+
+def parse_steps(data: bytes) -> list[str]:
+    """Read a steps request: its steps, each checked to be a step (:class:`BadStep` at
+    ``/steps/k`` otherwise); :class:`LogFormatError` for a body that is not the document."""
+    refuse_duplicates(data)  # {"steps": [...], "steps": [...]}: neither (duplicate-key)
+    try:
+        steps = StepsRequest.model_validate_json(data).steps
+    except ValidationError as exc:
+        raise _read_error(exc, "a steps request", "steps and optional format") from None
+    for k, text in enumerate(steps):
+        if text != UNDO and text not in COMPACT_STEPS:
+            shown = repr(text[:20])
+            raise BadStep(
+                f"step {k + 1}: {shown} is not a step (log notation: 3F, 1-9, 2-5x3, R; or undo)"
+            )
+    return steps
 
 
 def new_attempt_id() -> str:
@@ -97,85 +303,479 @@ def new_attempt_id() -> str:
     return secrets.token_urlsafe(16)
 
 
-def _key_text(sender: Hashable) -> str:
-    """How an attempt records who started it: the API key's id, or the open bucket's name."""
-    return str(sender)
+def sender_text(sender: Hashable) -> str:
+    """How an attempt records who started it: the sender's repr, so a key's id (``7``) and a
+    player's token (``'7'``) never read alike."""
+    return repr(sender)
+
+
+# --- timing --------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
-class AttemptUse:
-    """A submission's claim on an attempt, settled in the leaderboard's write transaction
-    (:meth:`cruel_tools.leaderboard.Leaderboards.store`)."""
+class Policy:
+    """The stated limits of live attempts (``cruel serve --attempt-timeout/--speed-floor``)."""
 
-    attempt: str
+    timeout: dt.timedelta = TIMEOUT
+    floor_ms: int = SPEED_FLOOR_MS
+    batch_ms: int = BATCH_MS
+    metronome_cv: float = METRONOME_CV
+    metronome_intervals: int = METRONOME_INTERVALS
+
+
+def timing_flags(intervals_ms: Sequence[int], elapsed_ms: int, policy: Policy) -> list[str]:
+    """What no person plays, from the player's steps' server times: ``intervals_ms`` from the
+    start to the first player step and between consecutive ones (steps of one request share a
+    time: their intervals are 0), ``elapsed_ms`` from the start to the win.
+
+    - ``too-fast``: under ``floor_ms`` of wall time per player step, on average;
+    - ``batched``: the median interval under ``batch_ms`` (steps sent in bunches, not played);
+    - ``metronome``: at least ``metronome_intervals`` intervals after the first step, with a
+      coefficient of variation under ``metronome_cv`` (a machine's even beat).
+    """
+    flags: list[str] = []
+    steps = len(intervals_ms)
+    if steps and elapsed_ms < policy.floor_ms * steps:
+        flags.append("too-fast")
+    if steps and statistics.median(intervals_ms) < policy.batch_ms:
+        flags.append("batched")
+    beats = list(intervals_ms[1:])
+    if len(beats) >= policy.metronome_intervals:
+        mean = statistics.fmean(beats)
+        if mean > 0 and statistics.pstdev(beats) / mean < policy.metronome_cv:  # 0: batched
+            flags.append("metronome")
+    return flags
+
+
+# --- the store -----------------------------------------------------------------------------------
+
+
+@dataclass
+class _Attempt:
+    """One attempt's row, and its standing line."""
+
+    id: str
     puzzle: str
     player: str
     sender: str
-    arrived_at: dt.datetime
+    started_at: dt.datetime
+    auto: Auto
+    status: Status
+    line: list[tuple[str, bool]]
+    recorded: int
+    player_steps: int
+    last_at: dt.datetime
+    ended_at: dt.datetime | None
+    elapsed_ms: int | None
+    flags: list[str]
+    entry: str | None
+    applied: list[tuple[str, bool]] = field(default_factory=list)
 
-    def check(self, db: Connection) -> ErrorInfo | int:
-        """The entry's elapsed milliseconds, from the attempt's start to the submission's
-        arrival; or why the attempt may not time it (a ``bad-attempt`` rejection)."""
+    @property
+    def finished(self) -> bool:
+        return self.ended_at is not None
+
+
+_COLUMNS: Final = (
+    "a.id, a.puzzle, a.player, a.sender, a.started_at, l.auto, l.status, l.line, l.recorded,"
+    " l.player_steps, l.last_at, l.ended_at, l.elapsed_ms, l.flags, l.entry"
+)
+
+
+def _time(text: str) -> dt.datetime:
+    return dt.datetime.fromisoformat(text)
+
+
+def _row(row: tuple[Any, ...]) -> _Attempt:
+    aid, puzzle, player, sender, started, auto, status, line, recorded, steps = row[:10]
+    last, ended, elapsed, flags, entry = row[10:]
+    return _Attempt(
+        id=aid,
+        puzzle=puzzle,
+        player=player,
+        sender=sender,
+        started_at=_time(started),
+        auto=auto,
+        status=status,
+        line=[(s, bool(a)) for s, a in orjson.loads(line)],
+        recorded=recorded,
+        player_steps=steps,
+        last_at=_time(last),
+        ended_at=_time(ended) if ended else None,
+        elapsed_ms=elapsed,
+        flags=orjson.loads(flags) if flags else [],
+        entry=entry,
+    )
+
+
+def _ms(delta: dt.timedelta) -> int:
+    return max(0, delta // dt.timedelta(milliseconds=1))
+
+
+def _opening(puzzle: Puzzle) -> Game:
+    piles = [[cards.parse(text) for text in pile] for pile in puzzle.deal.piles]
+    return Game.from_deal(piles, puzzle.resolved_rules())
+
+
+def _replay(puzzle: Puzzle, line: list[tuple[str, bool]]) -> Game:
+    """The standing line's position, played through the engine again (it was legal when kept)."""
+    game = _opening(puzzle)
+    for text, _ in line:
+        game.push(COMPACT_STEPS[text])
+    return game
+
+
+def _autos(game: Game) -> list[tuple[str, bool]]:
+    """Make the automatic moves the engine allows now, in ``game``; the steps made."""
+    made: list[tuple[str, bool]] = []
+    while (move := game.automatic_move()) is not None:
+        game.push(move)
+        made.append((compact(move), True))
+    return made
+
+
+def _status(game: Game) -> Status:
+    outcome = game.outcome()
+    return "won" if outcome == "won" else "blocked" if outcome == "blocked" else "playing"
+
+
+@dataclass(frozen=True)
+class LiveClaim:
+    """A won attempt's claim on its new entry, settled in the leaderboard's write transaction
+    (:meth:`cruel_tools.leaderboard.Leaderboards.store`): its time, and its flags, which put the
+    entry in the moderation queue, hidden until a moderator clears it."""
+
+    attempt: str
+    elapsed_ms: int
+    flags: tuple[str, ...]
+    at: dt.datetime
+
+    def check(self, db: Connection) -> ErrorInfo | int | None:
         row = db.execute(
-            "SELECT puzzle, player, sender, started_at, submission_id FROM attempts WHERE id = ?",
-            (self.attempt,),
+            "SELECT status, submission_id FROM live_attempts WHERE attempt = ?", (self.attempt,)
         ).fetchone()
-        if row is None:
-            return _bad("no such attempt")
-        puzzle, player, sender, started_at, used = row
-        if puzzle != self.puzzle:
-            return _bad(f"the attempt was started on another puzzle, not {self.puzzle}")
-        if player != self.player:
-            return _bad("the attempt was started for another player")
-        if sender != self.sender:
-            return _bad("the attempt was started with another API key")
-        if used is not None:
-            return _bad(f"the attempt already timed entry {used}")
-        elapsed = self.arrived_at - dt.datetime.fromisoformat(started_at)
-        return max(0, elapsed // dt.timedelta(milliseconds=1))
+        if row is None or row[0] != "won":
+            return ErrorInfo(
+                index=None, path="/attempt", code="bad-attempt", message="the attempt is not won"
+            )
+        return self.elapsed_ms
 
     def use(self, db: Connection, submission_id: int) -> None:
-        """Mark the attempt used by the new entry (in the same transaction as the entry)."""
         db.execute(
-            "UPDATE attempts SET submission_id = ? WHERE id = ? AND submission_id IS NULL",
+            "UPDATE live_attempts SET submission_id = ? WHERE attempt = ?",
             (submission_id, self.attempt),
         )
-
-
-def _bad(message: str) -> ErrorInfo:
-    return ErrorInfo(index=None, path="/attempt", code=REJECTED, message=message)
+        db.execute(
+            "UPDATE attempts SET submission_id = ? WHERE id = ?", (submission_id, self.attempt)
+        )
+        if self.flags:
+            detail = f"live attempt {self.attempt}: " + ", ".join(self.flags)
+            queue_entry(db, submission_id, list(self.flags), detail, self.at, self.attempt)
 
 
 class Attempts(Store):
-    """Started attempts, in the table ``attempts`` of the store
-    (:class:`~cruel_tools.schema.Store`)."""
+    """Live attempts, in the tables ``attempts``, ``live_attempts`` and ``attempt_steps`` of
+    the store (:class:`~cruel_tools.schema.Store`). Every method that changes an attempt is one
+    write transaction holding the attempt's lock (PostgreSQL: an advisory lock on its id;
+    SQLite: the file's write lock), so two workers never play one attempt at once."""
 
-    def start(self, puzzle: str, player: str, sender: Hashable, now: dt.datetime) -> AttemptStarted:
-        """Start an attempt of ``player`` on ``puzzle`` at the server's time ``now`` (a
-        database locked for too long raises :class:`~cruel_tools.store.StoreBusy`)."""
-        started = AttemptStarted(
-            attempt=new_attempt_id(),
-            puzzle=puzzle,
+    policy: Policy = Policy()
+
+    def start(
+        self,
+        puzzle: Puzzle,
+        player: str,
+        auto: Auto,
+        sender: Hashable,
+        now: dt.datetime,
+        register: Any = None,
+    ) -> AttemptState:
+        """Start an attempt of ``player`` on ``puzzle`` at the server's time ``now``; the
+        automatic moves of the deal itself are made at once. ``register(db, player)``: the name
+        policy's check in the same transaction (an :class:`ErrorInfo` refuses, raised as
+        :class:`~cruel_tools.submissions.BadPlayerField`)."""
+        now = now.astimezone(dt.UTC)
+        game = _opening(puzzle)
+        line = _autos(game) if auto == "foundations" else []
+        attempt = _Attempt(
+            id=new_attempt_id(),
+            puzzle=puzzle.id,
             player=player,
-            started_at=now.astimezone(dt.UTC),
+            sender=sender_text(sender),
+            started_at=now,
+            auto=auto,
+            status=_status(game),
+            line=line,
+            recorded=len(line),
+            player_steps=0,
+            last_at=now,
+            ended_at=None,
+            elapsed_ms=None,
+            flags=[],
+            entry=None,
+            applied=list(line),
         )
-        with self.database.write() as db:
+        with self.database.write(lock=f"cruel-tools attempt {attempt.id}") as db:
+            if register is not None and (refused := register(db, player)) is not None:
+                raise _name_refused(refused)
             db.execute(
                 "INSERT INTO attempts (id, puzzle, player, sender, started_at)"
                 " VALUES (?, ?, ?, ?, ?)",
-                (
-                    started.attempt,
-                    puzzle,
-                    player,
-                    _key_text(sender),
-                    started.started_at.isoformat(),
-                ),
+                (attempt.id, puzzle.id, player, attempt.sender, now.isoformat()),
             )
-        return started
+            db.execute(
+                "INSERT INTO live_attempts (attempt, auto, status, line, recorded, player_steps,"
+                " last_at) VALUES (?, ?, ?, ?, ?, 0, ?)",
+                (attempt.id, auto, attempt.status, _line_text(line), len(line), now.isoformat()),
+            )
+            self._record(db, attempt.id, 0, line, now)
+        return _state(attempt, game, now, self.policy)
+
+    def owner(self, attempt: str) -> tuple[str, str]:
+        """The puzzle and the player of ``attempt`` (to check who may touch it)."""
+        with self.database.read() as db:
+            row = db.execute(
+                "SELECT puzzle, player FROM attempts AS a JOIN live_attempts AS l"
+                " ON l.attempt = a.id WHERE a.id = ?",
+                (attempt,),
+            ).fetchone()
+        if row is None:
+            raise NoSuchAttempt(f"no live attempt has the id {attempt[:64]!r}")
+        return str(row[0]), str(row[1])
+
+    def play(
+        self,
+        puzzle: Puzzle,
+        attempt_id: str,
+        steps: list[str],
+        sender: Hashable,
+        now: dt.datetime,
+        today: dt.date,
+    ) -> AttemptState:
+        """Play ``steps`` (checked by :func:`parse_steps`) in the attempt, all or none, at the
+        server's time ``now``; the automatic moves after each player step too.
+
+        :raises NoSuchAttempt, NotYourAttempt: not this sender's attempt.
+        :raises AttemptOver: it has ended (an attempt found expired now is ended first).
+        :raises IllegalStep, NothingToUndo, BadStep: a step refused; nothing is kept.
+        """
+        now = now.astimezone(dt.UTC)
+        with self.database.write(lock=f"cruel-tools attempt {attempt_id}") as db:
+            attempt = self._load(db, attempt_id, sender)
+            game = _replay(puzzle, attempt.line)
+            ended = self._expire(db, attempt, game, puzzle, now, today)
+            if ended is None:
+                if attempt.recorded + len(steps) > MAX_ATTEMPT_STEPS:
+                    raise BadStep(f"an attempt records at most {MAX_ATTEMPT_STEPS} steps")
+                first = attempt.recorded
+                game = self._advance(puzzle, attempt, game, steps)
+                self._record(db, attempt.id, first, attempt.applied, now)
+                attempt.player_steps += len(steps)
+                attempt.status = _status(game)
+                attempt.last_at = now
+                if attempt.status == "won":
+                    attempt.ended_at = now
+                    attempt.elapsed_ms = _ms(now - attempt.started_at)
+                    attempt.flags = timing_flags(
+                        self._intervals(db, attempt), attempt.elapsed_ms, self.policy
+                    )
+                self._save(db, attempt)
+        if ended is not None:
+            raise AttemptOver(ended)
+        return _state(attempt, game, now, self.policy)
+
+    def give_up(
+        self, puzzle: Puzzle, attempt_id: str, sender: Hashable, now: dt.datetime, today: dt.date
+    ) -> AttemptState:
+        """End the attempt as ``given-up`` (``blocked`` when no step was legal).
+
+        :raises AttemptOver: it had ended already."""
+        now = now.astimezone(dt.UTC)
+        with self.database.write(lock=f"cruel-tools attempt {attempt_id}") as db:
+            attempt = self._load(db, attempt_id, sender)
+            game = _replay(puzzle, attempt.line)
+            ended = self._expire(db, attempt, game, puzzle, now, today)
+            if ended is None:
+                attempt.status = "blocked" if attempt.status == "blocked" else "given-up"
+                attempt.ended_at = now
+                self._save(db, attempt)
+        if ended is not None:
+            raise AttemptOver(ended)
+        return _state(attempt, game, now, self.policy)
+
+    def state(
+        self, puzzle: Puzzle, attempt_id: str, sender: Hashable, now: dt.datetime, today: dt.date
+    ) -> AttemptState:
+        """The attempt as it stands (ended first if it has expired)."""
+        now = now.astimezone(dt.UTC)
+        with self.database.write(lock=f"cruel-tools attempt {attempt_id}") as db:
+            attempt = self._load(db, attempt_id, sender)
+            game = _replay(puzzle, attempt.line)
+            self._expire(db, attempt, game, puzzle, now, today)
+        return _state(attempt, game, now, self.policy)
+
+    def settle(self, attempt_id: str, result: SubmissionResult) -> None:
+        """Keep the answer of a won attempt's entry, for later reads."""
+        text = orjson.dumps(result.model_dump(mode="json")).decode()
+        with self.database.write(lock=f"cruel-tools attempt {attempt_id}") as db:
+            db.execute(
+                "UPDATE live_attempts SET entry = ?, submission_id = COALESCE(submission_id, ?)"
+                " WHERE attempt = ?",
+                (text, result.submission_id, attempt_id),
+            )
+
+    # -- inside --
+
+    def _load(self, db: Connection, attempt_id: str, sender: Hashable) -> _Attempt:
+        row = db.execute(
+            f"SELECT {_COLUMNS} FROM attempts AS a JOIN live_attempts AS l ON l.attempt = a.id"
+            " WHERE a.id = ?",
+            (attempt_id,),
+        ).fetchone()
+        if row is None:
+            raise NoSuchAttempt(f"no live attempt has the id {attempt_id[:64]!r}")
+        attempt = _row(row)
+        if attempt.sender != sender_text(sender):
+            raise NotYourAttempt("this attempt was started by another sender: only it may play")
+        return attempt
+
+    def _expire(
+        self,
+        db: Connection,
+        attempt: _Attempt,
+        game: Game,
+        puzzle: Puzzle,
+        now: dt.datetime,
+        today: dt.date,
+    ) -> str | None:
+        """End an attempt found expired (and keep that); why it takes no step, or None."""
+        if attempt.finished:
+            return f"the attempt has ended: {attempt.status}"
+        idle = now - attempt.last_at >= self.policy.timeout
+        closed = solution_is_public(puzzle, today)
+        if not (idle or closed):
+            return None
+        attempt.status = "blocked" if game.outcome() == "blocked" else "expired"
+        attempt.ended_at = now
+        self._save(db, attempt)
+        if closed:
+            return f"the attempt has expired: puzzle {puzzle.id}'s day is over"
+        minutes = self.policy.timeout // dt.timedelta(minutes=1)
+        return f"the attempt has expired: no step for {minutes} minutes"
 
     @staticmethod
-    def use(
-        attempt: str, puzzle: str, player: str, sender: Hashable, arrived_at: dt.datetime
-    ) -> AttemptUse:
-        """A submission's claim on ``attempt``, to settle when its entry is stored."""
-        return AttemptUse(attempt, puzzle, player, _key_text(sender), arrived_at)
+    def _advance(puzzle: Puzzle, attempt: _Attempt, game: Game, steps: list[str]) -> Game:
+        """Play the player's steps (and the automatic moves after each) from ``game``, the
+        position of the attempt's line; the new position. Raises before anything is kept."""
+        line = list(attempt.line)
+        applied: list[tuple[str, bool]] = []
+        for k, text in enumerate(steps):
+            if text == UNDO:
+                while line and line[-1][1]:
+                    line.pop()
+                if not line:
+                    raise NothingToUndo(f"step {k + 1}: no player step stands to take back")
+                line.pop()
+                game = _replay(puzzle, line)
+                applied.append((UNDO, False))
+                continue
+            step: Step = COMPACT_STEPS[text]
+            try:
+                game.push(step)
+            except IllegalMove as exc:
+                raise IllegalStep(
+                    exc.code, f"step {k + 1} ({text}): {exc}", f"/steps/{k}"
+                ) from None
+            line.append((text, False))
+            applied.append((text, False))
+            if attempt.auto == "foundations":
+                made = _autos(game)
+                line += made
+                applied += made
+        attempt.line, attempt.applied = line, applied
+        attempt.recorded += len(applied)
+        return game
+
+    def _intervals(self, db: Connection, attempt: _Attempt) -> list[int]:
+        """The player's intervals, from the recorded steps (this transaction's too): from the
+        start to the first player step, then between consecutive ones (0 between the steps of
+        one request: they share its time)."""
+        rows = db.execute(
+            "SELECT at FROM attempt_steps WHERE attempt = ? AND auto = 0 ORDER BY seq",
+            (attempt.id,),
+        ).fetchall()
+        times = [attempt.started_at, *(_time(r[0]) for r in rows)]
+        return [_ms(b - a) for a, b in zip(times, times[1:], strict=False)]
+
+    @staticmethod
+    def _record(
+        db: Connection, attempt: str, first: int, steps: list[tuple[str, bool]], at: dt.datetime
+    ) -> None:
+        db.executemany(
+            "INSERT INTO attempt_steps (attempt, seq, at, step, auto) VALUES (?, ?, ?, ?, ?)",
+            [(attempt, first + k, at.isoformat(), s, int(a)) for k, (s, a) in enumerate(steps)],
+        )
+
+    @staticmethod
+    def _save(db: Connection, attempt: _Attempt) -> None:
+        db.execute(
+            "UPDATE live_attempts SET status = ?, line = ?, recorded = ?, player_steps = ?,"
+            " last_at = ?, ended_at = ?, elapsed_ms = ?, flags = ? WHERE attempt = ?",
+            (
+                attempt.status,
+                _line_text(attempt.line),
+                attempt.recorded,
+                attempt.player_steps,
+                attempt.last_at.isoformat(),
+                attempt.ended_at.isoformat() if attempt.ended_at else None,
+                attempt.elapsed_ms,
+                orjson.dumps(attempt.flags).decode() if attempt.flags else None,
+                attempt.id,
+            ),
+        )
+
+
+def _line_text(line: list[tuple[str, bool]]) -> str:
+    return orjson.dumps([[s, a] for s, a in line]).decode()
+
+
+def _name_refused(refused: ErrorInfo) -> LogFormatError:
+    from .submissions import BadPlayerField
+
+    return BadPlayerField(refused.code, refused.path, refused.message)
+
+
+def _state(attempt: _Attempt, game: Game, now: dt.datetime, policy: Policy) -> AttemptState:
+    def applied(steps: list[tuple[str, bool]]) -> list[AppliedStep]:
+        return [AppliedStep(step=s, auto=a) for s, a in steps]
+
+    if attempt.elapsed_ms is not None:
+        elapsed = attempt.elapsed_ms
+    else:
+        elapsed = _ms((attempt.ended_at or attempt.last_at) - attempt.started_at)
+    moves = sum(isinstance(COMPACT_STEPS[s], Move) for s, _ in attempt.line)
+    redeals = len(attempt.line) - moves
+    entry = SubmissionResult.model_validate_json(attempt.entry) if attempt.entry else None
+    return AttemptState(
+        attempt=attempt.id,
+        puzzle=attempt.puzzle,
+        player=attempt.player,
+        auto=attempt.auto,
+        status=attempt.status,
+        finished=attempt.finished,
+        position=Position(
+            piles=[[cards.name(c) for c in p] for p in game.piles],
+            foundations=list(game.foundations),
+        ),
+        line=applied(attempt.line),
+        applied=applied(attempt.applied),
+        moves=moves,
+        redeals=redeals,
+        actions=len(attempt.line),
+        player_steps=attempt.player_steps,
+        started_at=attempt.started_at,
+        elapsed_ms=elapsed,
+        expires_at=None if attempt.finished else attempt.last_at + policy.timeout,
+        flags=attempt.flags,
+        entry=entry,
+    )

@@ -1482,8 +1482,9 @@ def serve_command(
         bool,
         typer.Option(
             "--open",
-            help="Take submissions without an API key too (demos only: anyone may "
-            "submit under any name).",
+            help="A local demo: names nobody has claimed may play with no API key or player "
+            "token (anyone may then play under such a name; a claimed name always needs its "
+            "token). A public site needs no --open: browsers claim names and get tokens.",
         ),
     ] = False,
     rate_key: Annotated[
@@ -1524,6 +1525,22 @@ def serve_command(
             "X-Forwarded-For is believed, and its connections are not capped per address.",
         ),
     ] = None,
+    attempt_timeout: Annotated[
+        float,
+        typer.Option(
+            "--attempt-timeout",
+            min=10.0,
+            help="Seconds without a step after which a live attempt expires.",
+        ),
+    ] = 1800.0,
+    speed_floor: Annotated[
+        int,
+        typer.Option(
+            "--speed-floor",
+            min=0,
+            help="Milliseconds per player step under which a live win waits for a moderator.",
+        ),
+    ] = 250,
 ) -> None:
     """Serve puzzles, verification and leaderboards over HTTP (docs/service.md)."""
     # Imported here: the web stack costs other commands nothing at start-up.
@@ -1556,6 +1573,8 @@ def serve_command(
         analyze_limit=RateLimit(analyze_per_s, analyze_burst) if analyze_per_s else None,
         max_analyses=max_analyses,
         trusted_proxies=tuple(_proxy_network(p) for p in trusted_proxy or ()),
+        attempt_timeout=attempt_timeout,
+        speed_floor_ms=speed_floor,
     )
     try:  # uvicorn would log a traceback-like report and exit 1 or 3; one line and 2 here
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -1572,8 +1591,9 @@ def serve_command(
     typer.echo(", ".join(version_lines()), err=True)
     if open_:
         typer.echo(
-            "warning: --open: submissions need no API key; anyone who can reach the port may "
-            "submit under any player's name (for demos only)",
+            "warning: --open: submissions need no API key for names nobody has claimed; anyone "
+            "who can reach the port may play under such a name (a local demo only: browsers "
+            "claim names with player tokens and need no --open)",
             err=True,
         )
     # The limits on connections are read by each connection, in every worker (uvicorn's own
@@ -1728,6 +1748,96 @@ def keys_revoke_command(
     typer.echo(
         f"key {revoked.id} ({revoked.name}) revoked at {_when(revoked.revoked_at)}", err=True
     )
+
+
+moderate_app = typer.Typer(
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    help="The review queue of cruel serve: wins flagged for a moderator (docs/service.md).",
+)
+app.add_typer(moderate_app, name="moderate")
+
+_AdminOption = Annotated[
+    int,
+    typer.Option("--as", help="The id of the admin key the audit log records (cruel keys list)."),
+]
+
+
+def _admin_key(opened: stores.Stores, key_id: int) -> Any:
+    """The valid admin key ``--as`` names (exit 2 otherwise)."""
+    found = next((k for k in opened.keys.keys() if k.id == key_id), None)
+    if found is None or found.role != "admin" or found.revoked_at is not None:
+        raise _fail(f"--as {key_id}: not a valid admin key of this database (cruel keys list)", 2)
+    return found
+
+
+@moderate_app.command("queue")
+def moderate_queue_command(
+    status: Annotated[
+        str, typer.Option("--status", help="pending (to decide), cleared or rejected.")
+    ] = "pending",
+    db: _KeysDbOption = DEFAULT_DB,
+) -> None:
+    """The flagged wins: hidden from the public boards until a moderator clears them."""
+    if status not in ("pending", "cleared", "rejected"):
+        raise _fail(f"--status {status!r}: pending, cleared or rejected", 2)
+    opened = _stores(db)
+    try:
+        page = opened.moderation.queue(status, limit=1000)  # type: ignore[arg-type]
+    finally:
+        opened.close()
+    _out(f"{'ID':>6}  {'PUZZLE':<18}  {'ACTIONS':>7}  {'MS':>9}  {'FLAGS':<24}  PLAYER")
+    for e in page.entries:
+        elapsed = "-" if e.elapsed_ms is None else str(e.elapsed_ms)
+        flags = ",".join(e.reasons)
+        _out(
+            f"{e.submission_id:>6}  {e.puzzle:<18}  {e.actions:>7}  {elapsed:>9}  {flags:<24}"
+            f"  {e.player}"
+        )
+
+
+def _decide(action: str, submission: int, key_id: int, reason: str | None, db: str) -> None:
+    from .moderation import NoSuchSubmission, NotInQueue
+
+    opened = _stores(db)
+    try:
+        key = _admin_key(opened, key_id)
+        act = opened.moderation.clear if action == "clear" else opened.moderation.reject
+        done = act(submission, key, reason)
+    except (NotInQueue, NoSuchSubmission) as exc:
+        raise _fail(str(exc), 2) from None
+    finally:
+        opened.close()
+    state = "listed" if done.listed else "hidden"
+    typer.echo(f"submission {submission} {action}ed: {state} (audit {done.audit.id})", err=True)
+
+
+_SubmissionArgument = Annotated[
+    int, typer.Argument(metavar="ID", help="The flagged submission's id (cruel moderate queue).")
+]
+_ReasonOption = Annotated[str | None, typer.Option("--reason", help="Why, for the audit log.")]
+
+
+@moderate_app.command("clear")
+def moderate_clear_command(
+    submission: _SubmissionArgument,
+    key_id: _AdminOption,
+    reason: _ReasonOption = None,
+    db: _KeysDbOption = DEFAULT_DB,
+) -> None:
+    """Clear a flagged win: it is listed on its board."""
+    _decide("clear", submission, key_id, reason, db)
+
+
+@moderate_app.command("reject")
+def moderate_reject_command(
+    submission: _SubmissionArgument,
+    key_id: _AdminOption,
+    reason: _ReasonOption = None,
+    db: _KeysDbOption = DEFAULT_DB,
+) -> None:
+    """Reject a flagged win: it stays hidden for good (kept as the evidence)."""
+    _decide("reject", submission, key_id, reason, db)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -661,6 +661,42 @@ class Game:
         if self.redeal_problem() is None:
             yield REDEAL
 
+    # --- automatic moves ---
+
+    def automatic_move(self) -> Move | None:
+        """The next foundation move a server may make for a player without asking
+        (``auto: foundations`` of a live attempt), or None when none is safe now.
+
+        A foundation move is not always right in Cruel: it shifts the next redeal's packets,
+        and a card may have to be built instead. Two cases are safe, each proved in
+        docs/rules.md (Automatic moves): the position after the move is winnable whenever the
+        one before was, in no more actions.
+
+        - **Auto-finish**: foundation moves alone, repeated, empty the tableau. The rest of
+          that sequence is a win from every position along it.
+        - **No redeal left**: the rules' ``max_redeals`` are used up, the tableau builds down
+          in suit and the foundations up. Then no card can ever be built on the card that goes
+          up (the one below it is on its foundation already), and every win from before the
+          move, with that card's own moves left out, is a win from after it.
+        """
+        if self.is_won():
+            return None
+        first = next((m for m in self.card_moves() if m.target is None), None)
+        if first is None:
+            return None
+        rules = self.rules
+        if (
+            rules.max_redeals is not None
+            and self.redeals >= rules.max_redeals
+            and rules.tableau_build == "down-in-suit"
+            and rules.foundation_direction == "up"
+        ):
+            return first
+        finish = self.copy()
+        while (up := next((m for m in finish.card_moves() if m.target is None), None)) is not None:
+            finish.move(up.source, None)
+        return first if finish.is_won() else None
+
 
 def _empty_target(moving: Card, source: int, target: int) -> EmptyTarget:
     return EmptyTarget(

@@ -38,6 +38,14 @@ __all__ = [
     "Action",
     "ACTIONS",
     "NoSuchSubmission",
+    "NotInQueue",
+    "QUEUE_FORMAT",
+    "Flag",
+    "Review",
+    "QueueEntry",
+    "ReviewQueue",
+    "queue_entry",
+    "FlagUntimed",
     "ModerationRequest",
     "SubmissionRecord",
     "AuditEntry",
@@ -51,14 +59,39 @@ AUDIT_FORMAT: Final = "cruel-audit/1"
 #: Longest reason a moderator may give, in characters.
 MAX_REASON: Final = 1000
 
-Action = Literal["hide", "unhide", "delete", "ban", "unban"]
-ACTIONS: Final[tuple[Action, ...]] = ("hide", "unhide", "delete", "ban", "unban")
+#: revoke-tokens: a player's tokens revoked, and a link code made for them
+#: (:meth:`cruel_tools.players.Players.revoke`).
+#: clear, reject: a flagged entry of the review queue listed, or left hidden for good.
+Action = Literal["hide", "unhide", "delete", "ban", "unban", "revoke-tokens", "clear", "reject"]
+ACTIONS: Final[tuple[Action, ...]] = (
+    "hide",
+    "unhide",
+    "delete",
+    "ban",
+    "unban",
+    "revoke-tokens",
+    "clear",
+    "reject",
+)
+#: The review queue's document (``GET /v1/moderation/queue``).
+QUEUE_FORMAT: Final = "cruel-review-queue/1"
+#: Why an entry is flagged: a live attempt's timing (:func:`cruel_tools.attempts.timing_flags`),
+#: or a submitted log at par or better that no live attempt timed.
+Flag = Literal["too-fast", "batched", "metronome", "untimed-par"]
+Review = Literal["pending", "cleared", "rejected"]
 
 
 class NoSuchSubmission(CruelError):
     """No stored submission has this id (it never had, or it was deleted)."""
 
     code = "no-such-submission"
+
+
+class NotInQueue(CruelError):
+    """A moderator clears or rejects a submission that waits in no review queue (never
+    flagged, or decided already)."""
+
+    code = "not-in-queue"
 
 
 # --- formats -------------------------------------------------------------------------------------
@@ -148,6 +181,80 @@ class AuditLog(BaseModel):
     entries: list[AuditEntry]
 
 
+class QueueEntry(BaseModel):
+    """A flagged entry: hidden from the public boards until a moderator clears it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    submission_id: int
+    puzzle: str
+    player: str
+    moves: int
+    redeals: int
+    actions: int
+    elapsed_ms: int | None = Field(description="The live attempt's server time; null: untimed.")
+    submitted_at: dt.datetime
+    flagged_at: dt.datetime
+    reasons: list[Flag] = Field(
+        description="too-fast, batched, metronome: a live attempt's timing no person plays; "
+        "untimed-par: a submitted log at par or better that no live attempt timed."
+    )
+    detail: str
+    attempt: str | None = Field(description="The live attempt that won it; null: a submission.")
+    status: Review
+    log: str = Field(description="Its moves in compact form.")
+
+
+class ReviewQueue(BaseModel):
+    """A page of the review queue, oldest flag first."""
+
+    model_config = document_config("Cruel review queue v1", "review-queue")
+
+    format: Literal["cruel-review-queue/1"] = QUEUE_FORMAT
+    status: Review = Field(description="The entries listed: pending (to decide), or decided.")
+    total: int = Field(description="Entries of this status in the whole queue.")
+    offset: int
+    entries: list[QueueEntry]
+
+
+def queue_entry(
+    db: Connection,
+    submission_id: int,
+    reasons: list[str],
+    detail: str,
+    at: dt.datetime,
+    attempt: str | None = None,
+) -> None:
+    """Put a new entry in the review queue, hidden, in the transaction ``db`` that stores it
+    (before the boards' tallies are moved: the entry never counts on a public board)."""
+    db.execute(
+        "INSERT INTO hidden_submissions (submission, hidden_at) VALUES (?, ?)"
+        " ON CONFLICT DO NOTHING",
+        (submission_id, at.isoformat()),
+    )
+    db.execute(
+        "INSERT INTO review_queue (submission, flagged_at, reasons, detail, attempt, status)"
+        " VALUES (?, ?, ?, ?, ?, 'pending') ON CONFLICT DO NOTHING",
+        (submission_id, at.isoformat(), orjson.dumps(reasons).decode(), detail, attempt),
+    )
+
+
+class FlagUntimed:
+    """A submitted log's claim that puts its new entry in the review queue (``untimed-par``):
+    a win at par or better that no live attempt timed (issue #24, finding 4: the solver's line
+    ranked first). A :class:`~cruel_tools.submissions.AttemptClaim` with no time."""
+
+    def __init__(self, par: int, actions: int, at: dt.datetime) -> None:
+        self.par, self.actions, self.at = par, actions, at
+
+    def check(self, db: Connection) -> None:
+        return None
+
+    def use(self, db: Connection, submission_id: int) -> None:
+        detail = f"a submitted log of {self.actions} actions (par {self.par}), untimed"
+        queue_entry(db, submission_id, ["untimed-par"], detail, self.at)
+
+
 # --- the store -----------------------------------------------------------------------------------
 
 
@@ -220,7 +327,55 @@ class Moderation(Store):
         """Lift a ban: the player's entries (those not hidden) are listed again."""
         return self._on_player("unban", player, key, reason)
 
+    def clear(self, sid: int, key: ApiKey, reason: str | None = None) -> ModerationResult:
+        """Clear a flagged entry of the review queue: it is listed on its board."""
+        return self._on_submission("clear", sid, key, reason)
+
+    def reject(self, sid: int, key: ApiKey, reason: str | None = None) -> ModerationResult:
+        """Reject a flagged entry: it stays hidden (kept, as the evidence); its queue row is
+        decided."""
+        return self._on_submission("reject", sid, key, reason)
+
     # -- reads --
+
+    def queue(self, status: Review = "pending", limit: int = 100, offset: int = 0) -> ReviewQueue:
+        """Entries ``offset`` to ``offset + limit`` of the review queue of ``status``, oldest
+        flag first."""
+        limit = max(0, min(limit, MAX_PAGE))
+        with self.database.read() as db:
+            total = db.execute(
+                "SELECT COUNT(*) FROM review_queue WHERE status = ?", (status,)
+            ).fetchone()[0]
+            rows = db.execute(
+                "SELECT s.id, s.puzzle, s.player, s.moves, s.redeals, s.elapsed_ms,"
+                " s.submitted_at, q.flagged_at, q.reasons, q.detail, q.attempt, q.status, s.log"
+                " FROM review_queue AS q JOIN submissions AS s ON s.id = q.submission"
+                " WHERE q.status = ? ORDER BY q.flagged_at, q.submission LIMIT ? OFFSET ?",
+                (status, limit, offset),
+            ).fetchall()
+        entries = []
+        for row in rows:
+            sid, puzzle, player, moves, redeals, elapsed, at, flagged, reasons = row[:9]
+            detail, attempt, state, log = row[9:]
+            entries.append(
+                QueueEntry(
+                    submission_id=sid,
+                    puzzle=puzzle,
+                    player=player,
+                    moves=moves,
+                    redeals=redeals,
+                    actions=moves + redeals,
+                    elapsed_ms=elapsed,
+                    submitted_at=dt.datetime.fromisoformat(at),
+                    flagged_at=dt.datetime.fromisoformat(flagged),
+                    reasons=orjson.loads(reasons),
+                    detail=detail,
+                    attempt=attempt,
+                    status=state,
+                    log=log,
+                )
+            )
+        return ReviewQueue(status=status, total=int(total), offset=offset, entries=entries)
 
     def is_banned(self, player: str) -> bool:
         """Whether ``player`` (an enforced name) is banned; never waits for a write."""
@@ -260,6 +415,8 @@ class Moderation(Store):
                 raise NoSuchSubmission(f"no submission has the id {sid} (or it was deleted)")
             record = _record(found)
             db.lock(skeleton(record.player))  # the player's submissions wait (PostgreSQL)
+            if action in ("clear", "reject"):
+                self._decide(db, action, sid, key, when)
             tallies = Tallies(db, [(record.puzzle, record.player)])
             was_hidden = (
                 db.execute(
@@ -267,8 +424,8 @@ class Moderation(Store):
                 ).fetchone()
                 is not None
             )
-            if action == "hide":
-                changed = not was_hidden
+            if action in ("hide", "reject"):
+                changed = not was_hidden or action == "reject"
                 db.execute(
                     "INSERT INTO hidden_submissions (submission, hidden_at)"
                     " VALUES (?, ?) ON CONFLICT DO NOTHING",
@@ -331,6 +488,20 @@ class Moderation(Store):
             deleted=False,
             listed=int(listed),
             audit=entry,
+        )
+
+    @staticmethod
+    def _decide(db: Connection, action: Action, sid: int, key: ApiKey, when: dt.datetime) -> None:
+        """Decide a pending entry of the review queue (:class:`NotInQueue` if there is none)."""
+        pending = db.execute(
+            "SELECT 1 FROM review_queue WHERE submission = ? AND status = 'pending'", (sid,)
+        ).fetchone()
+        if pending is None:
+            raise NotInQueue(f"submission {sid} waits in no review queue (or was decided)")
+        db.execute(
+            "UPDATE review_queue SET status = ?, decided_at = ?, decided_by = ?"
+            " WHERE submission = ?",
+            ("cleared" if action == "clear" else "rejected", when.isoformat(), key.id, sid),
         )
 
     @staticmethod

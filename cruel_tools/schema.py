@@ -148,14 +148,68 @@ CREATE INDEX IF NOT EXISTS attempts_player ON attempts (player, started_at);
 #: Players' tokens, link codes and the data a player may export or delete (version 6;
 #: :mod:`cruel_tools.players`). New tables only: a file of version 5 gains them as they are.
 PLAYERS: Final = """
-CREATE TABLE IF NOT EXISTS cruel_v6_players_placeholder (id INTEGER PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS player_claims (  -- names claimed by a browser, or for it by a moderator
+    player TEXT PRIMARY KEY,                -- enforced form, in players too
+    claimed_at TEXT NOT NULL                -- ISO 8601, UTC
+);
+CREATE TABLE IF NOT EXISTS player_tokens (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    hash TEXT NOT NULL UNIQUE,              -- SHA-256 of the token: the token is never stored
+    player TEXT NOT NULL,
+    created_at TEXT NOT NULL,               -- ISO 8601, UTC
+    used_at TEXT,                           -- last write it authenticated, to the hour
+    revoked_at TEXT                         -- ISO 8601, UTC; NULL while the token is valid
+);
+CREATE INDEX IF NOT EXISTS player_tokens_player ON player_tokens (player);
+CREATE TABLE IF NOT EXISTS link_codes (     -- one-time codes that link a second device
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    player TEXT NOT NULL,
+    hash TEXT NOT NULL,                     -- scrypt of the code, salted with the name
+    created_at TEXT NOT NULL,               -- ISO 8601, UTC
+    expires_at TEXT NOT NULL,
+    used_at TEXT,                           -- NULL: not used yet
+    failures INTEGER NOT NULL DEFAULT 0     -- wrong codes sent for the player since it was made
+);
+CREATE INDEX IF NOT EXISTS link_codes_player ON link_codes (player);
 """
 
 #: Live attempts: each step as the server played and timed it, the attempt's state and end,
 #: and the review queue of flagged entries (version 6; :mod:`cruel_tools.attempts`). New
 #: tables only, as :data:`PLAYERS`.
 LIVE: Final = """
-CREATE TABLE IF NOT EXISTS cruel_v6_live_placeholder (id INTEGER PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS live_attempts (  -- one per live attempt; its start is attempts' row
+    attempt TEXT PRIMARY KEY,               -- attempts.id
+    auto TEXT NOT NULL,                     -- foundations | off: the server's automatic moves
+    status TEXT NOT NULL,                   -- playing | won | blocked | given-up | expired
+    line TEXT NOT NULL,                     -- the standing steps, JSON [[compact, auto], ...]
+    recorded INTEGER NOT NULL,              -- rows of attempt_steps: the next step's seq
+    player_steps INTEGER NOT NULL,          -- steps the player sent (undos too)
+    last_at TEXT NOT NULL,                  -- ISO 8601, UTC: the last step (or the start)
+    ended_at TEXT,                          -- NULL while it takes steps
+    elapsed_ms INTEGER,                     -- start to the winning step, the server's clock
+    flags TEXT,                             -- JSON list of a win's timing flags; NULL: none
+    entry TEXT,                             -- the won attempt's SubmissionResult, JSON
+    submission_id INTEGER                   -- that entry's submissions.id
+);
+CREATE TABLE IF NOT EXISTS attempt_steps (  -- every step as the server received or made it
+    attempt TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    at TEXT NOT NULL,                       -- ISO 8601, UTC: the request's arrival
+    step TEXT NOT NULL,                     -- compact log notation, or undo
+    auto INTEGER NOT NULL,                  -- 1: an automatic move of the server
+    PRIMARY KEY (attempt, seq)
+);
+CREATE TABLE IF NOT EXISTS review_queue (   -- flagged entries, hidden until a moderator acts
+    submission INTEGER PRIMARY KEY,         -- submissions.id
+    flagged_at TEXT NOT NULL,               -- ISO 8601, UTC
+    reasons TEXT NOT NULL,                  -- JSON list: too-fast, batched, metronome, untimed-par
+    detail TEXT NOT NULL,
+    attempt TEXT,                           -- the live attempt that won it; NULL: a submission
+    status TEXT NOT NULL,                   -- pending | cleared | rejected
+    decided_at TEXT,
+    decided_by INTEGER                      -- api_keys.id of the moderator
+);
+CREATE INDEX IF NOT EXISTS review_queue_status ON review_queue (status, submission);
 """
 
 #: The tallies of the boards (version 5), kept in the transaction of every change of a listed

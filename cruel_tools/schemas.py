@@ -13,11 +13,20 @@ from pydantic import BaseModel
 
 from .analysis import Analysis
 from .api import ErrorResponse, Health
-from .attempts import AttemptRequest, AttemptStarted
+from .attempts import AttemptRequest, AttemptState, StepsRequest
 from .grading import Grade
 from .leaderboard import Leaderboard
 from .log import GameLog
-from .moderation import AuditLog, ModerationRequest, ModerationResult
+from .moderation import AuditLog, ModerationRequest, ModerationResult, ReviewQueue
+from .players import (
+    LinkCode,
+    LinkRequest,
+    PlayerClaim,
+    PlayerData,
+    PlayerDeleted,
+    PlayerToken,
+    TokensRevoked,
+)
 from .puzzles import DailyPuzzles, PastDays, PublicPuzzle, Puzzle, PuzzleSolution
 from .render import ReplayDocument
 from .solver import SolveReport
@@ -46,13 +55,23 @@ MODELS: dict[str, type[BaseModel]] = {
     "submission-result.schema.json": SubmissionResult,
     "leaderboard.schema.json": Leaderboard,
     "attempt.schema.json": AttemptRequest,
-    "attempt-started.schema.json": AttemptStarted,
+    "attempt-steps.schema.json": StepsRequest,
+    "attempt-state.schema.json": AttemptState,
     "health.schema.json": Health,
     "error.schema.json": ErrorResponse,
     # moderation, with an admin key (docs/service.md, Moderation)
     "moderation-request.schema.json": ModerationRequest,
     "moderation.schema.json": ModerationResult,
     "audit.schema.json": AuditLog,
+    "review-queue.schema.json": ReviewQueue,
+    # players' own tokens (docs/service.md, Players and tokens)
+    "player-claim.schema.json": PlayerClaim,
+    "player-token.schema.json": PlayerToken,
+    "link-code.schema.json": LinkCode,
+    "link-request.schema.json": LinkRequest,
+    "player-data.schema.json": PlayerData,
+    "player-deleted.schema.json": PlayerDeleted,
+    "tokens-revoked.schema.json": TokensRevoked,
 }
 
 

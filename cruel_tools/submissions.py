@@ -87,9 +87,9 @@ AttemptId = Annotated[
     Field(
         min_length=1,
         max_length=64,
-        description="Optional: the id of this player's attempt on this puzzle (POST "
-        "/v1/puzzles/{id}/attempts, with the same key). The entry is then timed by the server, "
-        "from the attempt's start to the submission's arrival; meta is never read for time.",
+        description="Refused: a submission naming an attempt is rejected (bad-attempt). Timed "
+        "play is a live attempt (POST /v1/puzzles/{id}/attempts, then its steps), whose win the "
+        "server stores itself from its own line.",
     ),
 ]
 
@@ -157,8 +157,8 @@ class SubmissionResult(BaseModel):
     )
     elapsed_ms: int | None = Field(
         None,
-        description="Milliseconds from the attempt's start to the first submission of the "
-        "entry, measured by the server; null without an attempt.",
+        description="Milliseconds from a live attempt's start to its winning step, measured "
+        "by the server; null for a submitted log.",
     )
     rank: int | None = Field(
         description="The entry's rank on the whole leaderboard when answered: 1 + the entries "
@@ -265,15 +265,16 @@ def _digest(moves: str) -> str:
 
 
 class AttemptClaim(Protocol):
-    """A submission's claim on a server-timed attempt (made by :mod:`cruel_tools.attempts`),
-    settled in the write transaction of a new entry."""
+    """What a new entry carries into its write transaction: a won live attempt's time
+    (:class:`cruel_tools.attempts.LiveClaim`), or a flag for the review queue
+    (:class:`cruel_tools.moderation.FlagUntimed`)."""
 
-    def check(self, db: Connection) -> ErrorInfo | int:
-        """The entry's elapsed milliseconds, or why the attempt may not time it."""
+    def check(self, db: Connection) -> ErrorInfo | int | None:
+        """The entry's elapsed milliseconds (None: untimed), or why it may not be stored."""
         ...
 
     def use(self, db: Connection, submission_id: int) -> None:
-        """Mark the attempt used by the new entry."""
+        """Settle the claim on the new entry (its attempt, its flags)."""
         ...
 
 

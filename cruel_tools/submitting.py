@@ -2,8 +2,11 @@
 
 :func:`submit` takes a read submission (:func:`cruel_tools.submissions.parse_submission`) of an
 open puzzle and runs it through the stores in the service's order: a banned player is refused,
-the player's rate limit is taken, the log is judged, a named attempt is claimed, and a legal win
-is stored. The service only reads the request and turns the outcome into HTTP (docs/service.md).
+the player's rate limit is taken, the log is judged, and a legal win is stored (one at par or
+better, which no live attempt timed, goes to the review queue: :mod:`cruel_tools.moderation`).
+A submission naming an attempt is rejected: timed play is a live attempt
+(:mod:`cruel_tools.live`). The service only reads the request and turns the outcome into HTTP
+(docs/service.md).
 """
 
 from __future__ import annotations
@@ -11,14 +14,26 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 from collections.abc import Hashable
+from typing import Final
 
 from .errors import CruelError
 from .keys import TokenBuckets, throttle
+from .moderation import FlagUntimed
 from .puzzles import Puzzle
 from .stores import Stores
 from .submissions import Submission, SubmissionResult, judge
+from .traversal import ErrorInfo
 
-__all__ = ["PlayerBanned", "submit"]
+__all__ = ["NAMED_ATTEMPT", "PlayerBanned", "submit"]
+
+#: The rejection of a submission that names an attempt (the old start-then-submit flow).
+NAMED_ATTEMPT: Final = ErrorInfo(
+    index=None,
+    path="/attempt",
+    code="bad-attempt",
+    message="a submission cannot name an attempt: timed play is a live attempt, whose steps go "
+    "to POST /v1/attempts/{attempt}/steps and whose win the server stores itself",
+)
 
 
 class PlayerBanned(CruelError):
@@ -51,6 +66,12 @@ def submit(
     throttle(player_buckets, player, "for this player", "/player")
     judgement = judge(puzzle, submission, today)
     if submission.attempt is not None:
-        claim = stores.attempts.use(submission.attempt, puzzle.id, player, sender, arrived_at)
-        judgement = dataclasses.replace(judgement, attempt=claim)
+        # Timed play is a live attempt, whose win the server stores from its own line: a log
+        # naming one would time what the server did not see played (issue #24, finding 4).
+        return judgement.result(reason=NAMED_ATTEMPT)
+    actions, par = judgement.actions, judgement.par
+    if judgement.reason is None and actions is not None and par is not None:
+        if actions <= par.actions:  # nothing timed it: a moderator looks first
+            flag = FlagUntimed(par.actions, actions, arrived_at)
+            judgement = dataclasses.replace(judgement, attempt=flag)
     return stores.boards.store(judgement, arrived_at)

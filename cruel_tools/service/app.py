@@ -17,7 +17,18 @@ from ..keys import TokenBuckets
 from ..puzzles import PuzzleSet
 from ..store import StoreError
 from ..stores import Stores, open_stores
-from . import boards, errors, health, logs, moderation, pages, puzzles, submissions
+from . import (
+    attempts,
+    boards,
+    errors,
+    health,
+    logs,
+    moderation,
+    pages,
+    players,
+    puzzles,
+    submissions,
+)
 from .config import ENV_SETTINGS, Settings, time_zone
 from .context import Context
 from .costly import CostlyGate
@@ -55,6 +66,7 @@ def create_app(settings: Settings | None = None, stores: Stores | None = None) -
     except StoreError:
         stores.close()
         raise
+    stores.attempts.policy = settings.policy  # the stated timeout and speed floor
     key_buckets, player_buckets = (
         TokenBuckets(limit, settings.clock) if limit else None
         for limit in (settings.key_limit, settings.player_limit)
@@ -93,8 +105,10 @@ def create_app(settings: Settings | None = None, stores: Stores | None = None) -
     app.include_router(logs.router(ctx, HelpGuard(ctx), gate))
     app.include_router(puzzles.router(ctx))
     app.include_router(submissions.router(ctx))
+    app.include_router(attempts.router(ctx))
     app.include_router(boards.router(ctx))
     app.include_router(moderation.router(ctx))
+    app.include_router(players.router(ctx))
     return app
 
 

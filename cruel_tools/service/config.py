@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import orjson
 
+from ..attempts import SPEED_FLOOR_MS, TIMEOUT, Policy
 from ..constants import (
     ANALYZE_BURST,
     ANALYZE_RATE,
@@ -105,6 +106,11 @@ class Settings:
     analyze_limit: RateLimit | None = ANALYZE_LIMIT
     #: Analyses running at once in one server process; more are answered 503 busy.
     max_analyses: int = MAX_ANALYSES
+    #: Seconds without a step after which a live attempt expires (``--attempt-timeout``).
+    attempt_timeout: float = TIMEOUT.total_seconds()
+    #: Milliseconds of wall time per player step under which a live win is flagged for a
+    #: moderator (``--speed-floor``; docs/service.md, Live attempts and moderation queue).
+    speed_floor_ms: int = SPEED_FLOOR_MS
     #: Seconds, for the rate limits' buckets (a test sets its own clock here; not sent to workers).
     clock: Callable[[], float] = field(default=time.monotonic, repr=False, compare=False)
     #: The server's time of attempts' starts and submissions' arrivals (a test sets its own).
@@ -114,6 +120,12 @@ class Settings:
 
     def today(self) -> dt.date:
         return self.fixed_today or _now(time_zone(self.tz)).date()
+
+    @property
+    def policy(self) -> Policy:
+        """The live attempts' timeout and speed floor."""
+        timeout = dt.timedelta(seconds=self.attempt_timeout)
+        return Policy(timeout=timeout, floor_ms=self.speed_floor_ms)
 
     @property
     def limits(self) -> Limits:
@@ -132,6 +144,8 @@ class Settings:
                 "tz": self.tz,
                 "open": self.open,
                 "trusted_proxies": list(self.trusted_proxies),
+                "attempt_timeout": self.attempt_timeout,
+                "speed_floor_ms": self.speed_floor_ms,
                 "key_limit": _limit_doc(self.key_limit),
                 "player_limit": _limit_doc(self.player_limit),
                 "analyze_limit": _limit_doc(self.analyze_limit),

@@ -5,6 +5,8 @@ a rate limit, a ban, a missing submission) each have one handler here; routes ra
 
 from __future__ import annotations
 
+import functools
+import logging
 from typing import Final
 
 import orjson
@@ -15,6 +17,7 @@ from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..api import ErrorResponse
+from ..guard import RateLimitedLog
 from ..integrity import StoreWatch
 from ..keys import RateLimited
 from ..log import LogFormatError
@@ -22,7 +25,21 @@ from ..moderation import NoSuchSubmission, NotInQueue
 from ..store import ServerWatch, StoreBusy, database_errors
 from ..submitting import PlayerBanned
 
-__all__ = ["ApiError", "json_response", "error_response", "read_body", "unauthorized", "install"]
+__all__ = [
+    "ApiError",
+    "POOL_LOG",
+    "STORE_LOG_INTERVAL",
+    "json_response",
+    "error_response",
+    "read_body",
+    "unauthorized",
+    "install",
+]
+
+#: Seconds between two log lines about the store's errors (a failed request, the pool's failed
+#: reconnection): the lines between are counted in the next. Issue #24: a PostgreSQL outage of
+#: 20 s wrote 68 lines for 36 failed requests.
+STORE_LOG_INTERVAL: Final = 10.0
 
 #: HTTP status of each way a body can fail to be read (cruel_tools.log error codes).
 _BODY_STATUS: Final = {"not-json": 400, "duplicate-key": 400, "too-large": 413}
@@ -142,8 +159,15 @@ def install(app: FastAPI, watch: StoreWatch | ServerWatch) -> None:
     for kind in library:
         app.add_exception_handler(kind, library_error)
 
+    # One line per interval for the whole app, whatever the error: an outage fails every
+    # request, and the operator needs to know it goes on, not each request (their access log
+    # has those). On app.state so that a test can give it a clock.
+    app.state.store_log = RateLimitedLog(logging.getLogger("uvicorn.error"), STORE_LOG_INTERVAL)
+    _quiet_pool()
+
     async def store_error(request: Request, exc: Exception) -> Response:
         code, message = watch.on_error(exc)
+        request.app.state.store_log.warning(f"store error, answered 503 {code}: {message}")
         return error_response(ApiError(503, code, message, headers={"Retry-After": "10"}))
 
     for engine_error in database_errors():
@@ -170,3 +194,29 @@ def install(app: FastAPI, watch: StoreWatch | ServerWatch) -> None:
     async def internal_error(request: Request, exc: Exception) -> Response:
         message = f"cruel-tools failed on this request ({type(exc).__name__}); please report it"
         return error_response(ApiError(500, "internal-error", message))
+
+
+#: psycopg's pool: every failed attempt to reconnect is a warning of several lines, twice per
+#: attempt, attempts a few seconds apart while the server is down (issue #24).
+POOL_LOG: Final = RateLimitedLog(logging.getLogger("psycopg.pool"), STORE_LOG_INTERVAL)
+
+
+class _PoolFilter(logging.Filter):
+    """On psycopg's pool logger: its warnings share :data:`POOL_LOG`'s interval, each on one
+    line (the server's message may run over several)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno < logging.WARNING:
+            return True
+        suffix = POOL_LOG.allow()
+        if suffix is None:
+            return False
+        text = " ".join(record.getMessage().split())
+        record.msg, record.args = f"{text}{suffix}", ()
+        return True
+
+
+@functools.cache
+def _quiet_pool() -> None:
+    """Install :class:`_PoolFilter` once per process (every app of a process shares it)."""
+    logging.getLogger("psycopg.pool").addFilter(_PoolFilter())

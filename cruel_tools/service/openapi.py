@@ -10,9 +10,10 @@ from fastapi import FastAPI
 from pydantic import BaseModel
 
 from ..api import ErrorResponse
-from ..attempts import AttemptRequest
+from ..attempts import AttemptRequest, StepsRequest
 from ..log import GameLog
 from ..moderation import ModerationRequest
+from ..players import LinkRequest, PlayerClaim
 from ..submissions import Submission
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "WRITE_ERRORS",
     "ADMIN_ERRORS",
     "BEARER",
+    "PLAYER",
     "moderation_body_doc",
     "customize",
 ]
@@ -37,6 +39,9 @@ _BODIES: Final[dict[str, type[BaseModel]]] = {
     "GameLog": GameLog,
     "Submission": Submission,
     "AttemptRequest": AttemptRequest,
+    "StepsRequest": StepsRequest,
+    "PlayerClaim": PlayerClaim,
+    "LinkRequest": LinkRequest,
 }
 ERRORS: Final[dict[int | str, dict[str, Any]]] = {
     s: {"model": ErrorResponse, "description": d}
@@ -62,6 +67,8 @@ WRITE_ERRORS: Final[dict[int | str, dict[str, Any]]] = {
 }
 #: The security scheme of a write, in the OpenAPI document.
 BEARER: Final = "apiKey"
+#: The security scheme of a player's own routes: ``Authorization: Player <token>``.
+PLAYER: Final = "playerToken"
 
 
 def customize(app: FastAPI) -> Callable[[], dict[str, Any]]:
@@ -85,7 +92,13 @@ def customize(app: FastAPI) -> Callable[[], dict[str, Any]]:
                 "type": "http",
                 "scheme": "bearer",
                 "description": "An API key made by `cruel keys add` (docs/service.md).",
-            }
+            },
+            PLAYER: {
+                "type": "http",
+                "scheme": "Player",
+                "description": "A player's own token, from POST /v1/players or a link code "
+                "(docs/service.md, Players and tokens).",
+            },
         }
         app.openapi_schema = doc
         return doc

@@ -1,5 +1,6 @@
-"""The routes that write a player's game: submissions and server-timed attempts. Each reads and
-bounds the request; the submission flow itself is :func:`cruel_tools.submitting.submit`."""
+"""The route that writes a player's submitted game. It reads and bounds the request; the
+submission flow itself is :func:`cruel_tools.submitting.submit` (live attempts:
+:mod:`cruel_tools.service.attempts`)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,6 @@ from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 
-from ..attempts import AttemptStarted, parse_attempt
-from ..keys import throttle
 from ..submissions import SubmissionResult, parse_submission
 from ..submitting import submit as submit_game
 from .context import Context
@@ -20,7 +19,7 @@ __all__ = ["router"]
 
 
 def router(ctx: Context) -> APIRouter:
-    """``POST /v1/puzzles/{id}/submissions`` and ``POST /v1/puzzles/{id}/attempts``."""
+    """``POST /v1/puzzles/{id}/submissions``."""
     router = APIRouter()
 
     @router.post(
@@ -36,15 +35,17 @@ def router(ctx: Context) -> APIRouter:
     async def submit(id: PuzzleId, request: Request) -> Response:
         """Verify a player's log against the puzzle; a legal win goes on the leaderboard.
 
-        Needs a site's API key (``Authorization: Bearer <key>``), unless the server is open.
-        201: a new entry. 200: a verdict without a new entry (rejected, or already there).
+        Needs a site's API key (``Authorization: Bearer <key>``) or the player's own token
+        (``Authorization: Player <token>``); on an ``--open`` server, an unclaimed name needs
+        neither. 201: a new entry. 200: a verdict without a new entry (rejected, or already
+        there).
         """
-        arrived_at = ctx.settings.wall_clock()  # a server-timed attempt ends here
-        sender = await ctx.submitter(request)
-        throttle(ctx.key_buckets, sender, "from this key")
+        arrived_at = ctx.settings.wall_clock()
+        await ctx.credentials(request)  # checked and rate-limited before the body is read
         puzzle = ctx.puzzle_or_404(id)
         body = await read_body(request, ctx.settings.max_body)
         submission = parse_submission(body, ctx.limits)
+        sender = await ctx.sender(request, submission.player)  # the name's token, if claimed
         # In a worker thread: a write, or a wait for another process, never holds up the loop.
         result = await run_in_threadpool(
             submit_game,
@@ -58,27 +59,5 @@ def router(ctx: Context) -> APIRouter:
         )
         created = result.accepted and not result.duplicate
         return json_response(result, 201 if created else 200)
-
-    @router.post(
-        "/v1/puzzles/{id}/attempts",
-        response_model=AttemptStarted,
-        status_code=201,
-        responses=WRITE_ERRORS,
-        openapi_extra={**body_doc("AttemptRequest"), "security": [{BEARER: []}]},
-    )
-    async def start_attempt(id: PuzzleId, request: Request) -> Response:
-        """Start a server-timed attempt of a player on an open puzzle: a submission naming its
-        id is timed by the server, from now to its arrival. Keys, roles, rate limits (the
-        submissions' buckets) and the embargo are those of submissions."""
-        now = ctx.settings.wall_clock()
-        sender = await ctx.submitter(request)
-        throttle(ctx.key_buckets, sender, "from this key")
-        puzzle = ctx.puzzle_or_404(id)
-        asked = parse_attempt(await read_body(request, ctx.settings.max_body))
-        throttle(ctx.player_buckets, asked.player, "for this player", "/player")
-        # In a worker thread: a database held by another process is waited for there.
-        attempts = ctx.stores.attempts
-        started = await run_in_threadpool(attempts.start, puzzle.id, asked.player, sender, now)
-        return json_response(started, 201)
 
     return router

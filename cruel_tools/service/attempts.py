@@ -1,0 +1,161 @@
+"""The routes of live attempts (docs/service.md, Live attempts and moderation queue): start one,
+send its steps, give up, read it. Each reads and bounds the request and checks who sends it;
+the attempt itself is :mod:`cruel_tools.live`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any, Final, TypeVar
+
+from fastapi import APIRouter, Request
+from fastapi import Path as PathParam
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import Response
+
+from .. import live
+from ..attempts import (
+    AttemptOver,
+    AttemptState,
+    BadStep,
+    IllegalStep,
+    NoSuchAttempt,
+    NothingToUndo,
+    NotYourAttempt,
+    parse_attempt,
+    parse_steps,
+)
+from ..keys import throttle
+from ..puzzles import Puzzle
+from .context import Context
+from .errors import ApiError, json_response, read_body
+from .openapi import BEARER, WRITE_ERRORS, body_doc
+from .params import PuzzleId
+
+__all__ = ["AttemptId", "REFUSALS", "router"]
+
+#: The library's refusals of a step, answered with their own status and code.
+REFUSALS: Final = (NoSuchAttempt, NotYourAttempt, AttemptOver, NothingToUndo, BadStep, IllegalStep)
+
+AttemptId = Annotated[
+    str, PathParam(max_length=64, description="A live attempt's id (from its start).")
+]
+
+_T = TypeVar("_T")
+
+_STEP_ERRORS: Final[dict[int | str, dict[str, Any]]] = {
+    **WRITE_ERRORS,
+    403: {**WRITE_ERRORS[403], "description": "Another sender's attempt (not-your-attempt)"},
+    404: {**WRITE_ERRORS[401], "description": "No such attempt (no-such-attempt)"},
+    409: {**WRITE_ERRORS[401], "description": "The attempt has ended (attempt-over)"},
+    422: {
+        **WRITE_ERRORS[401],
+        "description": "A step the engine refuses (its own code and words, at /steps/k), not a "
+        "step (bad-step), or nothing to undo (nothing-to-undo): nothing is kept",
+    },
+}
+
+
+async def _refused(call: Callable[..., _T], *args: Any) -> _T:
+    """``call(*args)`` in a worker thread (a wait for the database never holds up the loop),
+    its refusals answered as errors."""
+    try:
+        return await run_in_threadpool(call, *args)
+    except REFUSALS as exc:
+        if isinstance(exc, IllegalStep | BadStep | NothingToUndo):
+            where = ("body", exc.path if isinstance(exc, IllegalStep) else "/steps")
+        else:
+            where = ("path", "attempt")
+        raise ApiError(exc.status, exc.code, str(exc), *where) from None
+
+
+def router(ctx: Context) -> APIRouter:
+    """``POST /v1/puzzles/{id}/attempts`` and ``/v1/attempts/{attempt}`` (steps, give-up)."""
+    router = APIRouter()
+    stores = ctx.stores
+
+    async def owned(request: Request, attempt: str) -> tuple[Puzzle, Any]:
+        """The attempt's puzzle and who sends this request for its player (401/403 as a
+        write's; the attempt's own starter is checked in its transaction)."""
+        await ctx.credentials(request)
+        puzzle_id, player = await _refused(stores.attempts.owner, attempt)
+        puzzle = ctx.puzzles.get(puzzle_id)
+        if puzzle is None:  # the puzzle set changed under a running server
+            raise ApiError(
+                404, "no-such-attempt", "the attempt's puzzle is gone", "path", "attempt"
+            )
+        return puzzle, await ctx.sender(request, player)
+
+    @router.post(
+        "/v1/puzzles/{id}/attempts",
+        response_model=AttemptState,
+        status_code=201,
+        responses=WRITE_ERRORS,
+        openapi_extra={**body_doc("AttemptRequest"), "security": [{BEARER: []}]},
+    )
+    async def start(id: PuzzleId, request: Request) -> Response:
+        """Start a live attempt of a player on an open puzzle: its steps are then sent to
+        ``/v1/attempts/{attempt}/steps``, played, timed and kept by the server. Credentials,
+        rate limits and the embargo are those of submissions."""
+        now = ctx.settings.wall_clock()
+        await ctx.credentials(request)
+        puzzle = ctx.puzzle_or_404(id)
+        asked = parse_attempt(await read_body(request, ctx.settings.max_body))
+        sender = await ctx.sender(request, asked.player)
+        throttle(ctx.player_buckets, asked.player, "for this player", "/player")
+        started = await run_in_threadpool(
+            live.start, stores, puzzle, asked.player, asked.auto, sender, now
+        )
+        return json_response(started, 201)
+
+    @router.post(
+        "/v1/attempts/{attempt}/steps",
+        response_model=AttemptState,
+        responses=_STEP_ERRORS,
+        openapi_extra={**body_doc("StepsRequest"), "security": [{BEARER: []}]},
+    )
+    async def steps(attempt: AttemptId, request: Request) -> Response:
+        """Play steps of the attempt, all or none, timed by the server's clock at arrival; the
+        server's automatic moves follow each player step. A win is stored as the attempt's
+        entry (``entry``)."""
+        now = ctx.settings.wall_clock()
+        puzzle, sender = await owned(request, attempt)
+        body = await read_body(request, ctx.settings.max_body)
+        try:
+            played = parse_steps(body)
+        except BadStep as exc:
+            raise ApiError(exc.status, exc.code, str(exc), "body", "/steps") from None
+        today = ctx.settings.today()
+        found = await _refused(live.play, stores, puzzle, attempt, played, sender, now, today)
+        return json_response(found)
+
+    @router.post(
+        "/v1/attempts/{attempt}/give-up",
+        response_model=AttemptState,
+        responses=_STEP_ERRORS,
+        openapi_extra={"security": [{BEARER: []}]},
+    )
+    async def give_up(attempt: AttemptId, request: Request) -> Response:
+        """End the attempt as given up (blocked, when no step was legal)."""
+        now = ctx.settings.wall_clock()
+        puzzle, sender = await owned(request, attempt)
+        today = ctx.settings.today()
+        return json_response(
+            await _refused(live.give_up, stores, puzzle, attempt, sender, now, today)
+        )
+
+    @router.get(
+        "/v1/attempts/{attempt}",
+        response_model=AttemptState,
+        responses=_STEP_ERRORS,
+        openapi_extra={"security": [{BEARER: []}]},
+    )
+    async def read(attempt: AttemptId, request: Request) -> Response:
+        """The attempt as it stands (for its starter only); one found expired is ended now."""
+        now = ctx.settings.wall_clock()
+        puzzle, sender = await owned(request, attempt)
+        today = ctx.settings.today()
+        return json_response(
+            await _refused(live.state, stores, puzzle, attempt, sender, now, today)
+        )
+
+    return router
