@@ -18,6 +18,7 @@ from cruel_tools.names import (
     lookalike_message,
     skeleton,
 )
+from cruel_tools.store import PostgresDatabase
 from cruel_tools.submissions import PLAYER_PATTERN
 
 PRECIS = "is disallowed by PRECIS UsernameCasePreserved (RFC 8265)"
@@ -239,3 +240,30 @@ def test_opening_an_older_database_makes_the_players_skeletons_anew(tmp_path: Pa
         assert refused is not None and refused.code == "player-name-confusable"
     finally:
         store.close()
+
+
+def test_a_postgresql_store_makes_the_players_skeletons_anew_at_version_6() -> None:
+    """As on SQLite: a store whose migrations stop at 5 gets every skeleton made anew."""
+    from cruel_tools.registry import register
+    from cruel_tools.schema import Store
+
+    from .stores import FreshSchema, needs_postgres
+
+    fresh = FreshSchema(needs_postgres())
+    try:
+        store = Store(fresh.url)
+        with store.database.write() as db:
+            db.execute("INSERT INTO players (player, skeleton) VALUES ('adá', 'adá')")
+            db.execute("DELETE FROM cruel_migrations WHERE version = 6")
+        store.close()
+        for database in list(PostgresDatabase.opened):
+            database.close()
+        store = Store(fresh.url)
+        with store.database.write() as db:
+            found = db.execute("SELECT skeleton FROM players WHERE player = 'adá'").fetchone()
+            refused = register(db, "ada")
+        assert found[0] == "ada"
+        assert refused is not None and refused.code == "player-name-confusable"
+        store.close()
+    finally:
+        fresh.drop()
