@@ -65,7 +65,11 @@ function store(key, value) {
 
 /** The automatic moves asked for ranked games: 'foundations' or 'off' (remembered). */
 function autoSetting() {
-  return load(KEYS.auto) === 'off' ? 'off' : 'foundations';
+  try {
+    return localStorage.getItem(KEYS.auto) === 'off' ? 'off' : 'foundations';
+  } catch {
+    return 'foundations';
+  }
 }
 
 /** An ISO 8601 time with the player's own offset, e.g. 2027-01-05T21:04:05+01:00. */
