@@ -54,7 +54,7 @@ from starlette.requests import ClientDisconnect
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from .api import ErrorResponse
-from .constants import BODY_TIMEOUT, HEAD_TIMEOUT, MAX_CONNECTIONS, MAX_PER_CLIENT
+from .constants import BODY_TIMEOUT, HEAD_TIMEOUT, MAX_BODY, MAX_CONNECTIONS, MAX_PER_CLIENT
 
 __all__ = [
     "ANSWERED",
@@ -286,9 +286,9 @@ class Places:
         self._add(conn)
         return None
 
-    def admit_late(self, conn: Member, limits: GuardConfig) -> bool:
-        """Admit a refused connection whose request head has come, if a place has come free or
-        one can be shed for it (:meth:`shed_for`)."""
+    def admit_late(self, conn: Member, limits: GuardConfig, shed: bool = True) -> bool:
+        """Admit a refused connection whose request has come, if a place has come free or
+        (``shed``) one can be shed for it (:meth:`shed_for`)."""
         host = conn.host
         held = self.by_client.get(host, 0) if host is not None else 0
         if held >= limits.max_per_client and not conn.trusted:
@@ -296,7 +296,7 @@ class Places:
         if self.total < limits.max_connections:
             self._add(conn)
             return True
-        return self.shed_for(conn, limits) is not None
+        return shed and self.shed_for(conn, limits) is not None
 
     def shed_for(self, conn: Member, limits: GuardConfig) -> Member | None:
         """Shed a connection to make room for ``conn``, whose request head came while every
@@ -421,28 +421,66 @@ class GuardedH11Protocol(H11Protocol):
         self._timer = self.loop.call_later(wait, self._head_late)
 
     def _admit_or(self, app: _ASGIApp, refusal: _ASGIApp) -> _ASGIApp:
-        """The app of a refused connection: run when its request head is in (a fast client),
-        it takes a place if :meth:`Places.admit_late` finds one, and serves the request."""
+        """The app of a refused connection, run when its request head is in: it takes a place
+        if one has come free, or, once the whole request is in (its body too: a prompt
+        client), if :meth:`Places.admit_late` can shed one for it; then it serves the request.
+        Waiting for the body first means that a client whose own requests stall never sheds
+        anyone (measured: 300 such clients from 10 addresses otherwise shed each other some
+        250 times a second, and health's median took 0.4 s)."""
 
         async def deciding(scope: _Scope, receive: _Receive, send: _Send) -> None:
+            admitted = False
             if self._refused and not self.transport.is_closing():
-                if PLACES.admit_late(self, self._limits):
-                    self._refused = False
-                    PLACES.refused -= 1
-                    self._admitted = True
-                    self.app = app
-                    self._stop_timer()
-                    self.since = self.loop.time()
-                    cycle = self.cycle
-                    if cycle is not None and cycle.more_body:
-                        self._timer = self.loop.call_later(
-                            self._limits.body_timeout, self._body_late, cycle
-                        )
-                    await app(scope, receive, send)
-                    return
+                admitted = PLACES.admit_late(self, self._limits, shed=False)
+                if not admitted and await self._whole_request():
+                    admitted = self._refused and PLACES.admit_late(self, self._limits)
+            if admitted:
+                self._refused = False
+                PLACES.refused -= 1
+                self._admitted = True
+                self.app = app
+                self._stop_timer()
+                self.since = self.loop.time()
+                cycle = self.cycle
+                if cycle is not None and cycle.more_body:
+                    self._timer = self.loop.call_later(
+                        self._limits.body_timeout, self._body_late, cycle
+                    )
+                await app(scope, receive, send)
+                return
             await refusal(scope, receive, send)
 
         return deciding
+
+    async def _whole_request(self) -> bool:
+        """Whether the request's body comes whole before :data:`REFUSED_WAIT` from the
+        connection's opening (at most :data:`MAX_BODY` bytes of it are held meanwhile). The app
+        then reads it as it would have (the body stays in the request's cycle)."""
+        cycle = self.cycle
+        if cycle is None:
+            return False
+        deadline = self.since + min(self._limits.head_timeout, REFUSED_WAIT)
+        if cycle.waiting_for_100_continue and cycle.more_body:  # the client waits for our word
+            with contextlib.suppress(h11.LocalProtocolError):
+                self.transport.write(
+                    self.conn.send(
+                        h11.InformationalResponse(status_code=100, headers=[], reason=b"Continue")
+                    )
+                    or b""
+                )
+            cycle.waiting_for_100_continue = False
+        while cycle.more_body and not cycle.disconnected and len(cycle.body) <= MAX_BODY:
+            left = deadline - self.loop.time()
+            if left <= 0 or self.transport.is_closing():
+                return False
+            self.flow.resume_reading()
+            try:
+                await asyncio.wait_for(cycle.message_event.wait(), left)
+            except TimeoutError:
+                return False
+            cycle.message_event.clear()
+        cycle.message_event.set()  # the app's first receive reads what has come
+        return not cycle.more_body and not cycle.disconnected
 
     # -- shedding (Member) --
 

@@ -25,7 +25,7 @@ import pytest
 
 from cruel_tools.guard import ENV_GUARD, GuardConfig, Places, config
 
-from .test_hostile import ROOT, free_port, read_all, request, serving
+from .test_hostile import ROOT, free_port, parse, read_all, request, serving
 
 ATTACKERS = [f"127.0.0.{n}" for n in range(2, 12)]  # 10 addresses
 PROBER = "127.0.0.12"  # an eleventh
@@ -168,7 +168,8 @@ def test_a_fast_newcomer_sheds_the_longest_waiting_of_the_address_holding_most()
     b = [Conn("10.0.0.2", since) for since in (0.5, 0.7)]
     full(places, limits, [*a, *b])
     newcomer = Conn("10.0.0.3", 9.0)
-    assert places.take(newcomer, limits) is not None  # no place yet: it must show its head
+    assert places.take(newcomer, limits) is not None  # no place yet: it must show its request
+    assert not places.admit_late(newcomer, limits, shed=False)  # none free
     assert places.shed_for(newcomer, limits) is a[1]  # not b's older ones: a holds more
     assert not a[1].waiting and places.total == 5
     assert places.by_client == {"10.0.0.1": 2, "10.0.0.2": 2, "10.0.0.3": 1}
@@ -268,3 +269,40 @@ def test_a_loopback_client_cannot_name_its_address_without_trusted_proxies(tmp_p
         proc.wait(timeout=20)
     line = next(x for x in out.read_text().splitlines() if "forged=1" in x)
     assert "127.0.0.1:" in line and "203.0.113.9" not in line, line
+
+
+@pytest.mark.integration
+def test_a_body_that_is_slowest_in_coming_is_shed_with_a_json_503(tmp_path: Path) -> None:
+    need_addresses()
+    args = ("--body-timeout", "20", "--max-per-client", "3", "--max-connections", "3")
+    with serving(tmp_path, *args) as server, held(server.port, ATTACKERS[0], 3) as stalled:
+        for s in stalled:  # complete heads, then a body that stops after its first byte
+            s.sendall(b"POST /v1/verify HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{")
+        time.sleep(0.3)
+        assert request(server.port, "GET", "/v1/health", source=PROBER)[0] == 200
+        answers = []
+        for s in stalled:
+            s.settimeout(0.5)
+            with contextlib.suppress(OSError):
+                answers.append(read_all(s))
+        shed = [a for a in answers if a.startswith(b"HTTP/1.1 503")]
+        assert len(shed) == 1, answers
+        status, body = parse(shed[0])
+        assert (status, body["code"]) == (503, "server-full")
+
+
+@pytest.mark.integration
+def test_only_a_whole_request_sheds_a_connection(tmp_path: Path) -> None:
+    """A newcomer's body must come whole within 2 s: a client whose own requests stall would
+    otherwise shed the others' connections, and they its, many times a second."""
+    need_addresses()
+    args = ("--head-timeout", "20", "--max-per-client", "3", "--max-connections", "3")
+    with serving(tmp_path, *args) as server, held(server.port, ATTACKERS[0], 3):
+        time.sleep(0.3)
+        with socket.create_connection(("127.0.0.1", server.port), 10, (PROBER, 0)) as s:
+            s.sendall(b"POST /v1/verify HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{")
+            status, body = parse(read_all(s))
+        assert (status, body["code"]) == (503, "server-full")
+        won = (ROOT / "samples/won.json").read_bytes()  # a whole request, with its body
+        status, report = request(server.port, "POST", "/v1/verify", won, source=PROBER)
+        assert status == 200 and report["valid"] is True
