@@ -30,6 +30,7 @@ from .players import (
 from .puzzles import DailyPuzzles, PastDays, PublicPuzzle, Puzzle, PuzzleSolution
 from .render import ReplayDocument
 from .solver import SolveReport
+from .statefile import DatabaseState
 from .stats import Record
 from .submissions import Submission, SubmissionResult
 from .verify import VerifyReport
@@ -72,6 +73,8 @@ MODELS: dict[str, type[BaseModel]] = {
     "player-data.schema.json": PlayerData,
     "player-deleted.schema.json": PlayerDeleted,
     "tokens-revoked.schema.json": TokensRevoked,
+    # the state file beside an SQLite database (cruel_tools.statefile)
+    "db-state.schema.json": DatabaseState,
 }
 
 

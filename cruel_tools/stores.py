@@ -19,6 +19,7 @@ from .integrity import StoreWatch
 from .keys import KeyStore
 from .leaderboard import Leaderboards
 from .moderation import Moderation
+from .statefile import check_database, record_database
 from .store import (
     Database,
     PostgresDatabase,
@@ -66,8 +67,12 @@ def open_stores(
     not started (:meth:`StoreWatch.start`); ``check_interval``: its seconds between two
     integrity checks of a running server.
 
+    An SQLite file is created on a first start, with its state file
+    (:mod:`cruel_tools.statefile`); a file missing while its state file is there is refused.
+
     :raises StoreError: the database cannot be used (nothing is left open).
     """
+    check_database(db)  # never an empty database in silence where one was (issue #24)
     shared = _server_pool(db, timeout) if is_postgres(db) else None
     target: Path | str | Database = shared or db
     opened: list[Leaderboards | KeyStore | Attempts | Moderation] = []
@@ -95,6 +100,7 @@ def open_stores(
     else:
         watch = StoreWatch(str(db), close_stores, check_interval)
     stores = Stores(boards, keys, attempts, moderation, watch, shared)
+    record_database(db)
     return stores
 
 
