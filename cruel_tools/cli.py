@@ -102,6 +102,10 @@ __all__ = [
     "keys_add_command",
     "keys_list_command",
     "keys_revoke_command",
+    "moderate_app",
+    "moderate_queue_command",
+    "moderate_clear_command",
+    "moderate_reject_command",
 ]
 
 
@@ -149,6 +153,13 @@ _EXAMPLES: dict[str, tuple[str, ...]] = {
     "keys add": ("cruel keys add --role site --name example.org",),
     "keys list": ("cruel keys list --db cruel.sqlite",),
     "keys revoke": ("cruel keys revoke 3",),
+    "moderate": ("cruel moderate queue", "cruel moderate clear 12 --as 1"),
+    "moderate queue": (
+        "cruel moderate queue --db cruel.sqlite",
+        "cruel moderate queue --status rejected",
+    ),
+    "moderate clear": ("cruel moderate clear 12 --as 1 --reason 'played it in front of us'",),
+    "moderate reject": ("cruel moderate reject 12 --as 1 --reason '58 moves in 5 ms'",),
 }
 
 #: Metavars by parameter name where the type alone says too little (``<str>``, ``<path>``).
@@ -255,7 +266,8 @@ Game logs:  verify (check them against the rules), replay (step by step),
 Deals:      deal (its piles), show (draw it), solve (search for a win),
             grade (tier and par), rules (the presets), schema (JSON Schemas)
 Puzzles:    generate (of one tier), daily (a dated puzzle set)
-Service:    serve (HTTP: puzzles, verification, leaderboards), keys (its API keys)
+Service:    serve (HTTP: puzzles, verification, leaderboards), keys (its API keys),
+            moderate (the review queue of flagged wins)
 
 Run cruel COMMAND -h for a command's options and examples; docs/cli.md for exit codes."""
 
