@@ -59,6 +59,7 @@ __all__ = [
     "TokenRecord",
     "LinkCodeRecord",
     "EntryRecord",
+    "StepRecord",
     "AttemptRecord",
     "ModerationRecord",
     "PlayerData",
@@ -205,8 +206,19 @@ class EntryRecord(BaseModel):
     listed: bool = Field(description="On its leaderboard (not hidden, player not banned).")
 
 
+class StepRecord(BaseModel):
+    """One step of a live attempt, as the server received or made it, and when."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    at: dt.datetime
+    step: str = Field(description="Compact log notation, or undo.")
+    auto: bool = Field(description="An automatic move of the server.")
+
+
 class AttemptRecord(BaseModel):
-    """One of the player's attempts: its start and the entry it timed."""
+    """One of the player's attempts: its start, the entry it timed, and for a live attempt its
+    end and every step with its time."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -215,6 +227,10 @@ class AttemptRecord(BaseModel):
     started_at: dt.datetime
     submission_id: int | None
     sender: str = Field(description="Who started it: a site key's id, a token's or none (open).")
+    status: str | None = Field(None, description="A live attempt's: playing, won, blocked, ...")
+    ended_at: dt.datetime | None = None
+    elapsed_ms: int | None = Field(None, description="A live win's time, the server's clock.")
+    steps: list[StepRecord] = Field(default_factory=list)
 
 
 class ModerationRecord(BaseModel):
@@ -358,6 +374,39 @@ def _time(text: str | None) -> dt.datetime | None:
 def _now() -> dt.datetime:
     """Server time, UTC (a test sets the clock here)."""
     return dt.datetime.now(dt.UTC)
+
+
+#: The tables of live attempts' state and steps, by attempt (:data:`cruel_tools.schema.LIVE`).
+_LIVE_TABLES: Final = ("attempt_steps", "live_attempts")
+
+
+def _live(db: Connection, player: str) -> dict[str, dict[str, Any]]:
+    """The live part of ``player``'s attempts, by attempt id: status, end, time and steps."""
+    if not (db.has_table("live_attempts") and db.has_table("attempt_steps")):
+        return {}
+    found: dict[str, dict[str, Any]] = {}
+    rows = db.execute(
+        "SELECT l.attempt, l.status, l.ended_at, l.elapsed_ms FROM live_attempts AS l"
+        " JOIN attempts AS a ON a.id = l.attempt WHERE a.player = ?",
+        (player,),
+    ).fetchall()
+    for aid, status, ended, elapsed in rows:
+        found[aid] = {
+            "status": status,
+            "ended_at": _time(ended),
+            "elapsed_ms": elapsed,
+            "steps": [],
+        }
+    steps = db.execute(
+        "SELECT s.attempt, s.at, s.step, s.auto FROM attempt_steps AS s"
+        " JOIN attempts AS a ON a.id = s.attempt WHERE a.player = ? ORDER BY s.attempt, s.seq",
+        (player,),
+    ).fetchall()
+    for aid, at, step, auto in steps:
+        found.setdefault(aid, {"steps": []})["steps"].append(
+            StepRecord(at=dt.datetime.fromisoformat(at), step=step, auto=bool(auto))
+        )
+    return found
 
 
 # --- the store -----------------------------------------------------------------------------------
@@ -573,6 +622,7 @@ class Players(Store):
                 " WHERE player = ? ORDER BY started_at, id",
                 (player,),
             ).fetchall()
+            live = _live(db, player)
             tokens = db.execute(
                 "SELECT id, created_at, used_at, revoked_at FROM player_tokens WHERE player = ?"
                 " ORDER BY id",
@@ -616,6 +666,7 @@ class Players(Store):
                     started_at=dt.datetime.fromisoformat(at),
                     submission_id=sid,
                     sender=sender,
+                    **live.get(aid, {}),
                 )
                 for aid, puzzle, at, sid, sender in attempts
             ],
@@ -656,13 +707,16 @@ class Players(Store):
                 "SELECT DISTINCT puzzle FROM submissions WHERE player = ?", (player,)
             ).fetchall()
             tallies = Tallies(db, [(str(p), player) for (p,) in puzzles])
-            db.execute(
-                "DELETE FROM hidden_submissions WHERE submission IN"
-                " (SELECT id FROM submissions WHERE player = ?)",
-                (player,),
-            )
+            entries_of = "SELECT id FROM submissions WHERE player = ?"
+            for table in ("hidden_submissions", "review_queue"):  # what refers to the entries
+                if db.has_table(table):
+                    db.execute(f"DELETE FROM {table} WHERE submission IN ({entries_of})", (player,))
             entries = db.execute("DELETE FROM submissions WHERE player = ?", (player,)).rowcount
             tallies.settle()
+            mine = "SELECT id FROM attempts WHERE player = ?"
+            for table in _LIVE_TABLES:  # live attempts' state and steps (when laid out)
+                if db.has_table(table):
+                    db.execute(f"DELETE FROM {table} WHERE attempt IN ({mine})", (player,))
             attempts = db.execute("DELETE FROM attempts WHERE player = ?", (player,)).rowcount
             tokens = db.execute("DELETE FROM player_tokens WHERE player = ?", (player,)).rowcount
             codes = db.execute("DELETE FROM link_codes WHERE player = ?", (player,)).rowcount
