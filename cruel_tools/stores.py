@@ -2,7 +2,7 @@
 
 The service, ``cruel keys`` and anything else that needs the stores call :func:`open_stores`
 with ``--db`` (an SQLite file's path or a ``postgresql://`` URL) and get :class:`Stores`: the
-leaderboards, the API keys, the attempts and the moderation, each laid out by
+leaderboards, the API keys, the attempts, the moderation and the players' tokens, each laid out by
 :func:`cruel_tools.schema.prepare` whatever order they are used in, and the watch of the
 database's health (:class:`~cruel_tools.integrity.StoreWatch` for an SQLite file,
 :class:`~cruel_tools.store.ServerWatch` for a server).
@@ -19,6 +19,7 @@ from .integrity import StoreWatch
 from .keys import KeyStore
 from .leaderboard import Leaderboards
 from .moderation import Moderation
+from .players import Players
 from .statefile import check_database, record_database
 from .store import (
     Database,
@@ -42,6 +43,7 @@ class Stores:
     keys: KeyStore
     attempts: Attempts
     moderation: Moderation
+    players: Players
     watch: StoreWatch | ServerWatch
     #: PostgreSQL: the one pool every store shares (closed last). SQLite: None, each store has
     #: connections of its own to the file.
@@ -49,7 +51,7 @@ class Stores:
 
     def close(self) -> None:
         """Close every store, then the shared pool (a closed store refuses further use)."""
-        for store in (self.boards, self.keys, self.attempts, self.moderation):
+        for store in (self.boards, self.keys, self.attempts, self.moderation, self.players):
             store.close()
         if self.shared is not None:
             self.shared.close()
@@ -75,7 +77,7 @@ def open_stores(
     check_database(db)  # never an empty database in silence where one was (issue #24)
     shared = _server_pool(db, timeout) if is_postgres(db) else None
     target: Path | str | Database = shared or db
-    opened: list[Leaderboards | KeyStore | Attempts | Moderation] = []
+    opened: list[Leaderboards | KeyStore | Attempts | Moderation | Players] = []
     try:
         boards = Leaderboards(target, timeout)
         opened.append(boards)
@@ -84,6 +86,8 @@ def open_stores(
         attempts = Attempts(target, timeout)
         opened.append(attempts)
         moderation = Moderation(target, timeout)
+        opened.append(moderation)
+        players = Players(target, timeout)
     except StoreError:
         for store in opened:
             store.close()
@@ -99,7 +103,7 @@ def open_stores(
         watch = ServerWatch(shared.target)
     else:
         watch = StoreWatch(str(db), close_stores, check_interval)
-    stores = Stores(boards, keys, attempts, moderation, watch, shared)
+    stores = Stores(boards, keys, attempts, moderation, players, watch, shared)
     record_database(db)
     return stores
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from .app import APP_FACTORY, app_from_env, create_app
 from .config import ENV_SETTINGS, KEY_LIMIT, PLAYER_LIMIT, Settings, UnknownZone, time_zone
-from .context import NOT_OPEN, OPEN_BUCKET
+from .context import NOT_OPEN, OPEN_SENDER
 from .errors import ApiError
 from .logs import ANALYZE_MAX_STATES, ANALYZE_TOTAL_STATES
 from .pages import PAGES, STATIC
@@ -28,7 +28,7 @@ __all__ = [
     "ENV_SETTINGS",
     "KEY_LIMIT",
     "PLAYER_LIMIT",
-    "OPEN_BUCKET",
+    "OPEN_SENDER",
     "NOT_OPEN",
     "MAX_PAST_DAYS",
     "ANALYZE_MAX_STATES",
