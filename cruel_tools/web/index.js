@@ -15,7 +15,8 @@ function resultLine(puzzle) {
   const result = storedResult(puzzle.id);
   if (result) {
     if (result.accepted) {
-      const rank = result.rank != null ? `, rank ${result.rank}` : '';
+      // rank null: kept off the board until a moderator clears it (a win too fast for a person)
+      const rank = result.rank != null ? `, rank ${result.rank}` : ', held for review';
       const vs = result.versus_par == null ? ''
         : result.versus_par === 0 ? ' (at par)' : ` (par ${versusPar(result.versus_par)})`;
       return h('p', { class: 'result result-won' },
@@ -29,7 +30,7 @@ function resultLine(puzzle) {
   const wins = games.filter((g) => g.claim && g.claim.outcome === 'won');
   if (wins.length > 0) {
     const best = Math.min(...wins.map((g) => g.claim.moves + g.claim.redeals));
-    return h('p', { class: 'result result-won' }, `Won in ${best} actions (not submitted)`);
+    return h('p', { class: 'result result-won' }, `Won in ${best} actions (unranked)`);
   }
   if (hasProgress(puzzle.id)) {
     return h('p', { class: 'result' }, 'Game in progress');

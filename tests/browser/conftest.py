@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import random
 import socket
 import threading
 import time
@@ -47,6 +48,22 @@ def _browser_or_skip() -> None:
     pytest.skip(reason)
 
 
+class HumanClock:
+    """The server's wall clock in the browser tests: each reading is 0.4 to 2.5 s (random,
+    seeded) after the one before, so the intervals between a test's clicks look like a
+    person's, not a machine's (the live attempts' timing flags, docs/service.md)."""
+
+    def __init__(self) -> None:
+        self._now = dt.datetime.now(dt.UTC)
+        self._rng = random.Random(24)
+        self._lock = threading.Lock()
+
+    def __call__(self) -> dt.datetime:
+        with self._lock:
+            self._now += dt.timedelta(seconds=self._rng.uniform(0.4, 2.5))
+            return self._now
+
+
 @dataclass
 class Server:
     """The service under test: its base URL and its settings."""
@@ -61,7 +78,17 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     _browser_or_skip()
     db = tmp_path_factory.mktemp("web") / "cruel.sqlite"
     settings = Settings(
-        puzzles=ROOT / "puzzles", db=db, fixed_today=TODAY, open=True, player_limit=None
+        puzzles=ROOT / "puzzles",
+        db=db,
+        fixed_today=TODAY,
+        open=True,  # keyless API submissions of unclaimed names (test_replay, test_leaderboard)
+        player_limit=None,
+        # Playwright clicks faster than people: no win is too fast, and the server's clock
+        # moves on a person's pace per request (HumanClock), so that ranked wins are not held
+        # for review as batched or metronomic; rate limits refill fast (many names claimed).
+        speed_floor_ms=0,
+        wall_clock=HumanClock(),
+        clock=lambda: time.monotonic() * 1000,
     )
     app = create_app(settings)
     sock = socket.socket()

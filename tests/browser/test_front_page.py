@@ -94,13 +94,21 @@ def test_the_players_results_appear_once_stored(page: Any, watch: Watch) -> None
     page.reload()
     page.wait_for_selector("body[data-ready=true]")
     medium = page.locator("#today-list li[data-puzzle='2027-01-05-medium'] .result")
+    # a log at par sent without a live attempt waits for a moderator: no rank yet
+    assert answer["rank"] is None
     assert (
-        medium.inner_text()
-        == f"Your entry: {answer['actions']} actions (at par), rank {answer['rank']}"
+        medium.inner_text() == f"Your entry: {answer['actions']} actions (at par), held for review"
     )
+    ranked = dict(answer, rank=3)  # as the live attempt's entry of a win on the board says
+    page.evaluate(
+        "(r) => localStorage.setItem('cruel.result.2027-01-05-medium', r)", json.dumps(ranked)
+    )
+    page.reload()
+    page.wait_for_selector("body[data-ready=true]")
+    assert medium.inner_text() == f"Your entry: {answer['actions']} actions (at par), rank 3"
     actions = game["claim"]["moves"] + game["claim"]["redeals"]
     easy = page.locator("#today-list li[data-puzzle='2027-01-05-easy'] .result")
-    assert easy.inner_text() == f"Won in {actions} actions (not submitted)"
+    assert easy.inner_text() == f"Won in {actions} actions (unranked)"
     hard = page.locator("#today-list li[data-puzzle='2027-01-05-hard'] .result")
     assert hard.inner_text() == "Game in progress"
     assert page.locator("#today-list li[data-puzzle='2027-01-05-expert'] .result").count() == 0
