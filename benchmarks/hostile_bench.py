@@ -4,6 +4,7 @@
     .venv/bin/python benchmarks/hostile_bench.py --attack slow --clients 300 --duration 30
     .venv/bin/python benchmarks/hostile_bench.py --attack drop --clients 4 --duration 10
     .venv/bin/python benchmarks/hostile_bench.py --attack stall -- --body-timeout 5
+    .venv/bin/python benchmarks/hostile_bench.py --analyze-flood 50 --duration 30
 
 It starts the real server (``python -m cruel_tools.cli serve``) on a free loopback port with a
 fresh database (extra ``serve`` options after ``--``), then runs ``--clients`` attackers from
@@ -15,6 +16,12 @@ and the prober are different client addresses) for ``--duration`` seconds:
     slow    a GET's request line, then one header byte every second; reconnect when closed
     drop    a POST whose body stops after 20 of its 58 bytes, then the client closes; at once
             again (the log flood)
+
+``--analyze-flood N`` (issue #24, "analyze flood"): every second, N anonymous ``POST /v1/analyze``
+of a costly log (a long win: one fewest-actions search at the service's budget) at once from
+``--flood-addresses`` addresses (127.0.0.2 on), the whole ``--duration``, health probed every
+0.1 s; it prints health's p50 and p99 against the target (p99 under 200 ms) and the analyses'
+answers by status (200, 429 rate-limited, 503 busy).
 
 Meanwhile a prober on 127.0.0.1 sends ``GET /v1/health`` every 0.25 s, each on a new
 connection with a 2 s timeout. It prints how many health checks were answered 200, their
@@ -158,12 +165,134 @@ async def main_async(args: argparse.Namespace, port: int, pid: int) -> dict[str,
     }
 
 
+# --- issue #24: a flood of analyses ----------------------------------------------------------
+
+#: The target of issue #24 for ``--analyze-flood``: health's p99 while analyses flood in.
+FLOOD_P99_MS = 200.0
+
+
+def costly_log() -> bytes:
+    """A log that costs ``POST /v1/analyze`` the most we found (benchmarks/analyze_cost.py): a
+    long win far from the optimum, the continuation the analysis of deal 9's random game gives
+    (the random player's steps, then the solver's win); one fewest-actions search at the
+    service's budget."""
+    import random
+
+    import orjson
+
+    from cruel_tools import log
+    from cruel_tools.analysis import analyze
+    from cruel_tools.deals import deal_piles
+    from cruel_tools.game import Game
+    from cruel_tools.solver import solution_log
+
+    rng = random.Random(9)
+    game = Game.from_deal(deal_piles(9))
+    played = []
+    for _ in range(100):
+        options = list(game.legal_steps())
+        if not options:
+            break
+        played.append(rng.choice(options))
+        game.push(played[-1])
+    lost = log.from_object(solution_log(9, deal_piles(9), game.rules, played))
+    loss = analyze(lost).loss
+    assert loss is not None and loss.continuation is not None
+    return orjson.dumps(loss.continuation)
+
+
+async def analyze_once(port: int, source: str, body: bytes, seen: Counter[str]) -> None:
+    """One anonymous ``POST /v1/analyze`` from ``source``, on a new connection; its status
+    counted (it waits for the answer, however long)."""
+    try:
+        reader, writer = await connect("127.0.0.1", port, source)
+        try:
+            writer.write(
+                b"POST /v1/analyze HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                + f"Content-Length: {len(body)}\r\n\r\n".encode()
+                + body
+            )
+            data = await reader.read()
+        finally:
+            writer.close()
+    except OSError as exc:
+        seen[exc.__class__.__name__] += 1
+        return
+    seen[data[9:12].decode(errors="replace") or "empty"] += 1
+
+
+async def analyze_flood_async(args: argparse.Namespace, port: int, pid: int) -> dict[str, object]:
+    """Every second, ``--analyze-flood`` anonymous analyses of a costly log at once, from
+    ``--flood-addresses`` addresses (127.0.0.2 on); ``/v1/health`` probed from 127.0.0.1 every
+    0.1 s (each with its 2 s timeout)."""
+    body = costly_log()
+    stop = time.monotonic() + args.duration
+    seen: Counter[str] = Counter()
+    sources = [f"127.0.0.{2 + n}" for n in range(args.flood_addresses)]
+    latencies: list[float] = []
+    failures: Counter[str] = Counter()
+    requests: list[asyncio.Task[None]] = []
+    probes: list[asyncio.Task[None]] = []
+    next_wave = time.monotonic()
+    while time.monotonic() < stop - 2.0:
+        if time.monotonic() >= next_wave:
+            requests += [
+                asyncio.create_task(analyze_once(port, sources[n % len(sources)], body, seen))
+                for n in range(args.analyze_flood)
+            ]
+            next_wave += 1.0
+        probes.append(asyncio.create_task(probe(port, latencies, failures)))
+        await asyncio.sleep(0.1)
+    await asyncio.gather(*probes)
+    rss = peak_rss_kb(pid)
+    await asyncio.gather(*requests)
+    ms = sorted(t * 1000 for t in latencies)
+    return {
+        "answered": len(ms),
+        "probes": len(probes),
+        "p50_ms": round(statistics.median(ms), 1) if ms else None,
+        "p99_ms": round(ms[min(len(ms) - 1, int(0.99 * len(ms)))], 1) if ms else None,
+        "worst_ms": round(ms[-1], 1) if ms else None,
+        "probe_failures": dict(failures),
+        "attackers": dict(seen),
+        "peak_rss_mb": round(rss / 1024, 1),
+    }
+
+
+def print_analyze_flood(args: argparse.Namespace, result: dict[str, object]) -> None:
+    answered, probes = int(str(result["answered"])), int(str(result["probes"]))
+    p99 = result["p99_ms"]
+    met = answered == probes and p99 is not None and float(str(p99)) < FLOOD_P99_MS
+    print(
+        f"attack: analyze flood, {args.analyze_flood} anonymous POST /v1/analyze at once every "
+        f"second from {args.flood_addresses} addresses, {args.duration:g} s, serve options: "
+        f"{' '.join(args.serve) or '(defaults)'}"
+    )
+    print(f"machine: {os.cpu_count()} cores")
+    print(
+        f"health answered: {answered} of {probes}; p50 {result['p50_ms']} ms, p99 {p99} ms, "
+        f"worst {result['worst_ms']} ms; failures: {result['probe_failures']}"
+    )
+    print(
+        f"target (p99 < {FLOOD_P99_MS:g} ms, every probe answered): {'met' if met else 'NOT met'}"
+    )
+    print(f"analyses answered, by status: {result['attackers']}")
+    print(f"server stderr: {result['stderr_bytes']} bytes; peak RSS: {result['peak_rss_mb']} MB")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--attack", choices=["stall", "slow", "drop"], default="stall")
     parser.add_argument("--clients", type=int, default=300)
     parser.add_argument("--duration", type=float, default=30.0)
     parser.add_argument("--attacker", default="127.0.0.2", help="attackers' source address")
+    parser.add_argument(
+        "--analyze-flood",
+        type=int,
+        default=0,
+        help="issue #24: this many anonymous analyses at once every second, health p50/p99",
+    )
+    parser.add_argument("--flood-addresses", type=int, default=5, help="addresses of the flood")
     parser.add_argument("serve", nargs="*", help="extra options of cruel serve (after --)")
     args = parser.parse_args()
     port = free_port()
@@ -190,7 +319,8 @@ def main() -> None:
                     time.sleep(0.1)
             time.sleep(0.5)
             before = err_path.stat().st_size
-            result = asyncio.run(main_async(args, port, proc.pid))
+            run = analyze_flood_async if args.analyze_flood else main_async
+            result = asyncio.run(run(args, port, proc.pid))
             result["stderr_bytes"] = err_path.stat().st_size - before
         finally:
             proc.terminate()
@@ -199,6 +329,9 @@ def main() -> None:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+    if args.analyze_flood:
+        print_analyze_flood(args, result)
+        return
     print(
         f"attack: {args.attack}, {args.clients} clients from {args.attacker}, "
         f"{args.duration:g} s, serve options: {' '.join(args.serve) or '(defaults)'}"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Annotated, Final
+from typing import Annotated, Any, Final
 
 import orjson
 from fastapi import APIRouter, Query, Request
@@ -17,6 +17,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 
 from .. import analysis
+from ..api import ErrorResponse
 from ..log import GameLog, load
 from ..render import ReplayDocument, replay_json
 from ..verify import VerifyReport, report_json, verify
@@ -44,6 +45,20 @@ __all__ = [
 ANALYZE_MAX_STATES: Final = analysis.MAX_STATES
 ANALYZE_TOTAL_STATES: Final = 4 * analysis.MAX_STATES
 ANALYZE_WIN_STATES: Final = 10_000
+
+
+#: The answers only analyze gives, in the OpenAPI document (docs/service.md).
+_ANALYZE_ERRORS: Final[dict[int | str, dict[str, Any]]] = {
+    s: {"model": ErrorResponse, "description": d}
+    for s, d in {
+        401: "An unknown key (bad-key) or a revoked one (revoked-key); no key is fine",
+        403: "The deal of a puzzle not closed, up to suits (puzzle-open), or a deal given as "
+        "piles without a site or admin key that is no closed puzzle's (piles-need-key)",
+        429: "Too many analyses from this address or key (rate-limited); with Retry-After",
+        503: "As many analyses running as the server allows (busy), or a key that cannot be "
+        "checked (store-unavailable); with Retry-After",
+    }.items()
+}
 
 
 def analyze_request(
@@ -95,7 +110,12 @@ def router(ctx: Context, guard: HelpGuard, gate: CostlyGate) -> APIRouter:
         doc = await run_in_threadpool(replay_json, game_log)
         return Response(orjson.dumps(doc), media_type="application/json")
 
-    @router.post("/v1/analyze", response_model=analysis.Analysis, openapi_extra=body_doc("GameLog"))
+    @router.post(
+        "/v1/analyze",
+        response_model=analysis.Analysis,
+        responses=_ANALYZE_ERRORS,
+        openapi_extra=body_doc("GameLog"),
+    )
     async def analyze_log(
         request: Request,
         max_states: Annotated[
