@@ -24,6 +24,8 @@ from .stores import store_target
 
 __all__ = ["store_target"]  # the fixture: both engines
 
+pytestmark = pytest.mark.integration  # servers and databases (as tests/test_service.py)
+
 ROOT = Path(__file__).parent.parent
 TODAY = dt.date(2027, 1, 5)
 PUZZLE_ID = "2027-01-05-hard"  # open on TODAY

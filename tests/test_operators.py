@@ -27,6 +27,8 @@ from cruel_tools.stores import open_stores
 from .helpers import published_puzzles, puzzle_log
 from .stores import FreshSchema, needs_postgres
 
+pytestmark = pytest.mark.integration  # servers and databases (as tests/test_service.py)
+
 ROOT = Path(__file__).parent.parent
 PUZZLE_ID = "2027-01-05-hard"
 BOARD = f"/v1/puzzles/{PUZZLE_ID}/leaderboard"
