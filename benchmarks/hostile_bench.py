@@ -4,6 +4,7 @@
     .venv/bin/python benchmarks/hostile_bench.py --attack slow --clients 300 --duration 30
     .venv/bin/python benchmarks/hostile_bench.py --attack drop --clients 4 --duration 10
     .venv/bin/python benchmarks/hostile_bench.py --attack stall -- --body-timeout 5
+    .venv/bin/python benchmarks/hostile_bench.py --slow-addresses 10 --clients 300 --duration 30
     .venv/bin/python benchmarks/hostile_bench.py --analyze-flood 50 --duration 30
 
 It starts the real server (``python -m cruel_tools.cli serve``) on a free loopback port with a
@@ -16,6 +17,12 @@ and the prober are different client addresses) for ``--duration`` seconds:
     slow    a GET's request line, then one header byte every second; reconnect when closed
     drop    a POST whose body stops after 20 of its 58 bytes, then the client closes; at once
             again (the log flood)
+
+``--slow-addresses N`` (issue #24, "slow connections from 10 addresses"): the ``slow`` attack
+from N addresses at once (127.0.0.2 onwards, ``--clients`` spread evenly: 300 from 10 is 30
+each, under the per-address cap of 32 and over the 256 places), probed every 0.1 s; it prints
+health's p50 and p99 and the share of probes answered, against the targets (p99 under 200 ms,
+at least 99% answered).
 
 ``--analyze-flood N`` (issue #24, "analyze flood"): every second, N anonymous ``POST /v1/analyze``
 of a costly log (a long win: one fewest-actions search at the service's budget) at once from
@@ -165,6 +172,70 @@ async def main_async(args: argparse.Namespace, port: int, pid: int) -> dict[str,
     }
 
 
+# --- issue #24: slow connections from many addresses ---------------------------------------------
+
+#: The targets of issue #24 for ``--slow-addresses``.
+SLOW_MANY_P99_MS = 200.0
+SLOW_MANY_ANSWERED = 0.99
+
+
+async def slow_many_async(args: argparse.Namespace, port: int, pid: int) -> dict[str, object]:
+    """``--clients`` slow attackers spread over ``--slow-addresses`` addresses (127.0.0.2 on),
+    ``/v1/health`` probed from 127.0.0.1 every 0.1 s once the attack has built up."""
+    stop = time.monotonic() + args.duration
+    seen: Counter[str] = Counter()
+    sources = [f"127.0.0.{2 + n}" for n in range(args.slow_addresses)]
+    attackers = [
+        asyncio.create_task(attacker("slow", port, sources[n % len(sources)], stop, seen))
+        for n in range(args.clients)
+    ]
+    await asyncio.sleep(2.0)  # every place taken before the first probe
+    latencies: list[float] = []
+    failures: Counter[str] = Counter()
+    probes = []
+    while time.monotonic() < stop - 2.0:  # each probe has its 2 s before the attack ends
+        probes.append(asyncio.create_task(probe(port, latencies, failures)))
+        await asyncio.sleep(0.1)
+    await asyncio.gather(*probes)
+    rss = peak_rss_kb(pid)
+    for task in attackers:
+        task.cancel()
+    await asyncio.gather(*attackers, return_exceptions=True)
+    ms = sorted(t * 1000 for t in latencies)
+    return {
+        "answered": len(ms),
+        "probes": len(probes),
+        "p50_ms": round(statistics.median(ms), 1) if ms else None,
+        "p99_ms": round(ms[min(len(ms) - 1, int(0.99 * len(ms)))], 1) if ms else None,
+        "worst_ms": round(ms[-1], 1) if ms else None,
+        "probe_failures": dict(failures),
+        "attackers": dict(seen),
+        "peak_rss_mb": round(rss / 1024, 1),
+    }
+
+
+def print_slow_many(args: argparse.Namespace, result: dict[str, object]) -> None:
+    answered, probes = int(str(result["answered"])), int(str(result["probes"]))
+    share = answered / probes if probes else 0.0
+    p99 = result["p99_ms"]
+    met = share >= SLOW_MANY_ANSWERED and p99 is not None and float(str(p99)) < SLOW_MANY_P99_MS
+    print(
+        f"attack: slow connections from {args.slow_addresses} addresses, {args.clients} "
+        f"clients, {args.duration:g} s, serve options: {' '.join(args.serve) or '(defaults)'}"
+    )
+    print(f"machine: {os.cpu_count()} cores")
+    print(
+        f"health answered: {answered} of {probes} ({share:.1%}); p50 {result['p50_ms']} ms, "
+        f"p99 {p99} ms, worst {result['worst_ms']} ms; failures: {result['probe_failures']}"
+    )
+    print(
+        f"targets (p99 < {SLOW_MANY_P99_MS:g} ms, >= {SLOW_MANY_ANSWERED:.0%} answered): "
+        f"{'met' if met else 'NOT met'}"
+    )
+    print(f"attackers: {result['attackers']}")
+    print(f"server stderr: {result['stderr_bytes']} bytes; peak RSS: {result['peak_rss_mb']} MB")
+
+
 # --- issue #24: a flood of analyses ----------------------------------------------------------
 
 #: The target of issue #24 for ``--analyze-flood``: health's p99 while analyses flood in.
@@ -287,6 +358,12 @@ def main() -> None:
     parser.add_argument("--duration", type=float, default=30.0)
     parser.add_argument("--attacker", default="127.0.0.2", help="attackers' source address")
     parser.add_argument(
+        "--slow-addresses",
+        type=int,
+        default=0,
+        help="issue #24: the slow attack from this many addresses (127.0.0.2 on), p50/p99",
+    )
+    parser.add_argument(
         "--analyze-flood",
         type=int,
         default=0,
@@ -319,7 +396,9 @@ def main() -> None:
                     time.sleep(0.1)
             time.sleep(0.5)
             before = err_path.stat().st_size
-            run = analyze_flood_async if args.analyze_flood else main_async
+            run = slow_many_async if args.slow_addresses else main_async
+            if args.analyze_flood:
+                run = analyze_flood_async
             result = asyncio.run(run(args, port, proc.pid))
             result["stderr_bytes"] = err_path.stat().st_size - before
         finally:
@@ -331,6 +410,9 @@ def main() -> None:
                 proc.wait()
     if args.analyze_flood:
         print_analyze_flood(args, result)
+        return
+    if args.slow_addresses:
+        print_slow_many(args, result)
         return
     print(
         f"attack: {args.attack}, {args.clients} clients from {args.attacker}, "
