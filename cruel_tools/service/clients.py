@@ -16,9 +16,15 @@ from typing import Final
 from starlette.requests import HTTPConnection
 
 from .config import Settings
-from .errors import ApiError
 
-__all__ = ["UNKNOWN", "DUPLICATE_HEADER", "client_address", "is_trusted", "one_header"]
+__all__ = [
+    "UNKNOWN",
+    "DUPLICATE_HEADER",
+    "DuplicateHeader",
+    "client_address",
+    "is_trusted",
+    "one_header",
+]
 
 #: The address of a request whose peer is not known (a test client without one).
 UNKNOWN: Final = "unknown"
@@ -26,19 +32,24 @@ UNKNOWN: Final = "unknown"
 DUPLICATE_HEADER: Final = "duplicate-header"
 
 
+class DuplicateHeader(Exception):
+    """A header sent more than once where one is meant: answered **400** ``duplicate-header``
+    (:mod:`cruel_tools.service.errors` translates it; this module stays below that one, which
+    the guard's imports need)."""
+
+    def __init__(self, name: str, count: int) -> None:
+        super().__init__(f"the {name} header is sent {count} times: send it once")
+        self.name = name
+
+
 def one_header(request: HTTPConnection, name: str) -> str | None:
-    """The value of header ``name``, None when it is absent; a 400 ``duplicate-header`` when it
-    is sent more than once. Two ``Authorization`` headers are two credentials: which one counts
-    would be up to each reader (a proxy, a log, this service), so neither does."""
+    """The value of header ``name``, None when it is absent; :class:`DuplicateHeader` (400
+    ``duplicate-header``) when it is sent more than once. Two ``Authorization`` headers are two
+    credentials: which one counts would be up to each reader (a proxy, a log, this service), so
+    neither does."""
     values = request.headers.getlist(name)
     if len(values) > 1:
-        raise ApiError(
-            400,
-            DUPLICATE_HEADER,
-            f"the {name} header is sent {len(values)} times: send it once",
-            "header",
-            name.lower(),
-        )
+        raise DuplicateHeader(name, len(values))
     return values[0] if values else None
 
 

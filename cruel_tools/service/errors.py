@@ -24,6 +24,7 @@ from ..log import LogFormatError
 from ..moderation import NoSuchSubmission, NotInQueue
 from ..store import ServerWatch, StoreBusy, database_errors
 from ..submitting import PlayerBanned
+from .clients import DUPLICATE_HEADER, DuplicateHeader
 
 __all__ = [
     "ApiError",
@@ -121,6 +122,8 @@ def _translation(exc: Exception) -> ApiError | None:
     if isinstance(exc, LogFormatError):  # 400 not JSON, 413 too big, 422 not the document
         status = _BODY_STATUS.get(exc.code, 422)
         return ApiError(status, exc.code, exc.message, "body", exc.path or "/")
+    if isinstance(exc, DuplicateHeader):  # two Authorization headers: neither counts
+        return ApiError(400, DUPLICATE_HEADER, str(exc), "header", exc.name.lower())
     if isinstance(exc, StoreBusy):
         return ApiError(503, "busy", str(exc))
     if isinstance(exc, RateLimited):
@@ -155,6 +158,7 @@ def install(app: FastAPI, watch: StoreWatch | ServerWatch) -> None:
         PlayerBanned,
         NoSuchSubmission,
         NotInQueue,
+        DuplicateHeader,
     )
     for kind in library:
         app.add_exception_handler(kind, library_error)
