@@ -10,7 +10,7 @@ Playwright clicks faster than people.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -18,7 +18,7 @@ import pytest
 from cruel_tools.game import Game, IllegalMove
 from cruel_tools.log import compact, to_step
 
-from .conftest import Watch
+from .conftest import Server, Watch
 from .test_play import (
     PUZZLE,
     board,
@@ -31,6 +31,17 @@ from .test_play import (
 )
 
 RANKED = "2027-01-05-medium"  # open on the served date; only these tests play it ranked
+
+
+@pytest.fixture(autouse=True)
+def closed_server(server: Server) -> Iterator[None]:
+    """The server without ``--open`` (a local demo's switch): the page plays ranked with its
+    player token alone."""
+    server.settings.open = False
+    try:
+        yield
+    finally:
+        server.settings.open = True
 
 
 def claim(page: Any, name: str) -> None:
@@ -132,7 +143,7 @@ def test_a_ranked_win_clicked_is_on_the_leaderboard_with_the_servers_line(
 
 
 def test_a_browser_without_the_token_cannot_play_under_the_name(
-    new_page: Callable[..., Any], watch: Watch
+    new_page: Callable[..., Any], watch: Watch, server: Server
 ) -> None:
     watch.allowed += ["409", "401"]
     owner = new_page()
@@ -157,7 +168,10 @@ def test_a_browser_without_the_token_cannot_play_under_the_name(
     assert board(other) == position(engine([first]))
     assert other.get_attribute("#live-status", "data-status") == "unranked"
     assert not any("/attempts" in u for u in sent)
-    # and the API refuses a keyless attempt under the claimed name
+    # and the API refuses a keyless attempt under the claimed name, even on an --open server
+    forged = other.request.post(f"/v1/puzzles/{PUZZLE}/attempts", data={"player": "Ada Web"})
+    assert forged.status == 401, forged.text()
+    server.settings.open = True
     forged = other.request.post(f"/v1/puzzles/{PUZZLE}/attempts", data={"player": "Ada Web"})
     assert forged.status == 401, forged.text()
     assert forged.json()["code"] == "token-required"
