@@ -11,6 +11,10 @@ lines they print, ``...`` matching any text), with a server to speak to:
   the order of the page, in one working folder, so a later block sees what an earlier one
   stored (ids count from 1). ``localhost:8000`` in a command is that server (what a reader's
   ``cruel serve`` listens on);
+- a block whose info string has more after ``server`` (```` ```console server --open
+  --burst-player 4 ````) runs on a server of its own, started with those options of
+  ``cruel serve`` on a new database, and stopped after the block (the working folder is the
+  page's);
 - the database has a site key in ``$KEY`` (``cruel keys add --role site --name example.com``)
   and an admin key in ``$ADMIN_KEY`` (``--role admin --name 'ops (ada)'``), made before the
   server starts; both are set in every command's environment;
@@ -26,7 +30,6 @@ The working folder holds ``samples/``, ``puzzles/`` and ``docs/`` (the repositor
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import socket
@@ -34,7 +37,6 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -44,7 +46,7 @@ from .test_doc_shell_examples import Block, _env, blocks, commands, matches
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = ["README.md"]  # docs/service.md: converted next
+PAGES = ["README.md", "docs/service.md"]
 TODAY = "2027-01-06"
 TIMEOUT = 60
 ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=\S")
@@ -52,6 +54,11 @@ ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=\S")
 
 def is_server_block(block: Block) -> bool:
     return block.lang == "console" and "server" in block.info.split()[1:]
+
+
+def server_options(block: Block) -> list[str]:
+    """The options of a block's own server (none: the page's server)."""
+    return block.info.split()[2:]
 
 
 def server_blocks(page: str) -> list[Block]:
@@ -83,14 +90,15 @@ def make_key(db: Path, role: str, name: str) -> str:
 class Server:
     """``cruel serve`` on a free port, with a site and an admin key in its database."""
 
-    def __init__(self, work: Path) -> None:
-        db = work / "cruel.sqlite"
+    def __init__(self, work: Path, options: list[str] | None = None, db_name: str = "") -> None:
+        db = work / (db_name or "cruel.sqlite")
         self.keys = {
             "KEY": make_key(db, "site", "example.com"),
             "ADMIN_KEY": make_key(db, "admin", "ops (ada)"),
         }
         self.port = free_port()
         args = ["serve", "--port", str(self.port), "--db", str(db), "--today", TODAY]
+        args += options or []
         self.proc = subprocess.Popen(
             cruel(*args, "--puzzles", str(ROOT / "puzzles"), "--no-access-log"),
             cwd=work,
@@ -134,16 +142,6 @@ def workdir(base: Path) -> Path:
     return base
 
 
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[tuple[Server, Path]]:
-    work = workdir(tmp_path)
-    running = Server(work)
-    try:
-        yield running, work
-    finally:
-        running.stop()
-
-
 def run(
     command: str, server: Server, work: Path, status: int, kept: dict[str, str]
 ) -> subprocess.CompletedProcess[bytes]:
@@ -178,35 +176,76 @@ def test_the_pages_have_http_examples_run_as_tests() -> None:
         assert all(commands(b) for b in server_blocks(page))
 
 
+#: Sections of docs/service.md whose examples are not run yet, each with why: their text is
+#: other work of issue #24, being rewritten as the features land (the player records and rate
+#: limits of player tokens, live attempts, the moderation queue), or needs a state one server
+#: cannot show in page order. Any other `curl` example that does not run fails the test below.
+NOT_RUN_YET = {
+    "Player records": "hypothetical days and a server of its own (--open) per example",
+    "No help for a puzzle that is not closed": "lost-as-piles.json is described in words only",
+    "API keys": "the 401 of its example: header lines to cut with ... (its owner's text)",
+    "Rate limits": "needs --burst-player and a player's bucket: a server of its own",
+    "Flow": "server-timed attempts before live ones: rewritten with them",
+    "Ranking by time": "server-timed attempts before live ones: rewritten with them",
+    "Moderation": "the moderation queue's section, being rewritten",
+}
+
+
+def section(block: Block) -> str:
+    """The heading (without its #s) of the section that holds ``block``."""
+    lines = (ROOT / block.page).read_text(encoding="utf-8").splitlines()[: block.line]
+    heading = next((line for line in reversed(lines) if line.startswith("#")), "")
+    return heading.lstrip("#").strip()
+
+
 def test_every_curl_to_the_server_is_in_a_block_that_runs() -> None:
     # A `curl localhost:8000` example in a ```sh block is one no test runs (finding 9).
     unrun = [
-        b.where
+        f"{b.where} ({section(b)})"
         for b in blocks()
         if b.page in PAGES
         and not is_server_block(b)
         and any("curl" in line and "localhost:8000" in line for line in b.body)
+        and section(b) not in NOT_RUN_YET
     ]
     assert unrun == [], "make these ```console server blocks"
 
 
 @pytest.mark.parametrize("page", PAGES)
-def test_http_examples_print_what_the_page_says(page: str, server: tuple[Server, Path]) -> None:
-    running, work = server
+def test_http_examples_print_what_the_page_says(page: str, tmp_path: Path) -> None:
+    work = workdir(tmp_path)
+    main: Server | None = None
     kept: dict[str, str] = {}
-    for block in server_blocks(page):
-        status = 0
-        for command, expected in commands(block):
-            if re.search(r"\bjq\b", command) and shutil.which("jq") is None:
-                pytest.skip(f"{block.where}: jq is not installed")
-            done = run(command, running, work, status, kept)
-            status = done.returncode
-            actual = done.stdout.decode("utf-8", "replace")
-            for key, value in running.keys.items():  # never shown: the page has `$KEY`
-                actual = actual.replace(value, f"${key}")
-            cut = [line.replace("…", "...") for line in expected]
-            shown = "\n".join(expected)
-            assert matches(cut, actual), (
-                f"{block.where}: $ {command}\n--- the page says:\n{shown}\n--- it prints:\n{actual}"
-            )
-    assert os.path.exists(work / "cruel.sqlite")
+    try:
+        for block in server_blocks(page):
+            options = server_options(block)
+            if options:
+                own = Server(work, options, f"cruel-{block.line}.sqlite")
+                try:
+                    run_block(block, own, work, kept)
+                finally:
+                    own.stop()
+                continue
+            if main is None:
+                main = Server(work)
+            run_block(block, main, work, kept)
+    finally:
+        if main is not None:
+            main.stop()
+
+
+def run_block(block: Block, server: Server, work: Path, kept: dict[str, str]) -> None:
+    status = 0
+    for command, expected in commands(block):
+        if re.search(r"\bjq\b", command) and shutil.which("jq") is None:
+            pytest.skip(f"{block.where}: jq is not installed")
+        done = run(command, server, work, status, kept)
+        status = done.returncode
+        actual = done.stdout.decode("utf-8", "replace")
+        for key, value in server.keys.items():  # never shown: the page has `$KEY`
+            actual = actual.replace(value, f"${key}")
+        cut = [line.replace("…", "...") for line in expected]
+        shown = "\n".join(expected)
+        assert matches(cut, actual), (
+            f"{block.where}: $ {command}\n--- the page says:\n{shown}\n--- it prints:\n{actual}"
+        )
