@@ -415,3 +415,37 @@ def test_claims_are_limited_per_address(db: Path) -> None:
         assert [m.status_code for m in made] == [201] * 10 + [429]
         assert error(made[-1], 429, "rate-limited")["message"].startswith("too many claims")
         claim(neighbour, "ada")
+
+
+def test_two_claims_at_once_of_one_name_or_lookalikes_give_one_player(db: Path) -> None:
+    import threading
+
+    stores = [Players(db) for _ in range(4)]
+    names = ["ada", "\u0430da", "bob", "bob"]  # a lookalike pair, and one name twice
+    outcomes: list[str] = [""] * 4
+    start = threading.Barrier(4)
+
+    def run(k: int) -> None:
+        start.wait()
+        try:
+            outcomes[k] = stores[k].claim(names[k]).player
+        except PlayerRefused as exc:
+            outcomes[k] = exc.code
+
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    try:
+        assert sorted(outcomes[:2]) in (
+            ["ada", "player-name-confusable"],
+            ["player-name-confusable", "\u0430da"],
+        ), outcomes
+        assert sorted(outcomes[2:]) == ["bob", "name-taken"], outcomes
+        with stores[0].database.read() as con:
+            rows = con.execute("SELECT player FROM player_tokens ORDER BY player").fetchall()
+        assert len(rows) == 2
+    finally:
+        for store in stores:
+            store.close()

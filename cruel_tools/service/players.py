@@ -5,6 +5,7 @@ Each reads and bounds the request; the work is :class:`cruel_tools.players.Playe
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable
 from typing import Any, Final
 
 from fastapi import APIRouter, Request
@@ -72,12 +73,12 @@ def _name(text: str) -> str:
         raise ApiError(422, "bad-player-name", str(exc), "path", "name") from None
 
 
-def _limit(buckets: TokenBuckets, address: str, what: str) -> None:
-    """Take a token from ``address``'s bucket, or 429 ``rate-limited`` with ``Retry-After``."""
-    wait = buckets.take(address)
+def _limit(buckets: TokenBuckets, key: Hashable, what: str, whose: str = "this address") -> None:
+    """Take a token from ``key``'s bucket, or 429 ``rate-limited`` with ``Retry-After``."""
+    wait = buckets.take(key)
     if wait > 0:
         seconds = max(1, math.ceil(wait - 1e-9))
-        message = f"too many {what} from this address; retry in {seconds} s"
+        message = f"too many {what} from {whose}; retry in {seconds} s"
         raise ApiError(429, "rate-limited", message, headers={"Retry-After": str(seconds)})
 
 
@@ -125,7 +126,9 @@ def router(ctx: Context) -> APIRouter:
         """A one-time code (8 characters, valid 10 minutes) that gives another device of the
         player a token of its own. A new code voids the player's earlier ones."""
         player = _name(name)
-        await ctx.own_token(request, player)
+        token = await ctx.own_token(request, player)
+        # Each code costs a scrypt (~40 ms): a token makes them at the pace of link tries.
+        _limit(links, ("token", token.id), "link codes", "this token")
         return json_response(await run_in_threadpool(players.link_code, player), 201)
 
     @router.post(
