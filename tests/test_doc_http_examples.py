@@ -181,7 +181,6 @@ def test_the_pages_have_http_examples_run_as_tests() -> None:
 #: limits of player tokens, live attempts, the moderation queue), or needs a state one server
 #: cannot show in page order. Any other `curl` example that does not run fails the test below.
 NOT_RUN_YET = {
-    "Player records": "hypothetical days and a server of its own (--open) per example",
     "No help for a puzzle that is not closed": "lost-as-piles.json is described in words only",
     "API keys": "the 401 of its example: header lines to cut with ... (its owner's text)",
     "Rate limits": "needs --burst-player and a player's bucket: a server of its own",
