@@ -10,12 +10,12 @@ option of ``cruel serve`` (docs/service.md, Hostile clients):
   408 ``request-timeout`` and the connection is closed. Together: no request holds a connection
   longer than the two, however slowly it trickles.
 - ``--max-connections``: connections open in one process. When every place is taken, a new
-  connection must show its request head within :data:`REFUSED_WAIT` seconds; when it does, the
-  connection that has waited longest for its client's bytes (a head, or a body), from the
-  address holding the most places, is shed to make room for it, if that address holds more
-  places than the newcomer's (issue #24: slow connections from many addresses, each under the
-  per-address cap, took every place). Otherwise the newcomer is answered 503 ``server-full``
-  and closed.
+  connection must send its whole request (head and body) within :data:`REFUSED_WAIT` seconds
+  of its opening; when it does, the connection that has waited longest for its client's bytes
+  (a head, or a body), from the address holding the most places, is shed to make room for it,
+  if that address holds more places than the newcomer's (issue #24: slow connections from many
+  addresses, each under the per-address cap, took every place). Otherwise the newcomer is
+  answered 503 ``server-full`` and closed.
 - ``--max-per-client``: connections open from one client address; one more is answered 429
   ``too-many-connections`` and closed, so that one address cannot take every place.
 - ``--trusted-proxy``: a reverse proxy's connections carry many clients' requests: they are not
@@ -24,8 +24,8 @@ option of ``cruel serve`` (docs/service.md, Hostile clients):
   one ``X-Forwarded-For`` names (:func:`cruel_tools.service.clients.client_address`, the one
   rule), written into the ASGI scope, so that the access log and the service see it.
 
-A refused connection answers as soon as its request head is in (at most
-:data:`REFUSED_WAIT` seconds), and takes no place while it waits. A client's own failure (a body
+A refused connection is answered as soon as its request is in (at most :data:`REFUSED_WAIT`
+seconds), and takes no place while it waits. A client's own failure (a body
 dropped half-way, a request too slow, bytes that are not HTTP) is one line in the log at most,
 and no more than one such line a second (:data:`CLIENT_FAILURES`), never a traceback.
 """
