@@ -1553,6 +1553,14 @@ def serve_command(
             help="Milliseconds per player step under which a live win waits for a moderator.",
         ),
     ] = 250,
+    review_par: Annotated[
+        bool,
+        typer.Option(
+            "--review-par/--no-review-par",
+            help="A submitted log at par or better waits for a moderator (no live attempt "
+            "timed it).",
+        ),
+    ] = True,
 ) -> None:
     """Serve puzzles, verification and leaderboards over HTTP (docs/service.md)."""
     # Imported here: the web stack costs other commands nothing at start-up.
@@ -1587,6 +1595,7 @@ def serve_command(
         trusted_proxies=tuple(_proxy_network(p) for p in trusted_proxy or ()),
         attempt_timeout=attempt_timeout,
         speed_floor_ms=speed_floor,
+        review_untimed_par=review_par,
     )
     try:  # uvicorn would log a traceback-like report and exit 1 or 3; one line and 2 here
         family = socket.AF_INET6 if ":" in host else socket.AF_INET

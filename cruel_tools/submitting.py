@@ -51,10 +51,11 @@ def submit(
     arrived_at: dt.datetime,
     today: dt.date,
     player_buckets: TokenBuckets | None = None,
+    review_par: bool = True,
 ) -> SubmissionResult:
     """Judge ``submission`` of ``puzzle``, sent by ``sender`` (an API key's id) at
     ``arrived_at`` (the server's clock: a named attempt is timed up to it), and store it if it
-    is a legal win.
+    is a legal win; with ``review_par``, a win at par or better goes to the review queue.
 
     :raises PlayerBanned: the player is banned.
     :raises ~cruel_tools.keys.RateLimited: the player's bucket is empty (path ``/player``).
@@ -70,7 +71,7 @@ def submit(
         # naming one would time what the server did not see played (issue #24, finding 4).
         return judgement.result(reason=NAMED_ATTEMPT)
     actions, par = judgement.actions, judgement.par
-    if judgement.reason is None and actions is not None and par is not None:
+    if review_par and judgement.reason is None and actions is not None and par is not None:
         if actions <= par.actions:  # nothing timed it: a moderator looks first
             flag = FlagUntimed(par.actions, actions, arrived_at)
             judgement = dataclasses.replace(judgement, attempt=flag)

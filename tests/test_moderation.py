@@ -51,7 +51,12 @@ def db(store_target: Path | str) -> Path | str:
 def client(db: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestClient]:
     monkeypatch.setattr(moderation, "_now", lambda: NOW)
     settings = service.Settings(
-        puzzles=ROOT / "puzzles", db=db, fixed_today=TODAY, key_limit=None, player_limit=None
+        puzzles=ROOT / "puzzles",
+        db=db,
+        fixed_today=TODAY,
+        key_limit=None,
+        player_limit=None,
+        review_untimed_par=False,  # par logs rank here (tests/test_live_attempts.py: queued)
     )
     with TestClient(service.create_app(settings)) as c:
         yield c
@@ -481,6 +486,9 @@ def test_the_openapi_document_has_the_admin_routes(client: TestClient) -> None:
         "/v1/admin/players/{name}/ban",
         "/v1/admin/players/{name}/unban",
         "/v1/admin/audit",
+        "/v1/admin/queue",  # the review queue (tests/test_live_attempts.py)
+        "/v1/admin/queue/{id}/clear",
+        "/v1/admin/queue/{id}/reject",
     }
     assert set(paths["/v1/admin/submissions/{id}"]) == {"delete"}
     for path, methods in paths.items():

@@ -33,6 +33,7 @@ def settings(tmp_path: Path) -> service.Settings:
         open=True,
         key_limit=None,
         player_limit=None,
+        review_untimed_par=False,  # par logs rank here (tests/test_live_attempts.py: queued)
     )
 
 
@@ -175,14 +176,28 @@ def start_on(client: TestClient, settings: service.Settings, puzzle_id: str, pla
 def timed_win_on(
     client: TestClient, settings: service.Settings, puzzle_id: str, player: str, attempt: str
 ) -> int:
-    """Submit the par win of ``puzzle_id`` with ``attempt``; its moves."""
+    """Play the par win of ``puzzle_id`` in the live ``attempt``, a step every second or two of
+    the server's clock (a person's pace: not flagged); its moves."""
+    import random
+
+    from cruel_tools.log import compact, to_step
+
     puzzle = published_puzzles().get(puzzle_id)
     settings.fixed_today = puzzle.date
-    doc = {"player": player, "attempt": attempt, "log": puzzle_log(puzzle)}
-    response = client.post(f"/v1/puzzles/{puzzle_id}/submissions", content=orjson.dumps(doc))
-    assert response.status_code == 201, response.text
-    assert response.json()["elapsed_ms"] is not None
-    moves: int = response.json()["moves"]
+    rng, now = random.Random(attempt), [dt.datetime.now(dt.UTC)]
+    settings.wall_clock = lambda: now[0]
+    state: dict[str, Any] = {}
+    for entry in puzzle.solution:
+        now[0] += dt.timedelta(milliseconds=rng.randrange(600, 3000))
+        body = orjson.dumps({"steps": [compact(to_step(entry))]})
+        response = client.post(f"/v1/attempts/{attempt}/steps", content=body)
+        assert response.status_code == 200, response.text
+        state = response.json()
+        if state["status"] == "won":  # the server's automatic moves may finish it
+            break
+    assert state["status"] == "won" and state["flags"] == [] and state["entry"]["accepted"]
+    assert state["entry"]["elapsed_ms"] is not None
+    moves: int = state["moves"]
     return moves
 
 

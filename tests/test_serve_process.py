@@ -18,7 +18,7 @@ import orjson
 import pytest
 
 from cruel_tools.game import REDEAL, Move
-from cruel_tools.log import load
+from cruel_tools.log import compact, load, to_step
 
 from .helpers import other_win, published_puzzles, puzzle_log
 
@@ -72,7 +72,10 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
-    proc, port = start(tmp_path_factory.mktemp("serve") / "cruel.sqlite", "--open")
+    # Par logs rank here as they are sent (their review: tests/test_live_attempts.py).
+    proc, port = start(
+        tmp_path_factory.mktemp("serve") / "cruel.sqlite", "--open", "--no-review-par"
+    )
     try:
         yield port
     finally:
@@ -132,21 +135,27 @@ def test_a_future_puzzle_is_404_puzzle_not_open_over_http(server: int) -> None:
     assert (status, error["code"]) == (404, "puzzle-not-open")
 
 
-def test_an_attempt_is_timed_by_the_server_process(server: int) -> None:
+def test_a_live_attempt_is_played_and_timed_by_the_server_process(server: int) -> None:
     puzzle = "2027-01-05-easy"
-    body = orjson.dumps({"format": "cruel-attempt/1", "player": "tim"})
+    body = orjson.dumps({"format": "cruel-attempt/1", "player": "tim", "auto": "off"})
     status, started = request(server, "POST", f"/v1/puzzles/{puzzle}/attempts", body)
-    assert status == 201 and started["format"] == "cruel-attempt-started/1"
+    assert status == 201 and started["format"] == "cruel-attempt-state/1"
     time.sleep(0.3)
-    log = puzzle_log(published_puzzles().get(puzzle)) | {"meta": {"elapsed_ms": 5}}
+    # The whole win in one request: the server times it, and no person plays so.
+    steps = [compact(to_step(e)) for e in published_puzzles().get(puzzle).solution]
+    url = f"/v1/attempts/{started['attempt']}/steps"
+    status, won = request(server, "POST", url, orjson.dumps({"steps": steps}))
+    assert status == 200 and won["status"] == "won", won
+    assert 300 <= won["elapsed_ms"] < 60_000 and "batched" in won["flags"]
+    assert won["entry"]["accepted"] and won["entry"]["rank"] is None  # waits for a moderator
+    status, board = request(server, "GET", f"/v1/puzzles/{puzzle}/leaderboard?by=time")
+    assert board["entries"] == []
+    # The old flow, a log naming the attempt, is refused.
+    log = puzzle_log(published_puzzles().get(puzzle))
     sent = {"player": "tim", "log": log, "attempt": started["attempt"]}
     url = f"/v1/puzzles/{puzzle}/submissions"
     status, result = request(server, "POST", url, orjson.dumps(sent))
-    assert status == 201 and 300 <= result["elapsed_ms"] < 60_000, result
-    status, result = request(server, "POST", url, orjson.dumps(sent | {"player": "tom"}))
     assert (status, result["reason"]["code"]) == (200, "bad-attempt")
-    status, board = request(server, "GET", f"/v1/puzzles/{puzzle}/leaderboard?by=time")
-    assert [(e["player"], e["rank"]) for e in board["entries"]] == [("tim", 1)]
     status, error = request(server, "POST", "/v1/puzzles/2027-01-06-easy/attempts", body)
     assert (status, error["code"]) == (404, "puzzle-not-open")
 
@@ -287,7 +296,13 @@ def test_serve_refuses_to_start_with_one_line(args: list[str], words: str, tmp_p
 
 def test_worker_processes_share_one_leaderboard(tmp_path: Path) -> None:
     proc, port = start(
-        tmp_path / "cruel.sqlite", "--workers", "2", "--open", "--rate-player", "off"
+        tmp_path / "cruel.sqlite",
+        "--workers",
+        "2",
+        "--open",
+        "--rate-player",
+        "off",
+        "--no-review-par",
     )
     try:
         log = puzzle_log(published_puzzles().get(PUZZLE_ID))

@@ -53,6 +53,7 @@ def open_settings(db: Path) -> service.Settings:
         open=True,
         key_limit=None,
         player_limit=None,
+        review_untimed_par=False,  # par logs rank here (tests/test_live_attempts.py: queued)
     )
 
 
@@ -126,6 +127,10 @@ def test_openapi_document_is_complete_and_its_refs_resolve(client: TestClient) -
         "/v1/puzzles/{id}/leaderboard",
         "/v1/players/{name}",
         "/v1/puzzles/{id}/attempts",
+        # live attempts (tests/test_live_attempts.py)
+        "/v1/attempts/{attempt}",
+        "/v1/attempts/{attempt}/steps",
+        "/v1/attempts/{attempt}/give-up",
         # players' tokens (tests/test_player_tokens.py)
         "/v1/players",
         "/v1/players/{name}/link-codes",
@@ -737,8 +742,12 @@ def test_settings_reach_worker_processes_intact(tmp_path: Path) -> None:
         open=True,
         key_limit=None,
         player_limit=RateLimit(0.5, 3),
+        attempt_timeout=90.0,
+        speed_floor_ms=400,
+        review_untimed_par=False,
     )
     got = service.Settings.from_env(sent.to_env())
+    assert (got.attempt_timeout, got.speed_floor_ms, got.review_untimed_par) == (90.0, 400, False)
     assert (got.open, got.key_limit, got.player_limit) == (True, None, RateLimit(0.5, 3))
     assert (got.puzzles, Path(got.db), got.max_body, got.max_moves, got.db_timeout) == (
         tmp_path / "set",

@@ -111,6 +111,9 @@ class Settings:
     #: Milliseconds of wall time per player step under which a live win is flagged for a
     #: moderator (``--speed-floor``; docs/service.md, Live attempts and moderation queue).
     speed_floor_ms: int = SPEED_FLOOR_MS
+    #: A submitted log at par or better (no live attempt timed it) waits in the review queue
+    #: (``--no-review-par`` turns it off: a server among friends, or a test of something else).
+    review_untimed_par: bool = True
     #: Seconds, for the rate limits' buckets (a test sets its own clock here; not sent to workers).
     clock: Callable[[], float] = field(default=time.monotonic, repr=False, compare=False)
     #: The server's time of attempts' starts and submissions' arrivals (a test sets its own).
@@ -146,6 +149,7 @@ class Settings:
                 "trusted_proxies": list(self.trusted_proxies),
                 "attempt_timeout": self.attempt_timeout,
                 "speed_floor_ms": self.speed_floor_ms,
+                "review_untimed_par": self.review_untimed_par,
                 "key_limit": _limit_doc(self.key_limit),
                 "player_limit": _limit_doc(self.player_limit),
                 "analyze_limit": _limit_doc(self.analyze_limit),

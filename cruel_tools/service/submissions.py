@@ -56,6 +56,7 @@ def router(ctx: Context) -> APIRouter:
             arrived_at,
             ctx.settings.today(),
             ctx.player_buckets,
+            ctx.settings.review_untimed_par,
         )
         created = result.accepted and not result.duplicate
         return json_response(result, 201 if created else 200)
