@@ -163,7 +163,9 @@ function button(text, id, handler, kind = '') {
  * @param {{onChange?: () => void}} [options]
  */
 export function renderPlayerPanel(box, { onChange = () => {} } = {}) {
-  const view = { mode: 'idle', name: '', note: '', noteKind: '', code: null, confirmDelete: false };
+  const view = {
+    mode: 'idle', name: '', note: '', noteKind: '', code: null, confirmDelete: false, dataOpen: false,
+  };
 
   const changed = () => {
     draw();
@@ -323,7 +325,10 @@ export function renderPlayerPanel(box, { onChange = () => {} } = {}) {
         }));
       }
       data.append(tools);
-      data.open = view.confirmDelete || data.open;
+      data.open = view.confirmDelete || view.dataOpen;
+      data.addEventListener('toggle', () => {
+        view.dataOpen = data.open;
+      });
       parts.push(data);
     } else if (view.mode === 'link') {
       const name = el('input', { type: 'text', id: 'link-name', autocomplete: 'nickname', maxlength: 40 });

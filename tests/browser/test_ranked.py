@@ -10,7 +10,9 @@ Playwright clicks faster than people.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -351,3 +353,69 @@ def test_a_lost_connection_is_tried_again_then_said(page: Any, watch: Watch, fai
         assert left["n"] == failures - 4
         assert board(page) == position(engine(steps))
     page.unroute("**/v1/attempts/**")
+
+
+def test_a_win_too_fast_for_a_person_is_held_for_review(page: Any) -> None:
+    """The server's first answer is held back while the rest of the game is clicked, so the
+    steps reach it in one batch, as a bot sends them: the win is flagged (``batched``), kept
+    off the board, and the page says so."""
+    open_play(page, RANKED)
+    claim(page, "Batcher")
+    set_auto(page, False)
+    held: list[Any] = []
+
+    def hold_the_first(route: Any) -> None:
+        if held:
+            route.continue_()
+        else:
+            held.append(route)
+
+    page.route("**/steps", hold_the_first)
+    steps = solution(RANKED)
+    play_by_clicks(page, steps, RANKED)
+    page.wait_for_timeout(50)
+    assert len(held) == 1  # one request on its way: the other steps wait in the page's queue
+    held[0].continue_()
+    assert synced(page) == "won"
+    verdict = page.locator('#result [data-verdict="held"]')
+    verdict.wait_for()
+    assert "Held for review" in verdict.inner_text()
+    state = attempt_state(page, "Batcher", RANKED)
+    assert "batched" in state["flags"] and state["entry"]["rank"] is None
+    entries = page.request.get(f"/v1/puzzles/{RANKED}/leaderboard?limit=100").json()["entries"]
+    assert "Batcher" not in [e["player"] for e in entries]
+
+
+def test_your_data_downloaded_and_deleted(page: Any, watch: Watch) -> None:
+    watch.allowed += ["401", "403", "404"]
+    open_play(page)
+    claim(page, "Data Owner")
+    set_auto(page, False)
+    play_by_clicks(page, solution()[:2])
+    synced(page)
+    held = token(page, "Data Owner")
+    page.click("#your-data summary")
+    with page.expect_download() as got:
+        page.click("#export-data")
+    download = got.value
+    assert download.suggested_filename == "cruel-Data Owner.json"
+    doc = json.loads(Path(download.path()).read_text(encoding="utf-8"))
+    assert doc["format"] == "cruel-player-data/1" and doc["player"] == "Data Owner"
+    assert len(doc["attempts"]) == 1
+    # deleting asks again; "Keep my data" keeps it
+    page.click("#delete-data")
+    assert "cannot be undone" in page.inner_text("#player-note")
+    page.click("#delete-cancel")
+    assert page.locator("#delete-confirm").count() == 0
+    page.click("#delete-data")
+    with page.expect_response(lambda r: r.request.method == "DELETE") as deleted:
+        page.click("#delete-confirm")
+    assert deleted.value.status == 200, deleted.value.text()
+    page.locator("#claim-form").wait_for()
+    assert "deleted" in page.inner_text("#player-note")
+    assert page.evaluate("localStorage.getItem('cruel.player')") is None
+    assert page.evaluate("JSON.parse(localStorage.getItem('cruel.tokens'))") == {}
+    gone = page.request.get(
+        "/v1/players/Data%20Owner/data", headers={"Authorization": f"Player {held}"}
+    )
+    assert gone.status in (401, 403, 404)
