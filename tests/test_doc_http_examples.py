@@ -182,8 +182,6 @@ def test_the_pages_have_http_examples_run_as_tests() -> None:
 #: cannot show in page order. Any other `curl` example that does not run fails the test below.
 NOT_RUN_YET = {
     "No help for a puzzle that is not closed": "lost-as-piles.json is described in words only",
-    "API keys": "the 401 of its example: header lines to cut with ... (its owner's text)",
-    "Rate limits": "needs --burst-player and a player's bucket: a server of its own",
     "Flow": "server-timed attempts before live ones: rewritten with them",
     "Ranking by time": "server-timed attempts before live ones: rewritten with them",
     "Moderation": "the moderation queue's section, being rewritten",
