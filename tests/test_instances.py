@@ -22,7 +22,8 @@ from .test_serve_process import PUZZLE_ID, request, start, stop
 
 SUBMIT = f"/v1/puzzles/{PUZZLE_ID}/submissions"
 BOARD = f"/v1/puzzles/{PUZZLE_ID}/leaderboard?limit=1000"
-OPEN = ("--open", "--rate-key", "off", "--rate-player", "off")
+# Par logs rank as they are sent here (their review: tests/test_live_attempts.py).
+OPEN = ("--open", "--rate-key", "off", "--rate-player", "off", "--no-review-par")
 
 
 @pytest.fixture
