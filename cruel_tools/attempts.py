@@ -38,6 +38,7 @@ from .errors import CruelError
 from .game import Game, IllegalMove, Move, Step
 from .log import COMPACT_STEPS, LogFormatError, compact, refuse_duplicates
 from .moderation import queue_entry
+from .names import skeleton
 from .puzzles import Puzzle, solution_is_public
 from .schema import Store
 from .store import Connection
@@ -515,7 +516,9 @@ class Attempts(Store):
             entry=None,
             applied=list(line),
         )
-        with self.database.write(lock=f"cruel-tools attempt {attempt.id}") as db:
+        # The new id is nobody's yet: what must wait its turn is a lookalike of the name, which
+        # register checks (on PostgreSQL, the writers of one skeleton hold its lock).
+        with self.database.write(lock=skeleton(player)) as db:
             if register is not None and (refused := register(db, player)) is not None:
                 raise _name_refused(refused)
             db.execute(

@@ -176,3 +176,45 @@ def test_bodies_with_a_key_given_twice_are_refused(
         headers={"Authorization": f"Bearer {admin}"},
     )
     error(hide, 400, "duplicate-key", "/reason")
+
+
+def test_two_attempts_at_once_under_lookalike_names_give_one_player(
+    store_target: Path | str,
+) -> None:
+    """Two new names that look alike, each starting an attempt at the same moment from its own
+    process's stores: one becomes a player, the other is refused (on PostgreSQL the writers of
+    one skeleton take turns; an attempt's new id locked nothing)."""
+    import threading
+
+    from cruel_tools import live
+    from cruel_tools.log import LogFormatError
+    from cruel_tools.stores import open_stores
+
+    puzzle = published_puzzles().get(PUZZLE)
+    assert puzzle is not None
+    both = [open_stores(store_target) for _ in range(2)]
+
+    def run(i: int, name: str, gate: threading.Barrier, outcomes: list[str]) -> None:
+        gate.wait()
+        try:
+            live.start(both[i], puzzle, name, "off", "1", T0)
+            outcomes[i] = "started"
+        except LogFormatError as exc:
+            outcomes[i] = exc.code
+
+    try:
+        for k in range(8):
+            names = [f"ada{k}", f"\u0430da{k}"]
+            outcomes = [""] * 2
+            gate = threading.Barrier(2)
+            threads = [
+                threading.Thread(target=run, args=(i, names[i], gate, outcomes)) for i in range(2)
+            ]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            assert sorted(outcomes) == ["player-name-confusable", "started"], (k, outcomes)
+    finally:
+        for stores in both:
+            stores.close()
