@@ -168,7 +168,7 @@ def first_repeat(node: Any, at: str = "") -> tuple[str, str] | None:
     return None
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(trees, st.integers(0, 2**32))
 def test_find_names_the_first_repeat_and_the_cheap_check_never_misses_one(
     tree: Any, seed: int
