@@ -102,7 +102,9 @@ def create_app(settings: Settings | None = None, stores: Stores | None = None) -
     app.include_router(health.router(ctx, engine, engine_words))
     app.include_router(pages.router())
     # The help guard's canonical deals are computed here, once: a request's check is a lookup.
-    app.include_router(logs.router(ctx, HelpGuard(ctx), gate))
+    # Every router that helps towards a win (analyze; hints, issue #27) is given this one.
+    guard = HelpGuard(ctx)
+    app.include_router(logs.router(ctx, guard, gate))
     app.include_router(puzzles.router(ctx))
     app.include_router(submissions.router(ctx))
     app.include_router(attempts.router(ctx))
