@@ -47,7 +47,7 @@ RATE_LIMITED: Final = "rate-limited"
 #: How much lower the analyses' processes run than the server's (``os.nice``).
 ANALYSIS_NICE: Final = 10
 
-T = TypeVar("T")
+_T = TypeVar("_T")
 
 
 class CostlyGate:
@@ -113,7 +113,7 @@ class CostlyGate:
         finally:
             self.running -= 1
 
-    async def run(self, work: Callable[[], T]) -> T:
+    async def run(self, work: Callable[[], _T]) -> _T:
         """Run ``work`` (picklable: a module's function, or a partial of one) in the pool's
         processes, off this process's event loop and interpreter lock. A pool whose process
         died (killed, out of memory) is replaced, and the request answered 503 ``busy``."""
