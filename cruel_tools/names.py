@@ -128,11 +128,19 @@ def unmarked(text: str) -> str:
 def lookalike_message(name: str, existing: str) -> str:
     """Why ``name`` is refused: it looks like ``existing``, another player's name."""
     differ = [c for c in dict.fromkeys(name) if c not in existing and c != " "]
-    which = ", ".join(f"{_script(c)} {_quote(c)[1:-1]}" for c in differ[:3])
+    which = ", ".join(_shown(c) for c in differ[:3])
     return (
         f"player name {_quote(name)}{f' ({which})' if which else ''} looks like existing "
         f"player {_quote(existing)}"
     )
+
+
+def _shown(c: str) -> str:
+    """A character that differs, in a message: its script and itself, or for a combining mark
+    (which would sit on the quote or the space before it) its code point and name."""
+    if unicodedata.category(c)[0] == "M":
+        return f"U+{ord(c):04X} {unicodedata.name(c, '(unnamed)')}"
+    return f"{_script(c)} {_quote(c)[1:-1]}"
 
 
 def _refusal(name: str, exc: UnicodeEncodeError) -> str:

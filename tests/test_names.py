@@ -267,3 +267,11 @@ def test_a_postgresql_store_makes_the_players_skeletons_anew_at_version_6() -> N
         store.close()
     finally:
         fresh.drop()
+
+
+def test_the_lookalike_message_names_a_mark_by_its_code_point() -> None:
+    # Shown as itself, a combining mark would sit on the parenthesis before it.
+    assert lookalike_message("ada\u0336", "ada") == (
+        "player name 'ada\u0336' (U+0336 COMBINING LONG STROKE OVERLAY) looks like existing "
+        "player 'ada'"
+    )
