@@ -286,12 +286,16 @@ class Places:
         self._add(conn)
         return None
 
+    def under_cap(self, conn: Member, limits: GuardConfig) -> bool:
+        """Whether ``conn``'s address may hold one more place (``--max-per-client``)."""
+        if conn.host is None or conn.trusted:
+            return True
+        return self.by_client.get(conn.host, 0) < limits.max_per_client
+
     def admit_late(self, conn: Member, limits: GuardConfig, shed: bool = True) -> bool:
         """Admit a refused connection whose request has come, if a place has come free or
         (``shed``) one can be shed for it (:meth:`shed_for`)."""
-        host = conn.host
-        held = self.by_client.get(host, 0) if host is not None else 0
-        if held >= limits.max_per_client and not conn.trusted:
+        if not self.under_cap(conn, limits):
             return False
         if self.total < limits.max_connections:
             self._add(conn)
@@ -299,19 +303,17 @@ class Places:
         return shed and self.shed_for(conn, limits) is not None
 
     def shed_for(self, conn: Member, limits: GuardConfig) -> Member | None:
-        """Shed a connection to make room for ``conn``, whose request head came while every
-        place was taken: of the connections waiting for their clients, the one waiting longest
+        """Shed a connection to make room for ``conn``, whose request came while every place
+        was taken: of the connections waiting for their clients, the one waiting longest
         from the address holding the most places, if that address holds more than ``conn``'s
         (a swap between addresses holding as many would be no fairer). A trusted proxy's
         connections are never shed, and a proxy's newcomer counts as an address holding none
         (it stands for its clients). The connection shed (``conn`` now holds its place), or
         None."""
-        if conn.host is not None and not conn.trusted:
-            if self.by_client.get(conn.host, 0) >= limits.max_per_client:
-                return None
-            mine = self.by_client.get(conn.host, 0)
-        else:
-            mine = 0
+        if not self.under_cap(conn, limits):
+            return None
+        # A proxy's newcomer, or one of no known address, counts as holding no place.
+        mine = 0 if conn.host is None or conn.trusted else self.by_client.get(conn.host, 0)
         victim: Member | None = None
         best = (mine, 0.0)  # to beat: an address holding more than the newcomer's
         for member in self.members:
@@ -432,7 +434,13 @@ class GuardedH11Protocol(H11Protocol):
             admitted = False
             if self._refused and not self.transport.is_closing():
                 admitted = PLACES.admit_late(self, self._limits, shed=False)
-                if not admitted and await self._whole_request():
+                # Over its address's cap, it is refused (429) at once; otherwise it may take
+                # another's place once its request is whole.
+                if (
+                    not admitted
+                    and PLACES.under_cap(self, self._limits)
+                    and await self._whole_request()
+                ):
                     admitted = self._refused and PLACES.admit_late(self, self._limits)
             if admitted:
                 self._refused = False

@@ -306,3 +306,18 @@ def test_only_a_whole_request_sheds_a_connection(tmp_path: Path) -> None:
         won = (ROOT / "samples/won.json").read_bytes()  # a whole request, with its body
         status, report = request(server.port, "POST", "/v1/verify", won, source=PROBER)
         assert status == 200 and report["valid"] is True
+
+
+@pytest.mark.integration
+def test_over_its_address_s_cap_a_request_is_refused_at_once_body_or_not(tmp_path: Path) -> None:
+    need_addresses()
+    args = ("--head-timeout", "20", "--max-per-client", "2", "--max-connections", "50")
+    with serving(tmp_path, *args) as server, held(server.port, ATTACKERS[0], 2):
+        time.sleep(0.3)
+        with socket.create_connection(("127.0.0.1", server.port), 10, (ATTACKERS[0], 0)) as s:
+            began = time.monotonic()
+            s.sendall(b"POST /v1/verify HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{")
+            status, body = parse(read_all(s))
+            took = time.monotonic() - began
+        assert (status, body["code"]) == (429, "too-many-connections")
+        assert took < 1.5, took  # not kept waiting for a body that cannot win it a place
