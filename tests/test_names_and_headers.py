@@ -218,3 +218,47 @@ def test_two_attempts_at_once_under_lookalike_names_give_one_player(
     finally:
         for stores in both:
             stores.close()
+
+
+@pytest.mark.integration
+def test_two_authorization_headers_over_a_real_connection(tmp_path: Path) -> None:
+    """The bytes as a client sends them, through uvicorn: the headers arrive as two."""
+    import socket
+    import subprocess
+
+    from .test_serve_process import cruel, start, stop
+
+    db = tmp_path / "cruel.sqlite"
+    made = subprocess.run(
+        cruel("keys", "add", "--role", "site", "--name", "s", "--db", str(db)),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert made.returncode == 0, made.stderr
+    key = made.stdout.split()[-1]
+    assert key.startswith("cruel_"), made.stdout
+    proc, port = start(db)
+    try:
+        body = orjson.dumps({"player": "ada", "log": win()})
+
+        def send(*auth: str) -> tuple[int, dict[str, Any]]:
+            head = f"POST /v1/puzzles/{PUZZLE}/submissions HTTP/1.1\r\nHost: x\r\n"
+            head += "".join(f"Authorization: {a}\r\n" for a in auth)
+            head += f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+            with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+                s.sendall(head.encode() + body)
+                answer = b""
+                while chunk := s.recv(65536):
+                    answer += chunk
+            status = int(answer.split(b" ", 2)[1])
+            return status, orjson.loads(answer.split(b"\r\n\r\n", 1)[1])
+
+        status, found = send(f"Bearer {key}", "Bearer cruel_nope")
+        assert (status, found["code"]) == (400, "duplicate-header"), found
+        status, found = send("Bearer cruel_nope", f"Bearer {key}")
+        assert (status, found["code"]) == (400, "duplicate-header"), found
+        status, found = send(f"Bearer {key}")
+        assert status == 201, found
+    finally:
+        stop(proc)
