@@ -236,3 +236,18 @@ def test_a_puzzle_file_with_a_key_twice_is_refused(tmp_path: Path) -> None:
     bad.write_text(text.replace('"id":', '"id": "x", "id":', 1))
     with pytest.raises(PuzzleSetError, match="given twice.*at /id|/id: key 'id' is given twice"):
         load_puzzle(bad)
+
+
+def test_a_sets_index_with_a_fingerprint_twice_is_refused(tmp_path: Path) -> None:
+    """Which secret made this set? With key_fingerprint twice, each reader could say another."""
+    from cruel_tools.puzzles import INDEX_FORMAT, generation
+
+    (tmp_path / "index.json").write_bytes(
+        b'{"format": "%s", "key_fingerprint": null, "key_fingerprint": "ab12"}'
+        % INDEX_FORMAT.encode()
+    )
+    with pytest.raises(PuzzleSetError) as caught:
+        generation._check_same_stream(tmp_path, None)
+    assert caught.value.code == "secret-mismatch"
+    assert "key 'key_fingerprint' is given twice" in str(caught.value)
+    assert "(at /key_fingerprint)" in str(caught.value)

@@ -32,7 +32,7 @@ from typing import Final, TypeVar
 
 import orjson
 
-from .. import deals
+from .. import deals, duplicates
 from ..errors import CruelError
 from ..game import Game
 from ..grading import GRADER_VERSION, TIERS, Budget, Classified, Grade, Tier, classify, grade
@@ -360,6 +360,14 @@ def _check_same_stream(out: Path, fingerprint: str | None) -> None:
         doc = orjson.loads(data)
     except orjson.JSONDecodeError:
         doc = None
+    repeated = None if duplicates.surely_unique(data, doc) else duplicates.find(data)
+    if repeated is not None:  # two fingerprints: which one made the set?
+        at, key = repeated
+        raise PuzzleSetError(
+            f"{index}: not a {INDEX_FORMAT} file: {duplicates.message(key)} (at "
+            f"{duplicates.pointer(at, key)})",
+            "secret-mismatch",
+        )
     if not isinstance(doc, dict) or doc.get("format") != INDEX_FORMAT:
         raise PuzzleSetError(
             f"{index}: not a {INDEX_FORMAT} file: cannot tell which stream made this set",
