@@ -626,6 +626,13 @@ class Attempts(Store):
                 " WHERE attempt = ?",
                 (text, result.submission_id, attempt_id),
             )
+            # A win that was a duplicate of the player's stored game is that entry's game: the
+            # player's record counts it once, as a win (records: attempts with no entry are
+            # games played and not won).
+            db.execute(
+                "UPDATE attempts SET submission_id = COALESCE(submission_id, ?) WHERE id = ?",
+                (result.submission_id, attempt_id),
+            )
 
     # -- inside --
 
