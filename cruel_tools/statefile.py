@@ -96,5 +96,7 @@ def record_database(db: Path | str, now: dt.datetime | None = None) -> None:
         fd = os.open(state, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     except FileExistsError:
         return
+    except OSError as exc:  # a start is refused in one line, never with a traceback
+        raise StoreError(f"cannot write {state}: {exc.strerror or exc}") from None
     with os.fdopen(fd, "wb") as f:
         f.write(data)

@@ -186,7 +186,7 @@ def test_a_postgresql_outage_logs_a_few_lines_not_one_per_failure(lines: list[st
 
     fresh = FreshSchema(needs_postgres())
     info = conninfo_to_dict(fresh.url)
-    proxy = Proxy(str(info.get("host", "127.0.0.1")), int(info.get("port", 5432)))
+    proxy = Proxy(str(info.get("host", "127.0.0.1")), int(str(info.get("port", 5432))))
     url = fresh.url.replace(f":{info.get('port', 5432)}/", f":{proxy.port}/")
     try:
         app = service.create_app(settings(url, db_timeout=2.0))
@@ -222,6 +222,20 @@ def test_a_first_start_makes_the_database_and_its_state_file(tmp_path: Path) -> 
     open_stores(db).close()  # a later start keeps it as it is
     assert state.read_bytes() == written
     assert state_path(":memory:") is None and state_path("postgresql://h/db") is None
+
+
+def test_a_state_file_that_cannot_be_written_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cruel_tools import statefile
+
+    def refused(*args: Any) -> int:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr("cruel_tools.statefile.os.open", refused)
+    with pytest.raises(StoreError) as info:
+        statefile.record_database(tmp_path / "cruel.sqlite")
+    assert str(info.value) == f"cannot write {tmp_path / 'cruel.sqlite.state'}: Permission denied"
 
 
 def test_a_database_made_before_state_files_gets_one(tmp_path: Path) -> None:
