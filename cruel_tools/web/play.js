@@ -3,10 +3,12 @@
 // A ranked game is a live attempt (docs/web.md "Ranked play"): each step goes to the server as
 // it is played, and the server's answer, not this page, decides the line that stands.
 
-import { Recorder, REDEAL, move, stepText, cardName, cardSymbol, rulesOf, IllegalMove, readEntry } from './cruel.js';
+import {
+  Recorder, REDEAL, move, stepText, cardName, cardSymbol, parseCard, rulesOf, IllegalMove, readEntry,
+} from './cruel.js';
 import { renderBoard } from './board.js';
 import { renderStats, recordGame } from './stats.js';
-import { call, rankedName, renderPlayerPanel, storedName } from './players.js';
+import { call, rankedName, storedName } from './tokens.js';
 
 const $ = (id) => document.getElementById(id);
 const puzzleId = decodeURIComponent(location.pathname.replace(/\/+$/, '').split('/').pop());
@@ -646,30 +648,13 @@ function adopt(doc, batch) {
   } else if (next.dropped) {
     say(`${next.dropped.text} could not be played after the server's automatic moves: the board shows the server's position.`, 'error');
   } else if (autoCards.length) {
-    state.highlight = autoCards.at(-1) === null ? null : readCard(autoCards.at(-1));
-    say(`Moved to the foundations automatically: ${autoCards.filter(Boolean).map(symbolOf).join(' ')}` +
+    state.highlight = autoCards.at(-1) === null ? null : parseCard(autoCards.at(-1));
+    say(`Moved to the foundations automatically: ${autoCards.filter(Boolean).map((c) => cardSymbol(parseCard(c))).join(' ')}` +
       (game().outcome() === 'won' ? '. You won!' : ''), game().outcome() === 'won' ? 'ok' : '');
     $('message').dataset.auto = String(autoCards.length);
   }
   saveProgress();
   render();
-}
-
-function readCard(name) {
-  const g = newRecorder();
-  for (const pile of g.game.piles) {
-    for (const c of pile) {
-      if (cardName(c) === name) {
-        return c;
-      }
-    }
-  }
-  return null;
-}
-
-function symbolOf(name) {
-  const c = readCard(name);
-  return c === null ? name : cardSymbol(c);
 }
 
 /** The attempt's status from the server's state: the end of a ranked game. */
@@ -1230,7 +1215,15 @@ async function start() {
     say(liveActive() ? 'Automatic moves: from your next ranked game on (this one keeps its setting).'
       : `Automatic moves ${auto.checked ? 'on' : 'off'} for your ranked games.`);
   });
-  state.panel = renderPlayerPanel($('ranked'), { onChange: playerChanged });
+  $('claim-form').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const name = $('claim-name').value.trim(); // before the panel draws its own form
+    (await panel()).claim(name);
+  });
+  $('show-link').addEventListener('click', async () => {
+    const name = $('claim-name').value.trim();
+    (await panel()).showLink(name);
+  });
 
   $('game').hidden = false;
   render();
@@ -1242,9 +1235,17 @@ async function start() {
   showStats();
   if (savedLive) {
     restoreLive(savedLive);
-  } else {
-    state.panel.claimRemembered();
   }
+  if (storedName()) {
+    (await panel()).claimRemembered();
+  }
+}
+
+/** The Ranked play panel (players.js), loaded when the player has a name or asks for one:
+ * unranked play does without it (the page's weight, docs/web.md). */
+function panel() {
+  state.panel ??= import('./players.js').then((m) => m.renderPlayerPanel($('ranked'), { onChange: playerChanged }));
+  return state.panel;
 }
 
 /** The ranked name changed (claimed, linked, forgotten, deleted). */

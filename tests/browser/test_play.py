@@ -408,7 +408,7 @@ def test_page_weight_and_time_to_a_playable_board(page: Any, server: Server) -> 
             "cruel.js",
             "board.js",
             "stats.js",
-            "players.js",
+            "tokens.js",
         ]
     )
     weight = sum(loaded.values())
