@@ -417,7 +417,7 @@ class GuardedH11Protocol(H11Protocol):
             return
         PLACES.refused += 1
         self._refused = True
-        # When its head comes: a place, if one is free or can be shed; else the refusal.
+        # When its request comes: a place, if one is free or can be shed; else the refusal.
         self.app = self._admit_or(self.app, refusal)
         wait = min(self._limits.head_timeout, REFUSED_WAIT)
         self._timer = self.loop.call_later(wait, self._head_late)
