@@ -164,6 +164,12 @@ def logged_clients(log: str, path: str) -> list[str]:
 def test_requests_pass_and_the_client_is_the_one_nginx_saw(stack: Stack) -> None:
     status, body = get(stack.port, "/v1/health", ATTACKERS[0])
     assert status == 200 and isinstance(body, dict) and body["format"] == "cruel-health/1"
+    # A body over the limit is refused by nginx before it is read, in the service's words.
+    with socket.create_connection(("127.0.0.1", stack.port), 10, (ATTACKERS[0], 0)) as s:
+        s.sendall(b"POST /v1/verify HTTP/1.1\r\nHost: x\r\nContent-Length: 2000000\r\n\r\n")
+        status, body = parse(read_all(s))
+    assert status == 413 and isinstance(body, dict), body
+    assert (body["format"], body["code"]) == ("cruel-error/1", "too-large")
     # Through nginx, a forged header is replaced by the address nginx saw.
     path = "/v1/health?through=nginx"
     assert get(stack.port, path, ATTACKERS[1], f"X-Forwarded-For: {FORGED}")[0] == 200
