@@ -41,6 +41,8 @@ from pathlib import Path
 
 import pytest
 
+from cruel_tools.stores import open_stores
+
 from .test_doc_shell_examples import Block, _env, blocks, commands, matches
 
 pytestmark = pytest.mark.integration
@@ -76,26 +78,19 @@ def cruel(*args: str) -> list[str]:
     return [sys.executable, "-m", "cruel_tools.cli", *args]
 
 
-def make_key(db: Path, role: str, name: str) -> str:
-    made = subprocess.run(
-        cruel("keys", "add", "--role", role, "--name", name, "--db", str(db)),
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=TIMEOUT,
-    )
-    return next(line.split()[1] for line in made.stdout.splitlines() if line.startswith("key "))
-
-
 class Server:
     """``cruel serve`` on a free port, with a site and an admin key in its database."""
 
     def __init__(self, work: Path, options: list[str] | None = None, db_name: str = "") -> None:
         db = work / (db_name or "cruel.sqlite")
-        self.keys = {
-            "KEY": make_key(db, "site", "example.com"),
-            "ADMIN_KEY": make_key(db, "admin", "ops (ada)"),
-        }
+        stores = open_stores(db)  # as `cruel keys add` does, without a process each
+        try:
+            self.keys = {
+                "KEY": stores.keys.add("example.com", "site")[1],
+                "ADMIN_KEY": stores.keys.add("ops (ada)", "admin")[1],
+            }
+        finally:
+            stores.close()
         self.port = free_port()
         args = ["serve", "--port", str(self.port), "--db", str(db), "--today", TODAY]
         args += options or []
