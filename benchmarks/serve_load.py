@@ -706,7 +706,9 @@ def read_board(port: int, puzzle_id: str, page: int) -> tuple[int, list[dict[str
     entries: list[dict[str, Any]] = []
     total = 0
     while True:
-        path = f"/v1/puzzles/{puzzle_id}/leaderboard?limit={page}&offset={len(entries)}"
+        # Every entry, not each player's best (the API's default since issue #24).
+        query = f"limit={page}&offset={len(entries)}&best_per_player=false"
+        path = f"/v1/puzzles/{puzzle_id}/leaderboard?{query}"
         doc = get_json(port, path)
         total, got = doc["total"], doc["entries"]
         entries += got
