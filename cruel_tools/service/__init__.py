@@ -8,6 +8,8 @@ client's, is one ``cruel-error/1`` object. See ``docs/service.md``.
 - :mod:`.config`: :class:`Settings` (no web stack); :mod:`.app`: :func:`create_app`;
 - :mod:`.context`: what the routers share (settings, puzzles, stores, keys and limits);
 - :mod:`.errors`: the one translation of each library error to HTTP; :mod:`.openapi`;
+- :mod:`.help_guard`: no help towards a win for a puzzle not closed (over
+  :mod:`cruel_tools.embargo`); :mod:`.costly`: the analyses' rate limits, cap and process;
 - one router per area: :mod:`.health`, :mod:`.pages`, :mod:`.logs` (verify, replay, analyze),
   :mod:`.puzzles`, :mod:`.submissions` (and attempts), :mod:`.boards` (and players),
   :mod:`.moderation`.
