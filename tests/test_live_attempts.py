@@ -18,7 +18,7 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from cruel_tools import cards, service
-from cruel_tools.attempts import AttemptOver, Attempts, Policy, timing_flags
+from cruel_tools.attempts import AttemptOver, Attempts, IllegalStep, Policy, timing_flags
 from cruel_tools.cli import app as cli_app
 from cruel_tools.deals import deal_piles
 from cruel_tools.game import Game, IllegalMove, Move
@@ -339,6 +339,31 @@ def test_an_attempt_expires_after_its_timeout_and_at_the_end_of_its_day(
     store.close()
 
 
+def test_a_blocked_attempt_stays_open_for_an_undo_and_ends_blocked(db: Path | str) -> None:
+    # Deal 4444: after 12F no card can move and a redeal would change nothing.
+    base = published_puzzles().get(PUZZLE)
+    piles = [[cards.name(c) for c in p] for p in deal_piles(4444)]
+    puzzle = base.model_copy(update={"deal": base.deal.model_copy(update={"piles": piles})})
+    store, now = Attempts(db), T0
+    attempt = store.start(puzzle, "ada", "foundations", 7, now).attempt
+    blocked = store.play(puzzle, attempt, ["12F"], 7, now, TODAY)
+    assert (blocked.status, blocked.finished, blocked.expires_at is not None) == (
+        "blocked",
+        False,
+        True,
+    )
+    with pytest.raises(IllegalStep, match="cannot go to the foundation"):  # the engine says why
+        store.play(puzzle, attempt, ["1F"], 7, now, TODAY)
+    back = store.play(puzzle, attempt, ["undo"], 7, now, TODAY)
+    assert (back.status, back.line) == ("playing", [])
+    store.play(puzzle, attempt, ["12F"], 7, now, TODAY)
+    ended = store.give_up(puzzle, attempt, 7, now, TODAY)
+    assert (ended.status, ended.finished) == ("blocked", True)
+    with pytest.raises(AttemptOver, match="ended: blocked"):
+        store.play(puzzle, attempt, ["undo"], 7, now, TODAY)
+    store.close()
+
+
 def test_give_up(client: TestClient, keys: dict[str, str]) -> None:
     attempt = start(client, keys["site"])
     gone = ok(client.post(f"/v1/attempts/{attempt}/give-up", headers=auth(keys["site"])))
@@ -497,3 +522,17 @@ def test_the_cli_lists_clears_and_rejects_the_queue(
         cli_app, ["moderate", "reject", str(ids[1]), "--as", str(admin_id), "--db", str(db)]
     )
     assert again.exit_code == 2 and "no review queue" in again.output
+
+
+def test_cruel_serve_states_the_librarys_limits() -> None:
+    # The CLI writes its defaults out (it imports no store at start); they are the library's.
+    import inspect
+
+    from cruel_tools.attempts import SPEED_FLOOR_MS, TIMEOUT
+    from cruel_tools.cli import serve_command
+
+    given = inspect.signature(serve_command).parameters
+    assert given["attempt_timeout"].default == TIMEOUT.total_seconds()
+    assert given["speed_floor"].default == SPEED_FLOOR_MS
+    assert given["review_par"].default is True
+    assert service.Settings().policy == Policy()
