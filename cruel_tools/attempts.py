@@ -609,8 +609,12 @@ class Attempts(Store):
     def state(
         self, puzzle: Puzzle, attempt_id: str, sender: Hashable, now: dt.datetime, today: dt.date
     ) -> AttemptState:
-        """The attempt as it stands (ended first if it has expired)."""
+        """The attempt as it stands (ended first if it has expired: only then a write)."""
         now = now.astimezone(dt.UTC)
+        with self.database.read() as db:
+            attempt = self._load(db, attempt_id, sender)
+        if attempt.finished or not self._expired(attempt, puzzle, now, today):
+            return _state(attempt, _replay(puzzle, attempt.line), now, self.policy)
         with self.database.write(lock=f"cruel-tools attempt {attempt_id}") as db:
             attempt = self._load(db, attempt_id, sender)
             game = _replay(puzzle, attempt.line)
@@ -661,10 +665,9 @@ class Attempts(Store):
         """End an attempt found expired (and keep that); why it takes no step, or None."""
         if attempt.finished:
             return f"the attempt has ended: {attempt.status}"
-        idle = now - attempt.last_at >= self.policy.timeout
-        closed = solution_is_public(puzzle, today)
-        if not (idle or closed):
+        if not self._expired(attempt, puzzle, now, today):
             return None
+        closed = solution_is_public(puzzle, today)
         attempt.status = "blocked" if game.outcome() == "blocked" else "expired"
         attempt.ended_at = now
         self._save(db, attempt)
@@ -672,6 +675,10 @@ class Attempts(Store):
             return f"the attempt has expired: puzzle {puzzle.id}'s day is over"
         minutes = self.policy.timeout // dt.timedelta(minutes=1)
         return f"the attempt has expired: no step for {minutes} minutes"
+
+    def _expired(self, attempt: _Attempt, puzzle: Puzzle, now: dt.datetime, today: dt.date) -> bool:
+        """No step for the timeout, or the puzzle's day over."""
+        return now - attempt.last_at >= self.policy.timeout or solution_is_public(puzzle, today)
 
     @staticmethod
     def _advance(puzzle: Puzzle, attempt: _Attempt, game: Game, steps: list[str]) -> Game:
