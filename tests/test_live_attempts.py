@@ -536,3 +536,38 @@ def test_cruel_serve_states_the_librarys_limits() -> None:
     assert given["speed_floor"].default == SPEED_FLOOR_MS
     assert given["review_par"].default is True
     assert service.Settings().policy == Policy()
+
+
+def test_steps_sent_at_once_to_two_stores_are_played_one_at_a_time(db: Path | str) -> None:
+    # Two workers (two stores on one database) get the same first step at the same moment:
+    # each request is one transaction holding the attempt, so exactly one plays it and the
+    # others find the card gone (the engine's words), and the line holds it once.
+    from concurrent.futures import ThreadPoolExecutor
+
+    puzzle = published_puzzles().get(PUZZLE)
+    stores = [Attempts(db), Attempts(db)]
+    attempt = stores[0].start(puzzle, "ada", "off", 7, T0).attempt
+    game = Game.from_deal([[cards.parse(t) for t in p] for p in puzzle.deal.piles])
+    first = next(c for c in map(compact, game.legal_steps()) if not _twice(game, c))
+
+    def send(k: int) -> str:
+        try:
+            stores[k % 2].play(puzzle, attempt, [first], 7, T0, TODAY)
+        except IllegalStep as exc:
+            return exc.code
+        return "played"
+
+    with ThreadPoolExecutor(8) as pool:
+        answers = list(pool.map(send, range(16)))
+    assert answers.count("played") == 1 and len(set(answers)) == 2, answers
+    state = stores[1].state(puzzle, attempt, 7, T0, TODAY)
+    assert [s.step for s in state.line] == [first] and state.player_steps == 1
+    for store in stores:
+        store.close()
+
+
+def _twice(game: Game, step: str) -> bool:
+    """Whether ``step`` may be played twice in a row from ``game``."""
+    again = game.copy()
+    again.push(to_step(step))
+    return any(compact(s) == step for s in again.legal_steps())
