@@ -89,13 +89,15 @@ function saveProgress() {
   if (state.autos.some(Boolean)) {
     progress.auto = state.autos.map((a) => (a ? 1 : 0));
   }
-  if (state.live?.id) {
+  // A reload restores a ranked game from the server while it goes on (and a win, for its
+  // entry); once it ended otherwise, what was played after it here is the browser's own.
+  if (state.live?.id && (liveActive() || state.live.status === 'won')) {
     progress.live = { id: state.live.id, player: state.live.player };
   }
   if (state.finishedAt) {
     progress.finished_at = state.finishedAt;
   }
-  store(KEYS.progress, state.steps.length || state.live?.id ? progress : null);
+  store(KEYS.progress, state.steps.length || progress.live ? progress : null);
 }
 
 // --- the game --------------------------------------------------------------------------------
@@ -483,6 +485,7 @@ async function flush() {
       }
       if (answer.ok) {
         adoptStatus(live, answer.data);
+        saveProgress();
         say(live.status === 'blocked' ? 'This ranked game ends lost: no move was left.'
           : 'You gave up this ranked game: what you play now is unranked. Start over to play it again.');
         render();
@@ -685,6 +688,7 @@ function fail(message) {
   state.live.queue = [];
   state.live.note = message;
   say(`This game could not be recorded (${message}): it goes on here, unranked.`, 'error');
+  saveProgress();
   render();
 }
 
@@ -910,12 +914,14 @@ function renderLive() {
   const box = $('live-status');
   const live = state.live;
   const pending = live ? live.queue.length + (live.sending ? 1 : 0) : 0;
-  box.dataset.status = live ? live.status : rankedName() ? 'ready' : 'unranked';
+  const ready = !live && rankedName() && !state.steps.length;
+  box.dataset.status = live ? live.status : ready ? 'ready' : 'unranked';
   box.dataset.pending = String(pending);
   let text;
   if (!live) {
-    text = rankedName() ? `Ranked as ${rankedName()}: your first move starts the server's clock.`
-      : 'Unranked: the game stays in this browser.';
+    text = ready ? `Ranked as ${rankedName()}: your first move starts the server's clock.`
+      : rankedName() ? 'Unranked: this game began without the server. Start over to play it ranked.'
+        : 'Unranked: the game stays in this browser.';
   } else if (liveActive()) {
     text = `Ranked as ${live.player}: ` + (pending ? 'sending your moves…' : 'every move is recorded.') +
       (live.status === 'blocked' ? ' No move is left: undo, or give up.' : '');

@@ -28,6 +28,7 @@ from .test_play import (
     engine,
     open_play,
     play_by_clicks,
+    play_by_clicks_from,
     position,
     solution,
 )
@@ -76,11 +77,16 @@ def token(page: Any, name: str) -> str:
     return found
 
 
-def attempt_state(page: Any, name: str, pid: str = PUZZLE) -> dict[str, Any]:
-    """The server's state of the page's live attempt, read with the page's token."""
-    progress = page.evaluate(f"JSON.parse(localStorage.getItem('cruel.progress.{pid}'))")
+def attempt_state(
+    page: Any, name: str, pid: str = PUZZLE, attempt: str | None = None
+) -> dict[str, Any]:
+    """The server's state of the page's live attempt (or of ``attempt``), read with the
+    page's token."""
+    if attempt is None:
+        progress = page.evaluate(f"JSON.parse(localStorage.getItem('cruel.progress.{pid}'))")
+        attempt = progress["live"]["id"]
     answer = page.request.get(
-        f"/v1/attempts/{progress['live']['id']}",
+        f"/v1/attempts/{attempt}",
         headers={"Authorization": f"Player {token(page, name)}"},
     )
     assert answer.status == 200, answer.text()
@@ -271,12 +277,21 @@ def test_give_up_ends_the_ranked_game(page: Any) -> None:
     claim(page, "Quitter")
     set_auto(page, False)
     play_by_clicks(page, solution()[:3])
+    synced(page)
+    attempt = attempt_state(page, "Quitter")["attempt"]
     page.click("#give-up")
     page.click("#give-up")
     assert synced(page) == "given-up"
-    assert attempt_state(page, "Quitter")["status"] == "given-up"
+    assert attempt_state(page, "Quitter", attempt=attempt)["status"] == "given-up"
     assert page.is_hidden("#give-up")
     assert "unranked" in page.inner_text("#live-status")
+    # what is played after it is the browser's own, and a reload keeps it so
+    play_by_clicks_from(page, solution()[:4], 3)
+    page.reload()
+    page.wait_for_selector('#board[data-ready="true"] .board')
+    assert board(page) == position(engine(solution()[:4]))
+    assert page.get_attribute("#live-status", "data-status") == "unranked"
+    assert "Start over to play it ranked" in page.inner_text("#live-status")
 
 
 def test_a_step_the_server_refuses_shows_the_servers_position(page: Any, watch: Watch) -> None:
@@ -351,6 +366,9 @@ def test_a_lost_connection_is_tried_again_then_said(page: Any, watch: Watch, fai
         assert board(page) == position(engine(steps[:2]))  # the game goes on here
         click_step(page, engine(steps[:2]), steps[2])  # unranked now: nothing more is sent
         assert left["n"] == failures - 4
+        assert board(page) == position(engine(steps))
+        page.reload()  # and a reload keeps the browser's game
+        page.wait_for_selector('#board[data-ready="true"] .board')
         assert board(page) == position(engine(steps))
     page.unroute("**/v1/attempts/**")
 
