@@ -571,3 +571,37 @@ def _twice(game: Game, step: str) -> bool:
     again = game.copy()
     again.push(to_step(step))
     return any(compact(s) == step for s in again.legal_steps())
+
+
+def test_a_players_tokens_play_their_attempt_and_no_one_else(
+    client: TestClient, keys: dict[str, str]
+) -> None:
+    def claim(name: str) -> str:
+        body = orjson.dumps({"format": "cruel-player-claim/1", "player": name})
+        made = client.post("/v1/players", content=body)
+        assert made.status_code == 201, made.text
+        token: str = made.json()["token"]
+        return token
+
+    def player(token: str) -> dict[str, str]:
+        return {"Authorization": f"Player {token}"}
+
+    ada, bob = claim("ada"), claim("bob")
+    body = orjson.dumps({"format": "cruel-attempt/1", "player": "ada", "auto": "off"})
+    started = client.post(f"/v1/puzzles/{PUZZLE}/attempts", content=body, headers=player(ada))
+    assert started.status_code == 201, started.text
+    attempt = started.json()["attempt"]
+    steps = orjson.dumps({"steps": [par_line()[0]]})
+    url = f"/v1/attempts/{attempt}/steps"
+    error(client.post(url, content=steps, headers=player(bob)), 403, "wrong-player")
+    error(client.post(url, content=steps, headers=auth(keys["site"])), 403, "not-your-attempt")
+    # ada's second device (a token linked with a code) goes on with her game.
+    made = client.post("/v1/players/ada/link-codes", headers=player(ada))
+    assert made.status_code == 201, made.text
+    code = made.json()["code"]
+    linked = client.post("/v1/players/ada/tokens", content=orjson.dumps({"code": code}))
+    assert linked.status_code == 201, linked.text
+    laptop = linked.json()["token"]
+    assert ok(client.post(url, content=steps, headers=player(laptop)))["line"] == [
+        {"step": par_line()[0], "auto": False}
+    ]

@@ -68,6 +68,16 @@ async def _refused(call: Callable[..., _T], *args: Any) -> _T:
         raise ApiError(exc.status, exc.code, str(exc), *where) from None
 
 
+async def _sender(ctx: Context, request: Request, player: str) -> Any:
+    """Who sends this request for ``player``, as an attempt records its starter: a site key's
+    id, ``("player", name)`` for any of the player's own tokens (a second device continues the
+    game), or the keyless sender of an ``--open`` server. 401/403 as every write's."""
+    sender = await ctx.sender(request, player)
+    if (await ctx.credentials(request)).token is not None:
+        return ("player", player)
+    return sender
+
+
 def router(ctx: Context) -> APIRouter:
     """``POST /v1/puzzles/{id}/attempts`` and ``/v1/attempts/{attempt}`` (steps, give-up)."""
     router = APIRouter()
@@ -83,7 +93,7 @@ def router(ctx: Context) -> APIRouter:
             raise ApiError(
                 404, "no-such-attempt", "the attempt's puzzle is gone", "path", "attempt"
             )
-        return puzzle, await ctx.sender(request, player)
+        return puzzle, await _sender(ctx, request, player)
 
     @router.post(
         "/v1/puzzles/{id}/attempts",
@@ -100,7 +110,7 @@ def router(ctx: Context) -> APIRouter:
         await ctx.credentials(request)
         puzzle = ctx.puzzle_or_404(id)
         asked = parse_attempt(await read_body(request, ctx.settings.max_body))
-        sender = await ctx.sender(request, asked.player)
+        sender = await _sender(ctx, request, asked.player)
         throttle(ctx.player_buckets, asked.player, "for this player", "/player")
         started = await run_in_threadpool(
             live.start, stores, puzzle, asked.player, asked.auto, sender, now
