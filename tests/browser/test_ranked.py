@@ -11,13 +11,14 @@ Playwright clicks faster than people.
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from cruel_tools.game import Game, IllegalMove
+from cruel_tools.game import Game, IllegalMove, Step
 from cruel_tools.log import compact, to_step
 
 from .conftest import Server, Watch
@@ -437,3 +438,37 @@ def test_your_data_downloaded_and_deleted(page: Any, watch: Watch) -> None:
         "/v1/players/Data%20Owner/data", headers={"Authorization": f"Player {held}"}
     )
     assert gone.status in (401, 403, 404)
+
+
+def test_a_blocked_ranked_game_can_be_undone_then_ends_blocked(page: Any) -> None:
+    """A line that leaves no legal step, clicked: the server says blocked and keeps the attempt
+    open for an undo; the page offers Undo; giving up there ends the attempt blocked."""
+    rng = random.Random(4)
+    for _ in range(200):
+        game, steps = engine([]), list[Step]()
+        while game.outcome() == "in_progress" and len(steps) < 400:
+            step = rng.choice(list(game.legal_steps()))
+            game.push(step)
+            steps.append(step)
+        if game.outcome() == "blocked":
+            break
+    assert game.outcome() == "blocked"
+    open_play(page)
+    claim(page, "Blocker")
+    set_auto(page, False)
+    play_by_clicks(page, steps)
+    assert synced(page) == "blocked"
+    attempt = attempt_state(page, "Blocker")["attempt"]
+    assert page.inner_text("#end-title") == "No move is left"
+    assert "undo, or give up" in page.inner_text("#live-status")
+    page.click("#end-actions >> text=Undo")
+    assert synced(page) == "playing"
+    assert board(page) == position(engine(steps[:-1]))
+    click_step(page, engine(steps[:-1]), steps[-1])
+    assert synced(page) == "blocked"
+    page.click("#give-up")
+    page.click("#give-up")
+    page.locator("#message", has_text="This ranked game ends lost").wait_for()
+    state = attempt_state(page, "Blocker", attempt=attempt)
+    assert state["finished"] and state["status"] == "blocked"
+    assert page.is_hidden("#give-up")
