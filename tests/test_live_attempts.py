@@ -605,3 +605,46 @@ def test_a_players_tokens_play_their_attempt_and_no_one_else(
     assert ok(client.post(url, content=steps, headers=player(laptop)))["line"] == [
         {"step": par_line()[0], "auto": False}
     ]
+
+
+def test_the_queue_keeps_the_boards_tallies_as_a_rebuild_makes_them(
+    client: TestClient, keys: dict[str, str], wall: WallClock, db: Path | str
+) -> None:
+    # A flagged entry is hidden in its own transaction, before the tallies move: totals and
+    # ranks never count it, and a clear or a reject moves them as a rebuild would.
+    from cruel_tools.schema import rebuild_tallies
+
+    boards = Leaderboards(db)
+
+    def tallies() -> tuple[list[Any], list[Any]]:
+        with boards.database.read() as db:
+            counts = db.execute(
+                "SELECT puzzle, actions, redeals, entries, timed, bests, fastest FROM"
+                " score_counts WHERE entries + timed + bests + fastest > 0"
+                " ORDER BY puzzle, actions, redeals"
+            ).fetchall()
+            best = db.execute("SELECT * FROM player_best ORDER BY puzzle, player").fetchall()
+        return [tuple(r) for r in counts], [tuple(r) for r in best]
+
+    def check() -> None:
+        kept = tallies()
+        with boards.database.write() as db:
+            rebuild_tallies(db)
+        assert tallies() == kept
+
+    fast = start(client, keys["site"], "mallory")
+    ok(send(client, keys["site"], fast, par_line()))  # flagged
+    play(
+        client, keys["site"], start(client, keys["site"], "ada"), wall, human_gaps(len(par_line()))
+    )
+    check()
+    assert boards.leaderboard(PUZZLE).total == 1
+    [flagged] = queue(client, keys["admin"])
+    ok(
+        client.post(
+            f"/v1/admin/queue/{flagged['submission_id']}/clear", headers=auth(keys["admin"])
+        )
+    )
+    check()
+    assert boards.leaderboard(PUZZLE).total == 2
+    boards.close()
