@@ -73,7 +73,7 @@ ACTIONS: Final[tuple[Action, ...]] = (
     "clear",
     "reject",
 )
-#: The review queue's document (``GET /v1/moderation/queue``).
+#: The review queue's document (``GET /v1/admin/queue``).
 QUEUE_FORMAT: Final = "cruel-review-queue/1"
 #: Why an entry is flagged: a live attempt's timing (:func:`cruel_tools.attempts.timing_flags`),
 #: or a submitted log at par or better that no live attempt timed.

@@ -489,6 +489,7 @@ def test_the_openapi_document_has_the_admin_routes(client: TestClient) -> None:
         "/v1/admin/queue",  # the review queue (tests/test_live_attempts.py)
         "/v1/admin/queue/{id}/clear",
         "/v1/admin/queue/{id}/reject",
+        "/v1/admin/players/{name}/tokens",  # a lost token (tests/test_player_tokens.py)
     }
     assert set(paths["/v1/admin/submissions/{id}"]) == {"delete"}
     for path, methods in paths.items():

@@ -264,7 +264,7 @@ def test_claim_refusals(closed_client: TestClient, db: Path) -> None:
 
 def test_a_moderator_revokes_a_lost_token(closed_client: TestClient, db: Path) -> None:
     token = claim(closed_client, "ada")
-    url = "/v1/moderation/players/ada/tokens"
+    url = "/v1/admin/players/ada/tokens"
     error(closed_client.delete(url), 401, "missing-key")
     error(closed_client.delete(url, headers=auth(key=site_key(db))), 403, "wrong-role")
     admin = site_key(db, "admin")
@@ -285,7 +285,7 @@ def test_a_moderator_revokes_a_lost_token(closed_client: TestClient, db: Path) -
     assert audit["entries"][0]["action"] == "revoke-tokens"
     # A name from before tokens reaches its player the same way.
     assert submit(closed_client, "cy", key=site_key(db)).status_code == 201
-    code = closed_client.delete("/v1/moderation/players/cy/tokens", headers=auth(key=admin))
+    code = closed_client.delete("/v1/admin/players/cy/tokens", headers=auth(key=admin))
     got = closed_client.post("/v1/players/cy/tokens", content=orjson.dumps(code.json()))
     assert got.status_code == 422  # the answer is no link request: only its code is
     got = closed_client.post(

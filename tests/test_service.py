@@ -136,7 +136,6 @@ def test_openapi_document_is_complete_and_its_refs_resolve(client: TestClient) -
         "/v1/players/{name}/link-codes",
         "/v1/players/{name}/tokens",
         "/v1/players/{name}/data",
-        "/v1/moderation/players/{name}/tokens",
         "/v1/replay",
         "/v1/analyze",
         "/v1/puzzles/{id}/submissions/{submission_id}/log",

@@ -89,7 +89,7 @@ def _refused(exc: PlayerRefused, where: tuple[str, str]) -> ApiError:
 def router(ctx: Context) -> APIRouter:
     """``POST /v1/players``, ``POST /v1/players/{name}/link-codes``, ``POST
     /v1/players/{name}/tokens``, ``GET /v1/players/{name}/data``, ``DELETE
-    /v1/players/{name}`` and ``DELETE /v1/moderation/players/{name}/tokens``."""
+    /v1/players/{name}`` and ``DELETE /v1/admin/players/{name}/tokens``."""
     router = APIRouter()
     players = ctx.stores.players
     # In memory, per process, like every rate limit: addresses are kept only here.
@@ -177,7 +177,7 @@ def router(ctx: Context) -> APIRouter:
         return json_response(await run_in_threadpool(players.delete, player))
 
     @router.delete(
-        "/v1/moderation/players/{name}/tokens",
+        "/v1/admin/players/{name}/tokens",
         response_model=TokensRevoked,
         responses=ADMIN_ERRORS,
         openapi_extra={"security": [{BEARER: []}]},
