@@ -36,7 +36,6 @@ import asyncio
 import contextlib
 import ctypes
 import functools
-import ipaddress
 import logging
 import os
 import resource
@@ -55,6 +54,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from .api import ErrorResponse
 from .constants import BODY_TIMEOUT, HEAD_TIMEOUT, MAX_BODY, MAX_CONNECTIONS, MAX_PER_CLIENT
+from .proxies import forwarded_client, is_trusted
 
 __all__ = [
     "ANSWERED",
@@ -110,20 +110,7 @@ class GuardConfig:
 
     def trusts(self, host: str | None) -> bool:
         """Whether ``host`` (a connection's peer) is one of the trusted proxies."""
-        if host is None or not self.trusted_proxies:
-            return False
-        try:
-            address = ipaddress.ip_address(host)
-        except ValueError:
-            return False
-        return any(address in network for network in _networks(self.trusted_proxies))
-
-
-@functools.lru_cache(maxsize=16)
-def _networks(
-    proxies: tuple[str, ...],
-) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
-    return tuple(ipaddress.ip_network(p, strict=False) for p in proxies)
+        return is_trusted(host, self.trusted_proxies)
 
 
 @functools.lru_cache(maxsize=4)
@@ -352,27 +339,18 @@ PLACES: Final = Places()
 
 
 @functools.lru_cache(maxsize=4)
-def _proxy_settings(proxies: tuple[str, ...]) -> Any:
-    # Imported here: cruel_tools.service imports this module (its middleware).
-    from .service.config import Settings
-
-    return Settings(trusted_proxies=proxies)
-
-
 def _forwarded(app: _ASGIApp, limits: GuardConfig) -> _ASGIApp:
     """``app`` on a trusted proxy's connection: each request's ``client`` is the address
-    :func:`~cruel_tools.service.clients.client_address` reads from ``X-Forwarded-For`` (port 0,
+    :func:`~cruel_tools.proxies.forwarded_client` reads from ``X-Forwarded-For`` (port 0,
     as the proxy's header has none). uvicorn's own reading of the header is off (``cruel
     serve``): it believed any loopback peer."""
-    from starlette.requests import HTTPConnection
-
-    from .service.clients import client_address
-
-    settings = _proxy_settings(limits.trusted_proxies)
+    proxies = limits.trusted_proxies
 
     async def forwarded(scope: _Scope, receive: _Receive, send: _Send) -> None:
         if scope["type"] == "http":
-            scope["client"] = (client_address(HTTPConnection(scope), settings), 0)
+            peer = scope["client"][0] if scope.get("client") else "unknown"
+            headers = [v.decode("latin-1") for k, v in scope["headers"] if k == b"x-forwarded-for"]
+            scope["client"] = (forwarded_client(peer, headers, proxies), 0)
         await app(scope, receive, send)
 
     return forwarded

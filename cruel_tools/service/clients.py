@@ -9,12 +9,11 @@ from a connection whose peer is one of ``settings.trusted_proxies`` (``cruel ser
 
 from __future__ import annotations
 
-import ipaddress
-from functools import lru_cache
 from typing import Final
 
 from starlette.requests import HTTPConnection
 
+from ..proxies import forwarded_client
 from .config import Settings
 
 __all__ = [
@@ -22,7 +21,6 @@ __all__ = [
     "DUPLICATE_HEADER",
     "DuplicateHeader",
     "client_address",
-    "is_trusted",
     "one_header",
 ]
 
@@ -53,44 +51,11 @@ def one_header(request: HTTPConnection, name: str) -> str | None:
     return values[0] if values else None
 
 
-@lru_cache(maxsize=64)
-def _networks(
-    proxies: tuple[str, ...],
-) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
-    return tuple(ipaddress.ip_network(p, strict=False) for p in proxies)
-
-
-def is_trusted(peer: str, proxies: tuple[str, ...]) -> bool:
-    """Whether ``peer`` (an IP address) is one of the trusted proxies (addresses or networks)."""
-    if not proxies:
-        return False
-    try:
-        address = ipaddress.ip_address(peer)
-    except ValueError:
-        return False
-    return any(address in network for network in _networks(proxies))
-
-
 def client_address(request: HTTPConnection, settings: Settings) -> str:
     """The client's address: the connection's peer, or, when the peer is a trusted proxy, the
     last address in ``X-Forwarded-For`` that is not itself a trusted proxy (the one the
     nearest trusted proxy saw; addresses further left were written by the client and prove
     nothing)."""
     peer = request.client.host if request.client else UNKNOWN
-    proxies = settings.trusted_proxies
-    if not is_trusted(peer, proxies):
-        return peer
-    hops = [
-        hop.strip()
-        for header in request.headers.getlist("x-forwarded-for")
-        for hop in header.split(",")
-    ]
-    for hop in reversed(hops):
-        if not hop:
-            continue
-        if not is_trusted(hop, proxies):
-            try:
-                return str(ipaddress.ip_address(hop))
-            except ValueError:
-                return peer  # a proxy that writes nonsense: count the proxy itself
-    return peer
+    forwarded = request.headers.getlist("x-forwarded-for")
+    return forwarded_client(peer, forwarded, settings.trusted_proxies)
