@@ -46,6 +46,7 @@ __all__ = [
     "ReviewQueue",
     "queue_entry",
     "FlagUntimed",
+    "record_act",
     "ModerationRequest",
     "SubmissionRecord",
     "AuditEntry",
@@ -295,6 +296,50 @@ def _audit(
     )
 
 
+def record_act(
+    db: Connection,
+    when: dt.datetime,
+    key: ApiKey,
+    action: Action,
+    changed: bool,
+    sid: int | None,
+    player: str,
+    reason: str | None,
+    record: SubmissionRecord | None,
+) -> AuditEntry:
+    """Write one act in the audit log, in the act's transaction ``db``, and return its entry:
+    the one writer of ``moderation_audit`` (the store's acts and
+    :meth:`cruel_tools.players.Players.revoke`)."""
+    stored = orjson.dumps(record.model_dump(mode="json")).decode() if record else None
+    (aid,) = db.execute(
+        "INSERT INTO moderation_audit (at, key_id, key_name, action, changed, submission,"
+        " player, reason, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        (
+            when.astimezone(dt.UTC).isoformat(),
+            key.id,
+            key.name,
+            action,
+            int(changed),
+            sid,
+            player,
+            reason,
+            stored,
+        ),
+    ).fetchone()
+    return AuditEntry(
+        id=aid,
+        at=when,
+        key_id=key.id,
+        key_name=key.name,
+        action=action,
+        changed=changed,
+        submission_id=sid,
+        player=player,
+        reason=reason,
+        submission=record,
+    )
+
+
 class Moderation(Store):
     """Moderation of the leaderboards, in the store (:class:`~cruel_tools.schema.Store`): safe
     to share between threads. Each act is one transaction with its audit entry. A database
@@ -440,7 +485,7 @@ class Moderation(Store):
                 db.execute("DELETE FROM submissions WHERE id = ?", (sid,))
             tallies.settle()  # the boards' tallies follow the entry's listing
             banned = self._banned(db, record.player)
-            entry = self._log(db, when, key, action, changed, sid, record.player, reason, record)
+            entry = record_act(db, when, key, action, changed, sid, record.player, reason, record)
         return ModerationResult(
             action=action,
             changed=changed,
@@ -477,7 +522,7 @@ class Moderation(Store):
             (listed,) = db.execute(
                 "SELECT COUNT(*) FROM visible_submissions WHERE player = ?", (player,)
             ).fetchone()
-            entry = self._log(db, when, key, action, changed, None, player, reason, None)
+            entry = record_act(db, when, key, action, changed, None, player, reason, None)
         return ModerationResult(
             action=action,
             changed=changed,
@@ -502,37 +547,6 @@ class Moderation(Store):
             "UPDATE review_queue SET status = ?, decided_at = ?, decided_by = ?"
             " WHERE submission = ?",
             ("cleared" if action == "clear" else "rejected", when.isoformat(), key.id, sid),
-        )
-
-    @staticmethod
-    def _log(
-        db: Connection,
-        when: dt.datetime,
-        key: ApiKey,
-        action: Action,
-        changed: bool,
-        sid: int | None,
-        player: str,
-        reason: str | None,
-        record: SubmissionRecord | None,
-    ) -> AuditEntry:
-        stored = orjson.dumps(record.model_dump(mode="json")).decode() if record else None
-        (aid,) = db.execute(
-            "INSERT INTO moderation_audit (at, key_id, key_name, action, changed, submission,"
-            " player, reason, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-            (when.isoformat(), key.id, key.name, action, int(changed), sid, player, reason, stored),
-        ).fetchone()
-        return AuditEntry(
-            id=aid,
-            at=when,
-            key_id=key.id,
-            key_name=key.name,
-            action=action,
-            changed=changed,
-            submission_id=sid,
-            player=player,
-            reason=reason,
-            submission=record,
         )
 
 

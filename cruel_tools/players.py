@@ -29,7 +29,7 @@ from .errors import CruelError
 from .keys import ApiKey, key_hash
 from .leaderboard import Tallies
 from .log import LogFormatError, refuse_duplicates
-from .moderation import AuditEntry
+from .moderation import AuditEntry, record_act
 from .names import skeleton
 from .registry import CONFUSABLE, register
 from .schema import Store
@@ -564,33 +564,9 @@ class Players(Store):
                 (_iso(when), player),
             ).rowcount
             self._new_code(db, player, digest, when, MODERATOR_LINK_TTL)
-            (aid,) = db.execute(
-                "INSERT INTO moderation_audit (at, key_id, key_name, action, changed, submission,"
-                " player, reason, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-                (
-                    _iso(when),
-                    key.id,
-                    key.name,
-                    "revoke-tokens",
-                    int(revoked > 0),
-                    None,
-                    player,
-                    reason,
-                    None,
-                ),
-            ).fetchone()
-        audit = AuditEntry(
-            id=aid,
-            at=when,
-            key_id=key.id,
-            key_name=key.name,
-            action="revoke-tokens",
-            changed=revoked > 0,
-            submission_id=None,
-            player=player,
-            reason=reason,
-            submission=None,
-        )
+            audit = record_act(
+                db, when, key, "revoke-tokens", revoked > 0, None, player, reason, None
+            )
         return TokensRevoked(
             player=player,
             revoked=int(revoked),
