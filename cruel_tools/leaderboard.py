@@ -144,6 +144,14 @@ class Tallies:
         self.db = db
         self.before = [(puzzle, player, _tally(db, puzzle, player)) for puzzle, player in pairs]
 
+    @classmethod
+    def of_player(cls, db: Connection, player: str) -> Tallies:
+        """The tallies of every puzzle ``player`` has entries of (a ban, a player's deletion)."""
+        puzzles = db.execute(
+            "SELECT DISTINCT puzzle FROM submissions WHERE player = ?", (player,)
+        ).fetchall()
+        return cls(db, [(str(p), player) for (p,) in puzzles])
+
     def settle(self) -> None:
         _retally(
             self.db,

@@ -505,10 +505,7 @@ class Moderation(Store):
         with self._write() as db:
             db.lock(skeleton(player))  # the player's submissions wait (PostgreSQL)
             was_banned = self._banned(db, player)
-            puzzles = db.execute(
-                "SELECT DISTINCT puzzle FROM submissions WHERE player = ?", (player,)
-            ).fetchall()
-            tallies = Tallies(db, [(str(p), player) for (p,) in puzzles])
+            tallies = Tallies.of_player(db, player)
             if action == "ban":
                 db.execute(
                     "INSERT INTO banned_players (player, banned_at) VALUES (?, ?)"

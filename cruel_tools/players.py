@@ -679,10 +679,7 @@ class Players(Store):
         deleted and claimed again)."""
         with self.database.write(lock=skeleton(player)) as db:
             # Moderators' acts on this player wait, as they take the same lock after theirs.
-            puzzles = db.execute(
-                "SELECT DISTINCT puzzle FROM submissions WHERE player = ?", (player,)
-            ).fetchall()
-            tallies = Tallies(db, [(str(p), player) for (p,) in puzzles])
+            tallies = Tallies.of_player(db, player)
             entries_of = "SELECT id FROM submissions WHERE player = ?"
             for table in ("hidden_submissions", "review_queue"):  # what refers to the entries
                 if db.has_table(table):
