@@ -22,14 +22,22 @@ from .context import Context
 from .errors import ApiError, json_response, read_body
 from .openapi import ADMIN_ERRORS, BEARER, moderation_body_doc
 
-__all__ = ["MAX_MODERATION_BODY", "SubmissionId", "PlayerPath", "router"]
+__all__ = [
+    "MAX_MODERATION_BODY",
+    "SubmissionId",
+    "PlayerPath",
+    "read_reason",
+    "path_player",
+    "router",
+]
 
 #: Bound on a moderation request's body (``{"reason": ...}``).
 MAX_MODERATION_BODY: Final = 16 * 1024
 
 
-async def _reason(request: Request) -> str | None:
-    """The reason of a moderation request: its body is empty or ``{"reason": ...}``."""
+async def read_reason(request: Request) -> str | None:
+    """The reason of a moderation request: its body is empty or ``{"reason": ...}`` (every
+    moderator's act, the revocation of a player's tokens too)."""
     body = await read_body(request, MAX_MODERATION_BODY)
     if not body.strip():
         return None
@@ -60,7 +68,8 @@ def _submission_id(text: str) -> int:
     return int(text)
 
 
-def _player(text: str) -> str:
+def path_player(text: str) -> str:
+    """The player named in a route's path, enforced (422 ``bad-player-name``)."""
     try:
         return enforce(text)
     except PlayerNameError as exc:
@@ -88,7 +97,7 @@ def router(ctx: Context) -> APIRouter:
         wait for the database does not hold up the event loop)."""
         key = await ctx.admin(request)
         what = target()
-        reason = await _reason(request)
+        reason = await read_reason(request)
         return json_response(await run_in_threadpool(do, what, key, reason))
 
     def route(path: str, method: str = "POST") -> Callable[[Any], Any]:
@@ -118,12 +127,12 @@ def router(ctx: Context) -> APIRouter:
     @route("/v1/admin/players/{name}/ban")
     async def ban(name: PlayerPath, request: Request) -> Response:
         """Ban a player: their entries leave every leaderboard, their submissions are 403."""
-        return await act(request, moderation.ban, lambda: _player(name))
+        return await act(request, moderation.ban, lambda: path_player(name))
 
     @route("/v1/admin/players/{name}/unban")
     async def unban(name: PlayerPath, request: Request) -> Response:
         """Lift a ban: the player's entries (those not hidden) are listed again."""
-        return await act(request, moderation.unban, lambda: _player(name))
+        return await act(request, moderation.unban, lambda: path_player(name))
 
     @route("/v1/admin/queue/{id}/clear")
     async def clear(id: SubmissionId, request: Request) -> Response:

@@ -11,13 +11,9 @@ from typing import Any, Final
 from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
-from pydantic import ValidationError
 
 from ..api import ErrorResponse
 from ..keys import RateLimit, TokenBuckets
-from ..log import refuse_duplicates
-from ..moderation import ModerationRequest
-from ..names import PlayerNameError, enforce
 from ..players import (
     LinkCode,
     PlayerData,
@@ -32,7 +28,7 @@ from ..registry import CONFUSABLE
 from .clients import client_address
 from .context import Context
 from .errors import ApiError, json_response, read_body
-from .moderation import PlayerPath
+from .moderation import PlayerPath, path_player, read_reason
 from .openapi import ADMIN_ERRORS, BEARER, PLAYER, WRITE_ERRORS, body_doc
 
 __all__ = ["CLAIM_LIMIT", "LINK_LIMIT", "MAX_PLAYER_BODY", "router"]
@@ -64,13 +60,6 @@ _CLAIM_ERRORS: Final[dict[int | str, dict[str, Any]]] = {
         "description": "Too many claims or link codes from this address (rate-limited)",
     },
 }
-
-
-def _name(text: str) -> str:
-    try:
-        return enforce(text)
-    except PlayerNameError as exc:
-        raise ApiError(422, "bad-player-name", str(exc), "path", "name") from None
 
 
 def _limit(buckets: TokenBuckets, key: Hashable, what: str, whose: str = "this address") -> None:
@@ -125,7 +114,7 @@ def router(ctx: Context) -> APIRouter:
     async def link_code(name: PlayerPath, request: Request) -> Response:
         """A one-time code (8 characters, valid 10 minutes) that gives another device of the
         player a token of its own. A new code voids the player's earlier ones."""
-        player = _name(name)
+        player = path_player(name)
         token = await ctx.own_token(request, player)
         # Each code costs a scrypt (~40 ms): a token makes them at the pace of link tries.
         _limit(links, ("token", token.id), "link codes", "this token")
@@ -141,7 +130,7 @@ def router(ctx: Context) -> APIRouter:
     async def redeem(name: PlayerPath, request: Request) -> Response:
         """A new token of the player for a link code of theirs (used once). Five wrong codes
         for one player void their live code."""
-        player = _name(name)
+        player = path_player(name)
         _limit(links, client_address(request, ctx.settings), "link codes")
         asked = parse_link(await read_body(request, MAX_PLAYER_BODY))
         try:
@@ -159,7 +148,7 @@ def router(ctx: Context) -> APIRouter:
     async def export(name: PlayerPath, request: Request) -> Response:
         """Everything the service holds about the player: names, entries with their logs and
         times, attempts, tokens' dates, link codes' dates, moderators' acts on them."""
-        player = _name(name)
+        player = path_player(name)
         await ctx.own_token(request, player)
         return json_response(await run_in_threadpool(players.export, player))
 
@@ -172,7 +161,7 @@ def router(ctx: Context) -> APIRouter:
     async def delete(name: PlayerPath, request: Request) -> Response:
         """Delete the player: entries (off every board), attempts, tokens, link codes and the
         name. The moderation audit log and a ban are kept."""
-        player = _name(name)
+        player = path_player(name)
         await ctx.own_token(request, player)
         return json_response(await run_in_threadpool(players.delete, player))
 
@@ -187,8 +176,8 @@ def router(ctx: Context) -> APIRouter:
         code (valid 24 hours) to hand to them privately; for a name with games from before
         tokens, claim it for its player so. Audited (revoke-tokens)."""
         key = await ctx.admin(request)
-        player = _name(name)
-        reason = await _reason(request)
+        player = path_player(name)
+        reason = await read_reason(request)
         try:
             done = await run_in_threadpool(players.revoke, player, key, reason)
         except PlayerRefused as exc:
@@ -196,23 +185,3 @@ def router(ctx: Context) -> APIRouter:
         return json_response(done)
 
     return router
-
-
-async def _reason(request: Request) -> str | None:
-    """The optional ``{"reason": ...}`` of a moderator's act."""
-    body = await read_body(request, MAX_PLAYER_BODY)
-    if not body.strip():
-        return None
-    refuse_duplicates(body)  # {"reason": "a", "reason": "b"}: 400 duplicate-key
-    try:
-        return ModerationRequest.model_validate_json(body).reason
-    except ValidationError as exc:
-        err = exc.errors(include_url=False)[0]
-        if err["type"] == "json_invalid":
-            raise ApiError(
-                400, "not-json", f"not JSON: {err['ctx']['error']}", "body", "/"
-            ) from None
-        where = "/" + "/".join(str(p) for p in err["loc"])
-        raise ApiError(
-            422, "schema", f"{where[1:] or 'body'}: {err['msg']}", "body", where
-        ) from None
