@@ -25,7 +25,7 @@ from __future__ import annotations
 import datetime as dt
 import secrets
 import statistics
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final, Literal
 
@@ -418,6 +418,11 @@ def _opening(puzzle: Puzzle) -> Game:
     return Game.from_deal(piles, puzzle.resolved_rules())
 
 
+def _lock(attempt_id: str) -> str:
+    """The lock of an attempt's writes: one at a time, in every process."""
+    return f"cruel-tools attempt {attempt_id}"
+
+
 def _replay(puzzle: Puzzle, line: list[tuple[str, bool]]) -> Game:
     """The standing line's position, played through the engine again (it was legal when kept)."""
     game = _opening(puzzle)
@@ -563,29 +568,25 @@ class Attempts(Store):
         :raises IllegalStep, NothingToUndo, BadStep: a step refused; nothing is kept.
         """
         now = now.astimezone(dt.UTC)
-        with self.database.write(lock=f"cruel-tools attempt {attempt_id}") as db:
-            attempt = self._load(db, attempt_id, sender)
-            game = _replay(puzzle, attempt.line)
-            ended = self._expire(db, attempt, game, puzzle, now, today)
-            if ended is None:
-                if attempt.recorded + len(steps) > MAX_ATTEMPT_STEPS:
-                    raise BadStep(f"an attempt records at most {MAX_ATTEMPT_STEPS} steps")
-                first = attempt.recorded
-                game = self._advance(puzzle, attempt, game, steps)
-                self._record(db, attempt.id, first, attempt.applied, now)
-                attempt.player_steps += len(steps)
-                attempt.status = _status(game)
-                attempt.last_at = now
-                if attempt.status == "won":
-                    attempt.ended_at = now
-                    attempt.elapsed_ms = _ms(now - attempt.started_at)
-                    attempt.flags = timing_flags(
-                        self._intervals(db, attempt), attempt.elapsed_ms, self.policy
-                    )
-                self._save(db, attempt)
-        if ended is not None:
-            raise AttemptOver(ended)
-        return _state(attempt, game, now, self.policy)
+
+        def step(db: Connection, attempt: _Attempt, game: Game) -> Game:
+            if attempt.recorded + len(steps) > MAX_ATTEMPT_STEPS:
+                raise BadStep(f"an attempt records at most {MAX_ATTEMPT_STEPS} steps")
+            first = attempt.recorded
+            game = self._advance(puzzle, attempt, game, steps)
+            self._record(db, attempt.id, first, attempt.applied, now)
+            attempt.player_steps += len(steps)
+            attempt.status = _status(game)
+            attempt.last_at = now
+            if attempt.status == "won":
+                attempt.ended_at = now
+                attempt.elapsed_ms = _ms(now - attempt.started_at)
+                attempt.flags = timing_flags(
+                    self._intervals(db, attempt), attempt.elapsed_ms, self.policy
+                )
+            return game
+
+        return self._change(puzzle, attempt_id, sender, now, today, step)
 
     def give_up(
         self, puzzle: Puzzle, attempt_id: str, sender: Hashable, now: dt.datetime, today: dt.date
@@ -594,17 +595,13 @@ class Attempts(Store):
 
         :raises AttemptOver: it had ended already."""
         now = now.astimezone(dt.UTC)
-        with self.database.write(lock=f"cruel-tools attempt {attempt_id}") as db:
-            attempt = self._load(db, attempt_id, sender)
-            game = _replay(puzzle, attempt.line)
-            ended = self._expire(db, attempt, game, puzzle, now, today)
-            if ended is None:
-                attempt.status = "blocked" if attempt.status == "blocked" else "given-up"
-                attempt.ended_at = now
-                self._save(db, attempt)
-        if ended is not None:
-            raise AttemptOver(ended)
-        return _state(attempt, game, now, self.policy)
+
+        def end(db: Connection, attempt: _Attempt, game: Game) -> Game:
+            attempt.status = "blocked" if attempt.status == "blocked" else "given-up"
+            attempt.ended_at = now
+            return game
+
+        return self._change(puzzle, attempt_id, sender, now, today, end)
 
     def state(
         self, puzzle: Puzzle, attempt_id: str, sender: Hashable, now: dt.datetime, today: dt.date
@@ -615,7 +612,7 @@ class Attempts(Store):
             attempt = self._load(db, attempt_id, sender)
         if attempt.finished or not self._expired(attempt, puzzle, now, today):
             return _state(attempt, _replay(puzzle, attempt.line), now, self.policy)
-        with self.database.write(lock=f"cruel-tools attempt {attempt_id}") as db:
+        with self.database.write(lock=_lock(attempt_id)) as db:
             attempt = self._load(db, attempt_id, sender)
             game = _replay(puzzle, attempt.line)
             self._expire(db, attempt, game, puzzle, now, today)
@@ -624,7 +621,7 @@ class Attempts(Store):
     def settle(self, attempt_id: str, result: SubmissionResult) -> None:
         """Keep the answer of a won attempt's entry, for later reads."""
         text = orjson.dumps(result.model_dump(mode="json")).decode()
-        with self.database.write(lock=f"cruel-tools attempt {attempt_id}") as db:
+        with self.database.write(lock=_lock(attempt_id)) as db:
             db.execute(
                 "UPDATE live_attempts SET entry = ?, submission_id = COALESCE(submission_id, ?)"
                 " WHERE attempt = ?",
@@ -639,6 +636,28 @@ class Attempts(Store):
             )
 
     # -- inside --
+
+    def _change(
+        self,
+        puzzle: Puzzle,
+        attempt_id: str,
+        sender: Hashable,
+        now: dt.datetime,
+        today: dt.date,
+        change: Callable[[Connection, _Attempt, Game], Game],
+    ) -> AttemptState:
+        """One write to an open attempt (steps, a give-up): ``change`` it in its transaction
+        and keep it, unless it has expired (then it is ended, and :class:`AttemptOver`)."""
+        with self.database.write(lock=_lock(attempt_id)) as db:
+            attempt = self._load(db, attempt_id, sender)
+            game = _replay(puzzle, attempt.line)
+            ended = self._expire(db, attempt, game, puzzle, now, today)
+            if ended is None:
+                game = change(db, attempt, game)
+                self._save(db, attempt)
+        if ended is not None:
+            raise AttemptOver(ended)
+        return _state(attempt, game, now, self.policy)
 
     def _load(self, db: Connection, attempt_id: str, sender: Hashable) -> _Attempt:
         row = db.execute(
