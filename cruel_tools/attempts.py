@@ -30,19 +30,19 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final, Literal
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from . import cards
 from .documents import document_config
 from .errors import CruelError
 from .game import Game, IllegalMove, Move, Step
-from .log import COMPACT_STEPS, LogFormatError, compact, refuse_duplicates
+from .log import COMPACT_STEPS, LogFormatError, compact
 from .moderation import queue_entry
 from .names import skeleton
 from .puzzles import Puzzle, solution_is_public
 from .schema import Store
 from .store import Connection
-from .submissions import PlayerName, SubmissionResult, player_name_error
+from .submissions import PlayerName, SubmissionResult, read_document
 from .traversal import ErrorInfo
 
 __all__ = [
@@ -253,43 +253,17 @@ class AttemptState(BaseModel):
 # --- reading -------------------------------------------------------------------------------------
 
 
-def _read_error(exc: ValidationError, what: str, keys: str) -> LogFormatError:
-    err = exc.errors(include_url=False)[0]
-    kind, loc = err["type"], err["loc"]
-    key = str(loc[0]) if loc else ""
-    if kind == "json_invalid":
-        return LogFormatError("not-json", "", f"not JSON: {err['ctx']['error']}")
-    if not key:
-        return LogFormatError("schema", "/", f"{what} is a JSON object")
-    if key == "player" and kind != "missing":
-        return player_name_error(kind, str(err["msg"]))
-    if kind == "missing":
-        message = f"required key {key!r} is missing"
-    elif kind == "extra_forbidden":
-        message = f"unknown key {key!r} ({what} has {keys})"
-    else:
-        message = str(err["msg"])
-    return LogFormatError("schema", "/" + "/".join(str(p) for p in loc), message)
-
-
 def parse_attempt(data: bytes) -> AttemptRequest:
     """Read an attempt request; raise :class:`LogFormatError` as a submission's head does (a
     refused name is ``bad-player-name`` at ``/player``)."""
-    refuse_duplicates(data)  # {"player": "ada", "player": "bob"}: neither (duplicate-key)
-    try:
-        return AttemptRequest.model_validate_json(data)
-    except ValidationError as exc:
-        raise _read_error(exc, "an attempt", "player, optional format and auto") from None
+    return read_document(AttemptRequest, data, "an attempt", "player, optional format and auto")
 
 
 def parse_steps(data: bytes) -> list[str]:
     """Read a steps request: its steps, each checked to be a step (:class:`BadStep` at
     ``/steps/k`` otherwise); :class:`LogFormatError` for a body that is not the document."""
-    refuse_duplicates(data)  # {"steps": [...], "steps": [...]}: neither (duplicate-key)
-    try:
-        steps = StepsRequest.model_validate_json(data).steps
-    except ValidationError as exc:
-        raise _read_error(exc, "a steps request", "steps and optional format") from None
+    request = read_document(StepsRequest, data, "a steps request", "steps and optional format")
+    steps = request.steps
     for k, text in enumerate(steps):
         if text != UNDO and text not in COMPACT_STEPS:
             shown = repr(text[:20])

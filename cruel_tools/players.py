@@ -22,19 +22,18 @@ import secrets
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from .documents import document_config
 from .errors import CruelError
 from .keys import ApiKey, key_hash
 from .leaderboard import Tallies
-from .log import LogFormatError, refuse_duplicates
 from .moderation import AuditEntry, record_act
 from .names import skeleton
 from .registry import CONFUSABLE, register
 from .schema import Store
 from .store import Connection
-from .submissions import PlayerName, player_name_error
+from .submissions import PlayerName, read_document
 
 __all__ = [
     "TOKEN_PREFIX",
@@ -300,39 +299,14 @@ class TokenInfo:
     revoked_at: dt.datetime | None
 
 
-def _parse(model: type[BaseModel], data: bytes, what: str, keys: str) -> Any:
-    """Read a small document as :func:`cruel_tools.attempts.parse_attempt` does."""
-    refuse_duplicates(data)  # a key given twice: duplicate-key (docs/log-format.md)
-    try:
-        return model.model_validate_json(data)
-    except ValidationError as exc:
-        err = exc.errors(include_url=False)[0]
-        kind, key = err["type"], str(err["loc"][0]) if err["loc"] else ""
-        if kind == "json_invalid":
-            raise LogFormatError("not-json", "", f"not JSON: {err['ctx']['error']}") from None
-        if not key:
-            raise LogFormatError("schema", "/", f"{what} is a JSON object") from None
-        if key == "player" and kind != "missing":
-            raise player_name_error(kind, str(err["msg"])) from None
-        if kind == "missing":
-            message = f"required key {key!r} is missing"
-        elif kind == "extra_forbidden":
-            message = f"unknown key {key!r} ({what} has {keys})"
-        else:
-            message = f"{key}: {err['msg']}"
-        raise LogFormatError("schema", f"/{key}", message) from None
-
-
 def parse_claim(data: bytes) -> PlayerClaim:
     """Read a claim (``bad-player-name`` at ``/player`` for a refused name)."""
-    result: PlayerClaim = _parse(PlayerClaim, data, "a claim", "player and optional format")
-    return result
+    return read_document(PlayerClaim, data, "a claim", "player and optional format")
 
 
 def parse_link(data: bytes) -> LinkRequest:
     """Read a link request."""
-    result: LinkRequest = _parse(LinkRequest, data, "a link request", "code and optional format")
-    return result
+    return read_document(LinkRequest, data, "a link request", "code and optional format")
 
 
 def new_token() -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 from dataclasses import dataclass
-from typing import Annotated, Any, Final, Literal, Protocol
+from typing import Annotated, Any, Final, Literal, Protocol, TypeVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 from pydantic_core import PydanticCustomError, to_json
@@ -37,6 +37,7 @@ __all__ = [
     "SubmissionResult",
     "parse_submission",
     "player_name_error",
+    "read_document",
     "under_log",
     "compact_moves",
     "game_id",
@@ -55,6 +56,8 @@ RESULT_FORMAT: Final = "cruel-submission-result/1"
 # than white space, one space apart): every name passes it, and not every string that passes
 # it is a name.
 PLAYER_PATTERN: Final = r"^\S+(?: \S+)*$"
+
+_Doc = TypeVar("_Doc", bound=BaseModel)
 
 
 def _player_name(name: str) -> str:
@@ -223,6 +226,34 @@ def _head_error(exc: ValidationError) -> LogFormatError:
     else:
         message = str(err["msg"])
     return LogFormatError("schema", f"/{key}", message)
+
+
+def read_document(model: type[_Doc], data: bytes, what: str, keys: str) -> _Doc:
+    """Read a small JSON document of the service (an attempt, a steps request, a claim, a link
+    request) as a submission's head is read; :class:`LogFormatError` otherwise: a key given twice
+    ``duplicate-key``, a refused ``player`` ``bad-player-name`` at ``/player``, any other fault
+    ``schema`` at its JSON pointer (``what`` names the document, ``keys`` lists its keys for an
+    unknown one)."""
+    refuse_duplicates(data)  # {"player": "ada", "player": "bob"}: neither (duplicate-key)
+    try:
+        return model.model_validate_json(data)
+    except ValidationError as exc:
+        err = exc.errors(include_url=False)[0]
+    kind, loc = err["type"], err["loc"]
+    key = str(loc[0]) if loc else ""
+    if kind == "json_invalid":
+        raise LogFormatError("not-json", "", f"not JSON: {err['ctx']['error']}")
+    if not key:
+        raise LogFormatError("schema", "/", f"{what} is a JSON object")
+    if key == "player" and kind != "missing":
+        raise player_name_error(kind, str(err["msg"]))
+    if kind == "missing":
+        message = f"required key {key!r} is missing"
+    elif kind == "extra_forbidden":
+        message = f"unknown key {key!r} ({what} has {keys})"
+    else:
+        message = str(err["msg"])
+    raise LogFormatError("schema", "/" + "/".join(str(p) for p in loc), message)
 
 
 class BadPlayerField(LogFormatError):
