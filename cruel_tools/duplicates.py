@@ -21,7 +21,15 @@ from typing import Any, Final
 
 import pydantic_core
 
-__all__ = ["DUPLICATE_KEY", "find", "surely_unique", "count_members", "message", "pointer"]
+__all__ = [
+    "DUPLICATE_KEY",
+    "find",
+    "surely_unique",
+    "colons",
+    "count_members",
+    "message",
+    "pointer",
+]
 
 #: The error code of a document that gives a key twice in one object.
 DUPLICATE_KEY: Final = "duplicate-key"
@@ -106,15 +114,15 @@ def surely_unique(data: bytes | str, tree: Any) -> bool:
     Without a backslash in the text, every colon is either between a key and its value or
     inside a string (numbers and words have none; a UTF-8 byte of another character is never
     a colon), and a string in the tree holds exactly the colons it has in the text."""
+    found = colons(data)
+    return found is not None and found == count_members(tree)
+
+
+def colons(data: bytes | str) -> int | None:
+    """The colons of ``data``'s text; None when it has a backslash (an escape may hide one)."""
     if isinstance(data, bytes):
-        if b"\\" in data:
-            return False
-        colons = data.count(b":")
-    else:
-        if "\\" in data:
-            return False
-        colons = data.count(":")
-    return colons == count_members(tree)
+        return None if b"\\" in data else data.count(b":")
+    return None if "\\" in data else data.count(":")
 
 
 def count_members(tree: Any) -> int:

@@ -621,14 +621,9 @@ def _surely_unique(
     """:func:`duplicates.surely_unique` for a log the fast path has read: its objects' members
     counted without walking the whole tree. Every string in it but meta's is one the checks
     above allow (cards, moves, names of presets and outcomes), none with a colon."""
-    if isinstance(data, bytes):
-        if b"\\" in data:  # an escape may hide a colon
-            return False
-        colons = data.count(b":")
-    else:
-        if "\\" in data:
-            return False
-        colons = data.count(":")
+    colons = duplicates.colons(data)
+    if colons is None:  # an escape may hide a colon
+        return False
     members = len(obj) + len(deal) + (len(claim) if type(claim) is dict else 0)
     members += sum([len(entry) for entry in moves if type(entry) is dict])
     if meta:
