@@ -12,7 +12,9 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -56,6 +58,48 @@ INTEGRATION = frozenset(
 HEAVY = frozenset(
     {"test_optimal", "test_optimal_puzzles", "test_analysis", "test_replay_analyze", "test_grading"}
 )
+
+
+#: The committed puzzle set, which no test writes to.
+COMMITTED_PUZZLES = (Path(__file__).resolve().parent.parent / "puzzles").resolve()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _committed_puzzles_read_once() -> Iterator[None]:
+    """Test speed only: every app a test makes (hundreds) reads the committed puzzle set and
+    computes its deals' canonical forms (about 0.3 s each); the set is never written by a test,
+    so each worker reads it once and shares it. Any other folder is read as the service reads
+    it. The service itself reads its set once per process, at start, so nothing is skipped that
+    a server does."""
+    from cruel_tools.embargo import Embargo
+    from cruel_tools.puzzles import PuzzleSet
+    from cruel_tools.service import help_guard
+
+    load = PuzzleSet.load.__func__  # type: ignore[attr-defined]
+    sets: dict[Path, PuzzleSet] = {}
+    embargoes: dict[tuple[int, ...], Embargo] = {}
+    make_embargo = Embargo
+
+    def read_once(cls: type[PuzzleSet], folder: Path) -> PuzzleSet:
+        where = Path(folder).resolve()
+        if where != COMMITTED_PUZZLES:
+            return load(cls, folder)  # type: ignore[no-any-return]
+        if where not in sets:
+            sets[where] = load(cls, folder)
+        return sets[where]
+
+    def embargo_once(puzzles: Iterable[Any]) -> Embargo:
+        listed = list(puzzles)
+        key = tuple(id(p) for p in listed)
+        if key not in embargoes:
+            embargoes[key] = make_embargo(listed)
+        return embargoes[key]
+
+    patch = pytest.MonkeyPatch()
+    patch.setattr(PuzzleSet, "load", classmethod(read_once))
+    patch.setattr(help_guard, "Embargo", embargo_once)
+    yield
+    patch.undo()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -191,6 +191,7 @@ def test_every_curl_to_the_server_is_in_a_block_that_runs() -> None:
     assert unrun == [], "make these ```console server blocks"
 
 
+@pytest.mark.slow  # a server per page, every example run (20-40 s); CI runs the slow tier
 @pytest.mark.parametrize("page", PAGES)
 def test_http_examples_print_what_the_page_says(page: str, tmp_path: Path) -> None:
     work = workdir(tmp_path)

@@ -427,6 +427,7 @@ def test_settings_and_serve_options_carry_the_limits() -> None:
 
 
 @pytest.mark.integration  # cruel serve as a process, its analyses' process beside it
+@pytest.mark.slow
 def test_a_real_server_analyses_in_a_niced_process_that_ends_with_it(tmp_path: Path) -> None:
     from .test_serve_process import request, start, stop
 

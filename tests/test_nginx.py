@@ -26,7 +26,9 @@ import pytest
 from .test_guard_addresses import ATTACKERS, attack, need_addresses
 from .test_hostile import free_port, parse, read_all
 
-pytestmark = pytest.mark.integration
+# nginx and cruel serve as processes, end to end: what tests/test_guard_addresses.py and the
+# clients tests check in-process, again through the proxy (the slow tier: CI runs it).
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 ROOT = Path(__file__).parent.parent
 CONFIG = ROOT / "deploy" / "nginx" / "cruel.conf"

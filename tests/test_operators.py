@@ -180,6 +180,7 @@ class Proxy:
 
 
 @pytest.mark.integration
+@pytest.mark.slow  # a 12 s outage; the interval itself is tested in-process above
 def test_a_postgresql_outage_logs_a_few_lines_not_one_per_failure(lines: list[str]) -> None:
     # Finding 8: 36 failed requests during a PostgreSQL outage wrote 68 log lines in 20 s.
     from psycopg.conninfo import conninfo_to_dict

@@ -245,6 +245,7 @@ def test_undo_during_a_live_attempt_and_reload(page: Any) -> None:
     assert len(attempt_state(page, "Live Undoer")["line"]) == 5
 
 
+@pytest.mark.slow  # a whole published game (the server's moves: tests/test_live_attempts.py)
 def test_automatic_moves_come_from_the_server_and_are_shown(page: Any) -> None:
     open_play(page, RANKED)
     claim(page, "Auto Mover")
@@ -335,6 +336,7 @@ def _legal_after(step: Any, game: Game) -> bool:
     return True
 
 
+@pytest.mark.slow  # retries wait 0.3, 1 and 3 s
 @pytest.mark.parametrize("failures", [2, 99], ids=["recovers", "gives-up"])
 def test_a_lost_connection_is_tried_again_then_said(page: Any, watch: Watch, failures: int) -> None:
     watch.allowed += ["ERR_FAILED", "Failed to load resource"]
