@@ -10,6 +10,7 @@ from an eleventh address was answered ``503 server-full`` to 53 of 54 probes.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import socket
 import statistics
@@ -17,9 +18,10 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pytest
 
@@ -98,6 +100,17 @@ async def probe(port: int, latencies: list[float], failures: Counter[str]) -> No
         failures[data[:12].decode(errors="replace") or "empty"] += 1
 
 
+T = TypeVar("T")
+
+
+def run_apart(coroutine: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run`` in a thread of its own: a browser test before this one in the same
+    worker (Playwright's sync API) leaves an event loop running in the main thread, where
+    ``asyncio.run`` refuses to start."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
 async def attack(
     port: int, per_address: int, seconds: float
 ) -> tuple[list[float], int, Counter[str], Counter[str]]:
@@ -127,7 +140,7 @@ def test_slow_connections_from_ten_addresses_do_not_starve_an_eleventh(tmp_path:
     """Finding 3, as the attack, at the default caps (256 places, 32 per address)."""
     need_addresses()
     with serving(tmp_path, "--max-connections", "256", "--max-per-client", "32") as server:
-        latencies, probes, failures, seen = asyncio.run(attack(server.port, 30, 9.0))
+        latencies, probes, failures, seen = run_apart(attack(server.port, 30, 9.0))
     answered = len(latencies)
     assert seen["connections"] >= 300, seen  # the attack did run: every place was wanted
     # Before issue #24: 1 of 54. The bar here is below the benchmark's 99% and 200 ms (shared CI

@@ -8,7 +8,6 @@ files in a temporary folder, a free port. Without nginx the tests skip, except u
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import re
@@ -23,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from .test_guard_addresses import ATTACKERS, attack, need_addresses
+from .test_guard_addresses import ATTACKERS, attack, need_addresses, run_apart
 from .test_hostile import free_port, parse, read_all
 
 # nginx and cruel serve as processes, end to end: what tests/test_guard_addresses.py and the
@@ -209,6 +208,6 @@ def test_connections_over_nginx_s_per_address_limit_are_refused_in_json(stack: S
 
 
 def test_slow_connections_through_nginx_do_not_starve_health(stack: Stack) -> None:
-    latencies, probes, failures, seen = asyncio.run(attack(stack.port, 30, 8.0))
+    latencies, probes, failures, seen = run_apart(attack(stack.port, 30, 8.0))
     assert seen["connections"] >= 300, seen
     assert len(latencies) >= 0.95 * probes, (len(latencies), probes, failures, seen)
