@@ -482,3 +482,14 @@ def test_finding_2_the_costliest_log_found_stays_within_twice_the_documented_cpu
     result = logs.analyze_request(won)()
     spent = time.process_time() - began
     assert result.win is not None and spent < 3.2, spent
+
+
+def test_two_authorization_headers_are_refused_here_too_not_read_as_anonymous(
+    served: tuple[TestClient, str, str],
+) -> None:
+    """The guard reads the key as every route does: a player's scheme first and a site key
+    second is 400 duplicate-header, never the first header's (anonymous) help."""
+    client, site, _ = served
+    headers = [("authorization", "Player x"), ("authorization", f"Bearer {site}")]
+    answer = client.post("/v1/analyze", content=by_number(1), headers=headers)
+    assert answer.status_code == 400 and answer.json()["code"] == "duplicate-header"

@@ -16,6 +16,7 @@ from fastapi import Request
 from ..embargo import Embargo
 from ..keys import ApiKey
 from ..log import GameLog
+from .clients import one_header
 from .context import Context
 from .errors import ApiError
 
@@ -34,7 +35,7 @@ class HelpGuard:
         """The request's API key when it sends one (``Authorization: Bearer``: an unknown or
         revoked key is a 401, as everywhere); None for no credentials or a player's token,
         which get the help of an anonymous client."""
-        header = request.headers.get("authorization")
+        header = one_header(request, "Authorization")  # two of them: 400, as everywhere
         if header is None or header.strip().partition(" ")[0].lower() != "bearer":
             return None
         return await self.ctx.bearer_key(request)
