@@ -40,6 +40,7 @@ __all__ = [
     "TALLIES",
     "PLAYERS",
     "LIVE",
+    "RATINGS",
     "REBUILD",
     "rebuild_tallies",
     "PG_MIGRATIONS",
@@ -53,8 +54,9 @@ __all__ = [
 #: redeals, a generated column) and the indexes of ranking by it, 5 the tallies of the boards
 #: (``score_counts``, ``player_best``): ranks and totals without counting entries, 6 public play
 #: (issue #24): players' tokens (:data:`PLAYERS`) and live attempts (:data:`LIVE`), new tables
-#: only, so that one version holds both.
-DB_VERSION: Final = 6
+#: only, so that one version holds both. 7 ratings from play (issue #26): :data:`RATINGS`, new
+#: tables only.
+DB_VERSION: Final = 7
 #: An entry's score, best first: fewest actions (card moves + redeals), then fewest redeals.
 #: Equal scores share a rank; the earliest submission (lowest id) is listed first within a tie.
 #: The one statement of the order: every ranking query and index is made of it.
@@ -212,6 +214,30 @@ CREATE TABLE IF NOT EXISTS review_queue (   -- flagged entries, hidden until a m
 CREATE INDEX IF NOT EXISTS review_queue_status ON review_queue (status, submission);
 """
 
+#: Ratings from play (version 7; :mod:`cruel_tools.ratings`): a Glicko-2 rating of every player
+#: and every puzzle, updated when a live attempt ends, and the attempts rated (each once). New
+#: tables only, as :data:`PLAYERS`.
+RATINGS: Final = """
+CREATE TABLE IF NOT EXISTS ratings (
+    kind TEXT NOT NULL,                     -- player | puzzle
+    subject TEXT NOT NULL,                  -- the player's enforced name, or the puzzle's id
+    rating DOUBLE PRECISION NOT NULL,       -- Glicko-2 on the Glicko scale (1500 at the start)
+    deviation DOUBLE PRECISION NOT NULL,    -- RD, same scale
+    volatility DOUBLE PRECISION NOT NULL,   -- sigma
+    games INTEGER NOT NULL,                 -- rated attempts
+    updated_at TEXT NOT NULL,               -- ISO 8601, UTC: the last rated attempt's end
+    PRIMARY KEY (kind, subject)
+);
+CREATE TABLE IF NOT EXISTS rated_attempts ( -- each live attempt rated once (retries: no change)
+    attempt TEXT PRIMARY KEY,               -- attempts.id
+    puzzle TEXT NOT NULL,
+    player TEXT NOT NULL,
+    score DOUBLE PRECISION NOT NULL,        -- the player's: 1 won, 0 blocked, given up, expired
+    rated_at TEXT NOT NULL                  -- ISO 8601, UTC
+);
+CREATE INDEX IF NOT EXISTS rated_attempts_player ON rated_attempts (player);
+"""
+
 #: The tallies of the boards (version 5), kept in the transaction of every change of a listed
 #: entry (a new entry, a moderator's act), so that a rank or a total is a sum over a puzzle's
 #: scores (a few hundred rows) instead of a count of its entries (issue #13: 10^6 of them).
@@ -326,6 +352,7 @@ PG_MIGRATIONS: Final[tuple[tuple[int, str], ...]] = (
     (4, "the layout of version 4: submissions, players, moderation, keys, attempts"),
     (5, "the tallies of the boards: score_counts, player_best"),
     (6, "public play: players' tokens, live attempts and the review queue"),
+    (7, "ratings from play: ratings, rated_attempts"),
 )
 
 
@@ -338,6 +365,8 @@ def pg_migration(version: int) -> str:
         return TALLIES + REBUILD
     if version == 6:
         return PLAYERS + LIVE
+    if version == 7:
+        return RATINGS
     raise AssertionError(f"no migration to version {version}")
 
 
@@ -429,6 +458,7 @@ def _migrate_sqlite(database: SqliteDatabase, name: str) -> None:
         db.executescript(ATTEMPTS)
         db.executescript(PLAYERS)  # version 6: new tables only
         db.executescript(LIVE)
+        db.executescript(RATINGS)  # version 7: new tables only
         if version < 6:
             _reskeleton(db)
         db.execute(f"PRAGMA user_version = {DB_VERSION}")
