@@ -10,8 +10,8 @@ How (docs/solver.md, "Fewest actions", states each fact with its proof):
 * the search runs over a *reduced* game that has a shortest win whenever the game has one
   (:func:`children`): a card that can go to its foundation either goes now or is *held* until
   the next redeal, so foundation moves are never interleaved in every order;
-* :func:`actions_bound` never overestimates the actions still needed and drops by at most one
-  per action (it is *consistent*), so A* with it proves what it finds;
+* :func:`actions_bound` never overestimates the actions still needed (it is *admissible*), so
+  A* with it (with pathmax and reopening) proves what it finds;
 * a beam search first, and the plain solver if the beam finds nothing, give an upper bound;
   A* then closes the gap or runs out of budget, and the smallest ``g + h`` left open is the bound.
 
@@ -26,7 +26,7 @@ import heapq
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from itertools import count
 from typing import Final, Literal
 
@@ -156,21 +156,103 @@ def _pile_blockers(pile: tuple[int, ...], runs: bool) -> int:
 
 
 def actions_bound(game: Game, piles: tuple[tuple[int, ...], ...] | None = None) -> int:
-    """A lower bound on the actions still needed to win from ``game`` (docs/solver.md, bound W).
+    """A lower bound on the actions still needed to win from ``game``.
 
-    Every card still in a pile needs its foundation move; on top of those, with no redeal to
-    come, every blocker needs a build of its own, and with one, the redeal is an action and the
-    fixed blockers of pile 1 still need their builds. So: cards left + ``blockers`` if no redeal
-    is possible any more, else cards left + min(blockers, 1 + fixed blockers). It never
-    overestimates and changes by at most one per action (it is consistent), so A* with it
-    proves the optimum it finds. ``piles`` is ``game.key()`` when the caller has it already.
+    Every card still in a pile needs its foundation move; on top of those, each blocker (a card
+    above a lower card of its suit in its pile) needs a build of its own unless a redeal cuts it
+    apart from the cards it blocks. Under Cruel's packets of 4 with single-card moves the bound
+    counts what ``r`` more redeals can cut, for every ``r`` the rules still allow, and takes the
+    least of ``r`` + the builds still needed (docs/solver.md, bound C); elsewhere it is bound W:
+    cards left + blockers if no redeal is left, else cards left + min(blockers, 1 + fixed
+    blockers). It never overestimates (admissible), so A* with it (and with pathmax, since
+    bound C may drop by more than one in a step) proves the optimum it finds. ``piles`` is
+    ``game.key()`` when the caller has it already.
     """
-    total, fixed = _blockers(game, game.key() if piles is None else piles)
+    piles = game.key() if piles is None else piles
+    rules = game.rules
     left = 52 - game.foundation_cards
-    limit = game.rules.max_redeals
-    if limit is not None and game.redeals >= limit:
+    limit = rules.max_redeals
+    redeals_left = None if limit is None else max(0, limit - game.redeals)
+    if rules.cruel_layout and not rules.run_moves:
+        return left + _cuts_bound(piles, rules.redeal_order == "bottom-up", redeals_left)
+    total, fixed = _blockers(game, piles)
+    if redeals_left == 0:
         return left + total
     return left + min(total, 1 + fixed)
+
+
+def _cuts_bound(
+    piles: tuple[tuple[int, ...], ...], bottom_up: bool, redeals_left: int | None
+) -> int:
+    """Bound C's builds and redeals: the least over ``r`` (redeals still to come, within
+    ``redeals_left``) of ``r`` + the builds that ``r`` redeals cannot spare (docs/solver.md)."""
+    best = sum(_pile_blockers(pile, False) for pile in piles)  # r = 0: every blocker built
+    floor = _pile_blockers(piles[0][:4], False) if bottom_up and piles else 0
+    r = 1
+    while (redeals_left is None or r <= redeals_left) and r < best:
+        needed = sum(
+            _pile1_cost(pile, r)
+            if bottom_up and number == 0
+            else _cut_cost(pile, _parts(len(pile), r))
+            for number, pile in enumerate(piles)
+        )
+        best = min(best, r + needed)
+        if needed <= floor:
+            break  # more redeals cannot spare more builds: r + needed only grows
+        r += 1
+    return best
+
+
+@cache
+def _parts(m: int, r: int) -> int:
+    """The most pieces ``r`` redeals can cut a run of ``m`` cards into, when no card can come
+    between them while they share a pile: a redeal puts a packet boundary after every 4th card
+    of the gathered sequence, so at most ``ceil((m - 1) / 4)`` boundaries fall inside a run of
+    ``m`` consecutive cards, and each piece is such a run at the next redeal."""
+    if r == 0 or m <= 1:
+        return 1
+    cuts = (m - 1 + 3) // 4
+    return max(_split_parts(m, k + 1, r - 1) for k in range(cuts + 1))
+
+
+@cache
+def _split_parts(m: int, pieces: int, r: int) -> int:
+    """The most pieces after ``r`` more redeals, from ``m`` cards cut now into ``pieces`` runs."""
+    if pieces == 1:
+        return _parts(m, r)
+    return max(
+        _parts(first, r) + _split_parts(m - first, pieces - 1, r)
+        for first in range(1, m - pieces + 2)
+    )
+
+
+@lru_cache(maxsize=1 << 18)
+def _cut_cost(pile: tuple[int, ...], groups: int) -> int:
+    """The fewest blockers left when ``pile`` (bottom to top) is cut into at most ``groups``
+    runs of consecutive cards: a blocker counts only against lower cards of its suit in its own
+    run. Each run is a pile of its own after the cuts, and a blocker there still needs a build."""
+    n = len(pile)
+    if groups >= n:
+        return 0
+    # best[j]: the fewest blockers in pile[:j] cut into the runs so far; one more run per round
+    best = [0] + [_pile_blockers(pile[:j], False) for j in range(1, n + 1)]
+    for _ in range(groups - 1):
+        best = [0] + [
+            min(best[i] + _pile_blockers(pile[i:j], False) for i in range(j))
+            for j in range(1, n + 1)
+        ]
+    return best[n]
+
+
+def _pile1_cost(pile: tuple[int, ...], r: int) -> int:
+    """Pile 1 under the bottom-up redeal: its cards stay at their heights while they stay
+    (fact P), so its bottom four are never cut apart and each further packet of four heights
+    is cut off whole by the first redeal, then cut like any run by the ``r - 1`` others."""
+    cost = _pile_blockers(pile[:4], False)
+    for low in range(4, len(pile), 4):
+        packet = pile[low : low + 4]
+        cost += _cut_cost(packet, _parts(len(packet), r - 1))
+    return cost
 
 
 # --- the reduced game ----------------------------------------------------------------------------
@@ -433,7 +515,9 @@ def shortest(
             if step is not None and _touches_pile1(step) and pile1_lock(child) is not None:
                 stats.pruned += 1
                 continue  # proven lost (solver rule L)
-            child_f = cost + actions_bound(child, key[0])
+            # pathmax: bound C may drop by more than one in a step; a child's f is never
+            # below its parent's, so the f popped never decreases and stays a proven bound
+            child_f = max(f, cost + actions_bound(child, key[0]))
             if child_f >= limit:
                 continue
             info[key] = (cost, state, step)
