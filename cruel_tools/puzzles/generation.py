@@ -58,9 +58,11 @@ __all__ = [
     "new_secret",
     "write_new_secret",
     "candidates",
+    "key_fingerprint",
     "grade_deal",
     "puzzle_from_grade",
     "generate",
+    "daily_puzzles",
     "daily",
 ]
 
@@ -217,6 +219,12 @@ def _key_fingerprint(secret: bytes | None) -> str | None:
         return None
     _check_secret(secret)
     return hmac.new(secret, _FINGERPRINT_MESSAGE, hashlib.sha256).hexdigest()[:16]
+
+
+def key_fingerprint(secret: bytes | None) -> str | None:
+    """Which secret made a stream, without telling it (what a set's ``index.json`` records):
+    16 hex digits, or None for the public stream."""
+    return _key_fingerprint(secret)
 
 
 def _classified(number: int, rules: Rules, budget: Budget) -> Classified:
@@ -387,6 +395,62 @@ def _check_same_stream(out: Path, fingerprint: str | None) -> None:
     )
 
 
+def daily_puzzles(
+    date: dt.date,
+    used: Iterable[int] = (),
+    budget: Budget = Budget(),
+    max_candidates: int = MAX_CANDIDATES,
+    secret: bytes | None = None,
+    jobs: int = 1,
+) -> list[Puzzle]:
+    """The daily puzzles of one ``date``, easiest tier first: what :func:`daily` writes for that
+    date when the puzzles dated before it use the deals ``used`` (the one choice of a day, for
+    ``cruel daily`` and for ``cruel serve``'s publishing ahead, so that both give the same
+    bytes). A tier not found within ``max_candidates`` deals is left out."""
+    if secret is not None:
+        check_secret(secret)
+    workers = _Workers(jobs)
+    try:
+        return _day_puzzles(date, set(used), workers, budget, max_candidates, secret)
+    finally:
+        workers.close()
+
+
+def _day_puzzles(
+    date: dt.date,
+    used: set[int],
+    workers: _Workers,
+    budget: Budget,
+    max_candidates: int,
+    secret: bytes | None,
+) -> list[Puzzle]:
+    """:func:`daily_puzzles` in ``workers``: for each tier, the first deal of the stream
+    ``daily-<date>`` with that tier that is not in ``used``."""
+    open_tiers = set(TIERS)
+    chosen: dict[Tier, int] = {}
+    stream = islice(
+        (n for n in candidates(f"daily-{date.isoformat()}", secret) if n not in used),
+        max_candidates,
+    )
+    found_of: dict[int, Classified] = {}
+    for number, found in _tiers(stream, workers, DEFAULT, budget):
+        tier = found.tier
+        if tier in open_tiers:
+            assert tier is not None
+            open_tiers.discard(tier)
+            chosen[tier] = number
+            found_of[number] = found
+            if not open_tiers:
+                break
+    order = [t for t in TIERS if t in chosen]
+    grader = partial(_grade_chosen, rules=DEFAULT, budget=budget)
+    picks = [(chosen[t], found_of[chosen[t]]) for t in order]
+    grades = list(workers.map(grader, picks))
+    return [
+        puzzle_from_grade(graded, date, tier) for tier, graded in zip(order, grades, strict=True)
+    ]
+
+
 def daily(
     start: dt.date,
     days: int,
@@ -425,35 +489,16 @@ def daily(
     try:
         for k in range(days):
             date = start + dt.timedelta(days=k)
-            open_tiers = set(TIERS)
-            chosen: dict[Tier, int] = {}
-            stream = islice(
-                (n for n in candidates(f"daily-{date.isoformat()}", secret) if n not in used),
-                max_candidates,
-            )
-            found_of: dict[int, Classified] = {}
-            for number, found in _tiers(stream, workers, DEFAULT, budget):
-                tier = found.tier
-                if tier in open_tiers:
-                    assert tier is not None
-                    open_tiers.discard(tier)
-                    chosen[tier] = number
-                    found_of[number] = found
-                    if not open_tiers:
-                        break
-            order = [t for t in TIERS if t in chosen]
-            grader = partial(_grade_chosen, rules=DEFAULT, budget=budget)
-            picks = [(chosen[t], found_of[chosen[t]]) for t in order]
-            grades = list(workers.map(grader, picks))
-            for tier, graded in zip(order, grades, strict=True):
-                path = daily_path(out, date, tier)
-                _write_if_changed(path, puzzle_bytes(puzzle_from_grade(graded, date, tier)))
+            found = _day_puzzles(date, used, workers, budget, max_candidates, secret)
+            for puzzle in found:
+                path = daily_path(out, date, puzzle.tier)
+                _write_if_changed(path, puzzle_bytes(puzzle))
                 written.append(path)
             for tier in TIERS:
                 stale = daily_path(out, date, tier)
-                if tier not in chosen and stale.exists():
+                if all(p.tier != tier for p in found) and stale.exists():
                     stale.unlink()
-            used.update(chosen.values())
+            used.update(p.deal.number for p in found if p.deal.number is not None)
             if progress is not None:
                 progress(k)
     finally:
