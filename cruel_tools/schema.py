@@ -41,6 +41,7 @@ __all__ = [
     "PLAYERS",
     "LIVE",
     "RATINGS",
+    "PUBLISHED",
     "REBUILD",
     "rebuild_tallies",
     "PG_MIGRATIONS",
@@ -54,8 +55,8 @@ __all__ = [
 #: redeals, a generated column) and the indexes of ranking by it, 5 the tallies of the boards
 #: (``score_counts``, ``player_best``): ranks and totals without counting entries, 6 public play
 #: (issue #24): players' tokens (:data:`PLAYERS`) and live attempts (:data:`LIVE`), new tables
-#: only, so that one version holds both. 7 ratings from play (issue #26): :data:`RATINGS`, new
-#: tables only.
+#: only, so that one version holds both. 7 ratings from play (issue #26): :data:`RATINGS`, and
+#: the days ``cruel serve`` publishes ahead (:data:`PUBLISHED`), new tables only.
 DB_VERSION: Final = 7
 #: An entry's score, best first: fewest actions (card moves + redeals), then fewest redeals.
 #: Equal scores share a rank; the earliest submission (lowest id) is listed first within a tie.
@@ -238,6 +239,21 @@ CREATE TABLE IF NOT EXISTS rated_attempts ( -- each live attempt rated once (ret
 CREATE INDEX IF NOT EXISTS rated_attempts_player ON rated_attempts (player);
 """
 
+#: The daily puzzles ``cruel serve`` published ahead (version 7; :mod:`cruel_tools.publishing`):
+#: in the database, so that every instance sharing it serves the same days. A day's tiers are
+#: written in one transaction, once (the primary key); a day with no row is not published.
+PUBLISHED: Final = """
+CREATE TABLE IF NOT EXISTS published_puzzles (
+    day TEXT NOT NULL,                      -- YYYY-MM-DD
+    tier TEXT NOT NULL,                     -- easy | medium | hard | expert
+    document TEXT NOT NULL,                 -- the cruel-puzzle/1 file's exact bytes (UTF-8)
+    generator TEXT NOT NULL,                -- the puzzle's generator ("cruel-tools 2")
+    stream TEXT NOT NULL,                   -- the secret's key fingerprint, or "public"
+    published_at TEXT NOT NULL,             -- ISO 8601, UTC
+    PRIMARY KEY (day, tier)
+);
+"""
+
 #: The tallies of the boards (version 5), kept in the transaction of every change of a listed
 #: entry (a new entry, a moderator's act), so that a rank or a total is a sum over a puzzle's
 #: scores (a few hundred rows) instead of a count of its entries (issue #13: 10^6 of them).
@@ -352,7 +368,7 @@ PG_MIGRATIONS: Final[tuple[tuple[int, str], ...]] = (
     (4, "the layout of version 4: submissions, players, moderation, keys, attempts"),
     (5, "the tallies of the boards: score_counts, player_best"),
     (6, "public play: players' tokens, live attempts and the review queue"),
-    (7, "ratings from play: ratings, rated_attempts"),
+    (7, "ratings from play: ratings, rated_attempts; days published ahead: published_puzzles"),
 )
 
 
@@ -366,7 +382,7 @@ def pg_migration(version: int) -> str:
     if version == 6:
         return PLAYERS + LIVE
     if version == 7:
-        return RATINGS
+        return RATINGS + PUBLISHED
     raise AssertionError(f"no migration to version {version}")
 
 
@@ -459,6 +475,7 @@ def _migrate_sqlite(database: SqliteDatabase, name: str) -> None:
         db.executescript(PLAYERS)  # version 6: new tables only
         db.executescript(LIVE)
         db.executescript(RATINGS)  # version 7: new tables only
+        db.executescript(PUBLISHED)
         if version < 6:
             _reskeleton(db)
         db.execute(f"PRAGMA user_version = {DB_VERSION}")
