@@ -82,3 +82,18 @@ class FastLog:
 
 def deal_order(number: int) -> list[int]: ...
 def card_from(text: bytes) -> int: ...
+
+# The fewest-actions search (optimal.cpp): see optimal.shortest and optimal.actions_bound.
+def actions_bound(
+    piles: list[list[int]], found: list[int], redeals: int, rules: RulesTuple
+) -> int: ...
+def shortest(
+    piles: list[list[int]],
+    found: list[int],
+    redeals: int,
+    rules: RulesTuple,
+    limit: int,
+    max_states: int,
+    max_seconds: float,
+    max_memory: int,
+) -> tuple[str, list[StepTuple], int, int, int, int, int]: ...

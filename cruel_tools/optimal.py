@@ -28,10 +28,19 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from itertools import count
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
+from . import engine
 from .game import REDEAL, Game, Move, Redeal, Step
-from .solver import FewestActions, SolveResult, SolveStats, check_win, pile1_lock, solve
+from .solver import (
+    MAX_MEMORY,
+    FewestActions,
+    SolveResult,
+    SolveStats,
+    check_win,
+    pile1_lock,
+    solve,
+)
 
 __all__ = [
     "OptimalVerdict",
@@ -385,11 +394,13 @@ def optimize(
     beam_width: int = BEAM_WIDTH,
     known: list[Step] | None = None,
     rule_f: bool = True,
+    max_memory: int = MAX_MEMORY,
 ) -> OptimalResult:
     """The fewest actions that win from ``start``, or the best found and a proven bound.
 
     ``rule_f`` is passed to the plain solver, which guides the beams when they starve
-    (:func:`cruel_tools.solver.solve`).
+    (:func:`cruel_tools.solver.solve`). ``max_memory`` bounds the bytes the plain solver and
+    the native A* may hold (:func:`shortest`).
 
     ``known`` is a win already found (such as a puzzle's par), used as the first upper bound.
     The answer's ``lower_bound`` is proven whatever the budget; ``verdict`` is ``optimal`` when
@@ -427,13 +438,16 @@ def optimize(
                 max_states=max(1, max_states // 4),
                 max_seconds=max_seconds,
                 rule_f=rule_f,
+                max_memory=max_memory,
             )
             stats.expanded += found.stats.expanded
             if found.verdict == "unwinnable":
                 return _done(OptimalResult("unwinnable", reason=found.reason), stats, began)
             if found.verdict == "won":
                 best = found.steps
-    steps, bound = shortest(start, best, max_states - stats.expanded, max_seconds, began, stats)
+    steps, bound = shortest(
+        start, best, max_states - stats.expanded, max_seconds, began, stats, max_memory
+    )
     if steps is not None:
         best = steps
     if best is None:
@@ -467,16 +481,29 @@ def shortest(
     max_seconds: float | None = None,
     began: float | None = None,
     stats: OptimalStats | None = None,
+    max_memory: int = MAX_MEMORY,
 ) -> tuple[list[Step] | None, int | None]:
     """A* over the reduced game for a win shorter than ``upper``.
 
     Returns ``(win, bound)``: a win shorter than ``upper`` if one was found (it is then optimal),
     and the proven lower bound on the optimum (None when the search ran out of positions: every
     win is then at least ``upper``, or there is none).
+
+    Where the native core plays the profile (:func:`cruel_tools.engine.native_rules`) the search
+    runs there (cruel_tools/native/optimal.cpp): the same A*, node for node (the same children in
+    the same order, the same ties, pathmax and reopening), within ``max_memory`` bytes counted
+    exactly (reaching it ends the search as the budget does), the GIL released (Ctrl-C raises
+    :class:`KeyboardInterrupt`). The Python search estimates no memory.
     """
     began = time.perf_counter() if began is None else began
     stats = OptimalStats() if stats is None else stats
     limit = len(upper) if upper is not None else 1 << 30
+    core = engine.native()
+    rules_t = None if core is None else engine.native_rules(start.rules)
+    if core is not None and rules_t is not None:
+        return _native_shortest(
+            core, rules_t, start, limit, max_states, max_seconds, began, stats, max_memory
+        )
     limited = start.rules.max_redeals is not None
     root = _state(start, frozenset(), limited)
     # state -> (actions from start, parent state, step from the parent or None for a hold)
@@ -527,6 +554,41 @@ def shortest(
             )
     stats.unique = len(info)
     return None, None
+
+
+def _native_shortest(
+    core: Any,
+    rules_t: tuple[bool, int, bool, bool],
+    start: Game,
+    limit: int,
+    max_states: int,
+    max_seconds: float | None,
+    began: float,
+    stats: OptimalStats,
+    max_memory: int,
+) -> tuple[list[Step] | None, int | None]:
+    """:func:`shortest` in the native core. Its win is replayed by :func:`optimize`."""
+    seconds = 0.0  # the core reads 0 as "no time limit"; a budget already spent is a tiny one
+    if max_seconds is not None:
+        seconds = max(max_seconds - (time.perf_counter() - began), 1e-9)
+    why, raw, bound, expanded, unique, pruned, _peak = core.shortest(
+        start.piles,
+        start.foundations,
+        start.redeals,
+        rules_t,
+        limit,
+        max(0, max_states),
+        seconds,
+        max_memory,
+    )
+    stats.expanded += expanded
+    stats.unique = unique
+    stats.pruned += pruned
+    if why == "won":
+        return [REDEAL if s == 0 else Move(s, t or None, c) for s, t, c in raw], bound
+    if why == "exhausted":
+        return None, None
+    return None, bound  # closed (nothing below the limit is left), or a budget spent
 
 
 def _touches_pile1(step: Step) -> bool:

@@ -112,4 +112,5 @@ PYBIND11_MODULE(_native, m) {
     m.def("trace", &cruel::trace, "Play steps from a position and report each (for the differential test).");
     cruel::register_fastlog(m);
     cruel::register_search(m);
+    cruel::register_optimal(m);
 }

@@ -22,5 +22,6 @@ py::tuple step_tuple(Packed s);  // (source, target, count); (0, 0, 1) is a rede
 
 void register_fastlog(py::module_& m);  // fastlog.cpp
 void register_search(py::module_& m);   // search.cpp
+void register_optimal(py::module_& m);  // optimal.cpp
 
 }  // namespace cruel
