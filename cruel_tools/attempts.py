@@ -40,6 +40,7 @@ from .log import COMPACT_STEPS, LogFormatError, compact
 from .moderation import queue_entry
 from .names import skeleton
 from .puzzles import Puzzle, solution_is_public
+from .ratings import rate
 from .schema import Store
 from .store import Connection
 from .submissions import PlayerName, SubmissionResult, read_document
@@ -728,6 +729,19 @@ class Attempts(Store):
 
     @staticmethod
     def _save(db: Connection, attempt: _Attempt) -> None:
+        """Keep the attempt's row; an attempt that has ended is rated in the same transaction
+        (:func:`cruel_tools.ratings.rate`: once, whichever request ends it)."""
+        if attempt.ended_at is not None:
+            rate(
+                db,
+                attempt.id,
+                attempt.puzzle,
+                attempt.player,
+                attempt.status,
+                attempt.ended_at,
+                attempt.player_steps,
+                attempt.flags,
+            )
         db.execute(
             "UPDATE live_attempts SET status = ?, line = ?, recorded = ?, player_steps = ?,"
             " last_at = ?, ended_at = ?, elapsed_ms = ?, flags = ? WHERE attempt = ?",

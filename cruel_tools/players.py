@@ -30,6 +30,7 @@ from .keys import ApiKey, key_hash
 from .leaderboard import Tallies
 from .moderation import AuditEntry, record_act
 from .names import skeleton
+from .ratings import forget_player
 from .registry import CONFUSABLE, register
 from .schema import Store
 from .store import Connection
@@ -665,6 +666,7 @@ class Players(Store):
                 if db.has_table(table):
                     db.execute(f"DELETE FROM {table} WHERE attempt IN ({mine})", (player,))
             attempts = db.execute("DELETE FROM attempts WHERE player = ?", (player,)).rowcount
+            forget_player(db, player)  # the player's rating (puzzles keep theirs)
             tokens = db.execute("DELETE FROM player_tokens WHERE player = ?", (player,)).rowcount
             codes = db.execute("DELETE FROM link_codes WHERE player = ?", (player,)).rowcount
             db.execute("DELETE FROM player_claims WHERE player = ?", (player,))

@@ -2,9 +2,9 @@
 
 The service, ``cruel keys`` and anything else that needs the stores call :func:`open_stores`
 with ``--db`` (an SQLite file's path or a ``postgresql://`` URL) and get :class:`Stores`: the
-leaderboards, the API keys, the attempts, the moderation and the players' tokens, each laid out by
-:func:`cruel_tools.schema.prepare` whatever order they are used in, and the watch of the
-database's health (:class:`~cruel_tools.integrity.StoreWatch` for an SQLite file,
+leaderboards, the API keys, the attempts, the moderation, the players' tokens and the ratings,
+each laid out by :func:`cruel_tools.schema.prepare` whatever order they are used in, and the
+watch of the database's health (:class:`~cruel_tools.integrity.StoreWatch` for an SQLite file,
 :class:`~cruel_tools.store.ServerWatch` for a server).
 """
 
@@ -20,6 +20,7 @@ from .keys import KeyStore
 from .leaderboard import Leaderboards
 from .moderation import Moderation
 from .players import Players
+from .ratings import Ratings
 from .statefile import check_database, record_database
 from .store import (
     Database,
@@ -44,6 +45,7 @@ class Stores:
     attempts: Attempts
     moderation: Moderation
     players: Players
+    ratings: Ratings
     watch: StoreWatch | ServerWatch
     #: PostgreSQL: the one pool every store shares (closed last). SQLite: None, each store has
     #: connections of its own to the file.
@@ -51,7 +53,8 @@ class Stores:
 
     def close(self) -> None:
         """Close every store, then the shared pool (a closed store refuses further use)."""
-        for store in (self.boards, self.keys, self.attempts, self.moderation, self.players):
+        stores = (self.boards, self.keys, self.attempts, self.moderation, self.players)
+        for store in (*stores, self.ratings):
             store.close()
         if self.shared is not None:
             self.shared.close()
@@ -77,7 +80,7 @@ def open_stores(
     check_database(db)  # never an empty database in silence where one was (issue #24)
     shared = _server_pool(db, timeout) if is_postgres(db) else None
     target: Path | str | Database = shared or db
-    opened: list[Leaderboards | KeyStore | Attempts | Moderation | Players] = []
+    opened: list[Leaderboards | KeyStore | Attempts | Moderation | Players | Ratings] = []
     try:
         boards = Leaderboards(target, timeout)
         opened.append(boards)
@@ -88,6 +91,8 @@ def open_stores(
         moderation = Moderation(target, timeout)
         opened.append(moderation)
         players = Players(target, timeout)
+        opened.append(players)
+        ratings = Ratings(target, timeout)
     except StoreError:
         for store in opened:
             store.close()
@@ -103,7 +108,7 @@ def open_stores(
         watch = ServerWatch(shared.target)
     else:
         watch = StoreWatch(str(db), close_stores, check_interval)
-    stores = Stores(boards, keys, attempts, moderation, players, watch, shared)
+    stores = Stores(boards, keys, attempts, moderation, players, ratings, watch, shared)
     record_database(db)
     return stores
 
