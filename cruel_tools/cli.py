@@ -80,7 +80,7 @@ from .verify import (
 )
 
 if TYPE_CHECKING:
-    from . import analysis, puzzles, render, stats, stores
+    from . import analysis, puzzles, render, service, stats, stores
 
 __all__ = [
     "EXIT_INTERNAL_ERROR",
@@ -1430,8 +1430,15 @@ def serve_command(
     host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port.")] = 8000,
     puzzles_dir: Annotated[
-        Path, typer.Option("--puzzles", help="The puzzle set to serve (read once, at start).")
-    ] = Path("puzzles"),
+        Path | None,
+        typer.Option(
+            "--puzzles",
+            help="The puzzle set to serve (read once, at start). Default: $CRUEL_PUZZLES, else "
+            "./puzzles, else the data folder ($XDG_DATA_HOME/cruel-tools/puzzles), else the "
+            "public demo set in the package.",
+            show_default=False,
+        ),
+    ] = None,
     db: Annotated[
         str,
         typer.Option(
@@ -1572,6 +1579,7 @@ def serve_command(
     from .guard import ENV_GUARD, ENV_SUPERVISOR, GuardConfig, GuardedH11Protocol, raise_fd_limit
     from .keys import RateLimit, parse_rate
     from .puzzles import PuzzleSetError
+    from .puzzles.location import resolve_puzzles
     from .service import APP_FACTORY, ENV_SETTINGS, Settings, create_app, time_zone
     from .store import StoreError
 
@@ -1580,8 +1588,10 @@ def serve_command(
     key_rate = _option("--rate-key", parse_rate, rate_key)
     player_rate = _option("--rate-player", parse_rate, rate_player)
     analyze_per_s = _option("--analyze-rate", parse_rate, analyze_rate)
+    location = resolve_puzzles(puzzles_dir)  # the one setting: option, variable, folders
     settings = Settings(
-        puzzles=puzzles_dir,
+        puzzles=location.path,
+        demo=location.demo,
         db=_db_target(db),
         max_body=max_body,
         fixed_today=fixed,
@@ -1610,6 +1620,7 @@ def serve_command(
     # Which engine serves, at the top of the log: a server on the Python engine (no compiled
     # core) is much slower, and its operator should see it without a request.
     typer.echo(", ".join(version_lines()), err=True)
+    typer.echo(_puzzles_line(location.describe(), settings), err=True)
     if open_:
         typer.echo(
             "warning: --open: submissions need no API key for names nobody has claimed; anyone "
@@ -1652,6 +1663,18 @@ def serve_command(
     # (measured: 160 requests/s instead of 600). Accepted connections inherit the option.
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     Multiprocess(config, sockets=[sock]).run()
+
+
+def _puzzles_line(line: str, settings: service.Settings) -> str:
+    """The start-up line of the puzzle set, and the date the demo set is served on when it is
+    not the real one."""
+    if settings.demo_dates is None or settings.fixed_today is not None:
+        return line
+    first, last = settings.demo_dates
+    return (
+        f"{line}: the public demo set, {first} to {last}, served today as {settings.today()} "
+        "(a site serves its own set: docs/service.md, Running a site)"
+    )
 
 
 def _proxy_network(text: str) -> str:

@@ -59,6 +59,8 @@ def create_app(settings: Settings | None = None, stores: Stores | None = None) -
     # says which engine runs, so an operator sees a slow install (issue #22).
     engine, engine_words = engine_name(), engine_line()
     puzzle_set = PuzzleSet.load(settings.puzzles)
+    if settings.demo and puzzle_set.dates:  # the demo set's dates, served as a cycle
+        settings.demo_dates = (puzzle_set.dates[0], puzzle_set.dates[-1])
     if stores is None:
         stores = open_stores(settings.db, settings.db_timeout, settings.check_interval)
     try:

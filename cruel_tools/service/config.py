@@ -30,6 +30,7 @@ from ..dates import parse_date
 from ..errors import CruelError
 from ..keys import RateLimit
 from ..log import Limits
+from ..puzzles.location import demo_day
 
 __all__ = [
     "KEY_LIMIT",
@@ -114,6 +115,14 @@ class Settings:
     #: A submitted log at par or better (no live attempt timed it) waits in the review queue
     #: (``--no-review-par`` turns it off: a server among friends, or a test of something else).
     review_untimed_par: bool = True
+    #: The puzzles are the packaged public demo set (``PuzzleLocation.demo``): with no
+    #: ``fixed_today``, a date outside the set's dates is served as its place in the set's cycle
+    #: (:func:`~cruel_tools.puzzles.location.demo_day`), so that the demo can be played on any date.
+    demo: bool = False
+    #: The demo set's first and last dates, set by ``create_app`` from the set it loads.
+    demo_dates: tuple[dt.date, dt.date] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
     #: Seconds, for the rate limits' buckets (a test sets its own clock here; not sent to workers).
     clock: Callable[[], float] = field(default=time.monotonic, repr=False, compare=False)
     #: The server's time of attempts' starts and submissions' arrivals (a test sets its own).
@@ -122,7 +131,10 @@ class Settings:
     )
 
     def today(self) -> dt.date:
-        return self.fixed_today or _now(time_zone(self.tz)).date()
+        if self.fixed_today is not None:
+            return self.fixed_today
+        day = _now(time_zone(self.tz)).date()
+        return day if self.demo_dates is None else demo_day(day, *self.demo_dates)
 
     @property
     def policy(self) -> Policy:
@@ -150,6 +162,7 @@ class Settings:
                 "attempt_timeout": self.attempt_timeout,
                 "speed_floor_ms": self.speed_floor_ms,
                 "review_untimed_par": self.review_untimed_par,
+                "demo": self.demo,
                 "key_limit": _limit_doc(self.key_limit),
                 "player_limit": _limit_doc(self.player_limit),
                 "analyze_limit": _limit_doc(self.analyze_limit),
