@@ -322,7 +322,11 @@ def _state(game: Game, held: frozenset[int], limited: bool) -> State:
 
 
 def beam(
-    start: Game, width: int, max_states: int, guide: list[Step] | None = None
+    start: Game,
+    width: int,
+    max_states: int,
+    guide: list[Step] | None = None,
+    max_memory: int = MAX_MEMORY,
 ) -> tuple[list[Step] | None, int]:
     """A quick win for an upper bound: the reduced game level by level (a level is one more
     build or redeal), keeping the ``width`` most promising positions of each level: the most
@@ -334,6 +338,20 @@ def beam(
     A ``guide`` (a known win) adds its own position to each level, so the beam never dies out
     and finds the guide's length at worst, and any shortcut from its line.
     """
+    core = engine.native()
+    rules_t = None if core is None else engine.native_rules(start.rules)
+    if core is not None and rules_t is not None:  # the same beam in the core (optimal.cpp)
+        why, raw, expanded = core.beam(
+            start.piles,
+            start.foundations,
+            start.redeals,
+            rules_t,
+            max(0, width),
+            max(0, max_states),
+            [_step_tuple(s) for s in guide or []],
+            max_memory,
+        )
+        return (_core_steps(raw) if why == "won" else None), expanded
     limited = start.rules.max_redeals is not None
     Item = tuple[Game, frozenset[int], tuple[Step, ...]]
     level: list[Item] = [(start, frozenset(), ())]
@@ -425,7 +443,9 @@ def optimize(
     for width in (beam_width // 10, beam_width // 4, beam_width, 4 * beam_width):
         if width < 1 or stats.expanded >= max_states // 2:
             break
-        quick, used = beam(start, width, max_states // 2 - stats.expanded, guide=best)
+        quick, used = beam(
+            start, width, max_states // 2 - stats.expanded, guide=best, max_memory=max_memory
+        )
         stats.expanded += used
         if quick is not None and (best is None or len(quick) < len(best)):
             best = quick
@@ -585,10 +605,21 @@ def _native_shortest(
     stats.unique = unique
     stats.pruned += pruned
     if why == "won":
-        return [REDEAL if s == 0 else Move(s, t or None, c) for s, t, c in raw], bound
+        return _core_steps(raw), bound
     if why == "exhausted":
         return None, None
     return None, bound  # closed (nothing below the limit is left), or a budget spent
+
+
+def _core_steps(raw: list[tuple[int, int, int]]) -> list[Step]:
+    """The core's steps, (source, target, count) with source 0 a redeal, target 0 home."""
+    return [REDEAL if s == 0 else Move(s, t or None, c) for s, t, c in raw]
+
+
+def _step_tuple(step: Step) -> tuple[int, int, int]:
+    if isinstance(step, Redeal):
+        return (0, 0, 1)
+    return (step.source, step.target or 0, step.count)
 
 
 def _touches_pile1(step: Step) -> bool:

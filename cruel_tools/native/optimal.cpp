@@ -447,6 +447,183 @@ private:
     Clock::time_point began_;
 };
 
+// --- the beam (optimal.py's beam) ---------------------------------------------------------------
+
+// Blockers as the beam ranks positions (optimal.py's _blockers(...)[0]): every blocker, or under
+// run moves every pile holding one.
+int all_blockers(const Position& p, const Rules& rules) {
+    int total = 0;
+    for (int i = 0, o = 0; i < kPiles; o += p.size[i++]) {
+        int b = run_blockers(p.seq + o, p.size[i]);
+        total += rules.runs ? (b > 0) : b;
+    }
+    return total;
+}
+
+// A state's record in the beam's one table: kSeen once kept (or met at no cost), else the level
+// (counted from 1) at which it was last a candidate, so a candidate dropped from a level may be
+// kept later, as optimal.py's `following` and `seen` do.
+struct BHead {
+    uint32_t mark;
+    uint8_t pad[3] = {0, 0, 0};
+    uint8_t len;
+};
+constexpr uint32_t kSeen = 0xFFFFFFFFu;
+
+struct PathNode {
+    uint32_t parent;
+    Packed step;
+};
+
+struct Item {
+    Position pos;
+    uint64_t held;
+    uint32_t node;  // its path: PathNode index (kNone: the start)
+};
+
+struct Candidate {
+    int fc, blockers;
+    Item item;
+};
+
+class Beam {
+public:
+    Beam(const Position& start, const Rules& rules, size_t max_memory)
+        : start_(start), rules_(rules), budget_{max_memory}, table_(budget_) {
+        limited_ = rules.max_redeals >= 0;
+        use_lock_ = !rules.top_down && !rules.runs;
+    }
+
+    // why: won, starved (no level left), states, memory, interrupted
+    template <class Poll>
+    const char* run(size_t width, uint64_t max_states, const std::vector<Packed>& guide, Poll poll,
+                    std::vector<Packed>& win, uint64_t& expanded) {
+        // The guide's positions where each level begins (optimal.py's _guide_levels).
+        std::vector<Item> on_guide{{start_, 0, kNone}};
+        {
+            Position p = start_;
+            uint32_t node = kNone;
+            for (Packed s : guide) {
+                play_legal(p, rules_, s);
+                node = add_node(node, s);
+                if (node == kNone) return "memory";
+                if (s == kRedeal || ((s >> 4) & 15)) {
+                    if (!take(on_guide, 1)) return "memory";
+                    on_guide.push_back({p, 0, node});
+                }
+            }
+        }
+        std::vector<Item> level{{start_, 0, kNone}}, stack;
+        std::vector<Candidate> following;
+        uint8_t key[kMaxStateKey];
+        int len = state_key(start_, 0, limited_, key);
+        if (!mark(key, len, kSeen)) return "memory";
+        Child kids[kMaxSteps + 1];
+        uint32_t depth = 0;
+        while (!level.empty() && expanded < max_states) {
+            following.clear();
+            stack.swap(level);
+            level.clear();
+            uint32_t here = depth + 1;  // this level's candidates' mark
+            while (!stack.empty()) {
+                Item it = stack.back();
+                stack.pop_back();
+                if (it.pos.won()) {
+                    for (uint32_t n = it.node; n != kNone; n = path_[n].parent)
+                        if (path_[n].step != kHold) win.push_back(path_[n].step);
+                    std::reverse(win.begin(), win.end());
+                    return "won";
+                }
+                if ((expanded & 1023) == 0 && !poll()) return "interrupted";
+                ++expanded;
+                int k = children(it.pos, rules_, it.held, kids);
+                for (int i = 0; i < k; ++i) {
+                    const Child& kid = kids[i];
+                    Item c{it.pos, kid.held, it.node};
+                    if (kid.step != kHold) play_legal(c.pos, rules_, kid.step);
+                    int cl = state_key(c.pos, kid.held, limited_, key);
+                    uint64_t h = hash_key(key, cl);
+                    uint32_t id = table_.find(key, cl, h);
+                    if (id != kNone && (table_.head(id).mark == kSeen || table_.head(id).mark == here)) continue;
+                    if (kid.step != kHold && use_lock_ && touches_pile1(kid.step) && pile1_lock(c.pos) >= 0) continue;
+                    bool free = kid.step == kHold || (kid.step != kRedeal && !((kid.step >> 4) & 15));
+                    if (id == kNone) {
+                        id = table_.add(BHead{0}, key, cl);
+                        if (id == kNone || !table_.index(id, h)) return "memory";
+                    }
+                    table_.head(id).mark = free ? kSeen : here;
+                    if (kid.step != kHold && (c.node = add_node(it.node, kid.step)) == kNone) return "memory";
+                    if (free) {
+                        if (!take(stack, 1)) return "memory";
+                        stack.push_back(c);  // free: the same level
+                    } else {
+                        if (!take(following, 1)) return "memory";
+                        following.push_back({52 - c.pos.n, all_blockers(c.pos, rules_), c});
+                    }
+                }
+            }
+            std::stable_sort(following.begin(), following.end(), [](const Candidate& a, const Candidate& b) {
+                return a.fc != b.fc ? a.fc > b.fc : a.blockers < b.blockers;
+            });
+            if (following.size() > width) following.resize(width);
+            if (!take(level, following.size() + 1)) return "memory";
+            for (const Candidate& c : following) {
+                int cl = state_key(c.item.pos, c.item.held, limited_, key);
+                table_.head(table_.find(key, cl, hash_key(key, cl))).mark = kSeen;
+                level.push_back(c.item);
+            }
+            ++depth;
+            if (depth < on_guide.size()) {
+                const Item& g = on_guide[depth];
+                int cl = state_key(g.pos, 0, limited_, key);
+                uint64_t h = hash_key(key, cl);
+                uint32_t id = table_.find(key, cl, h);
+                if (id == kNone || table_.head(id).mark != kSeen) {
+                    if (!mark(key, cl, kSeen)) return "memory";
+                    level.push_back(g);
+                }
+            }
+        }
+        return level.empty() ? "starved" : "states";
+    }
+
+private:
+    // Room for `more` items in a vector, its bytes asked of the budget as it grows (the new
+    // buffer whole, then the old one's given back). The level vectors swap buffers, so the
+    // budget holds the sum of their capacities, which is what they hold.
+    template <class T>
+    bool take(std::vector<T>& v, size_t more) {
+        if (v.size() + more <= v.capacity()) return true;
+        size_t cap = v.capacity(), grown = std::max(cap * 2, v.size() + more);
+        if (!budget_.take(grown * sizeof(T))) return false;
+        v.reserve(grown);
+        budget_.give(cap * sizeof(T));
+        return true;
+    }
+    uint32_t add_node(uint32_t parent, Packed step) {
+        if (!take(path_, 1)) return kNone;
+        path_.push_back({parent, step});
+        return static_cast<uint32_t>(path_.size() - 1);
+    }
+    bool mark(const uint8_t* key, int len, uint32_t m) {
+        uint64_t h = hash_key(key, len);
+        uint32_t id = table_.find(key, len, h);
+        if (id == kNone) {
+            id = table_.add(BHead{0}, key, len);
+            if (id == kNone || !table_.index(id, h)) return false;
+        }
+        table_.head(id).mark = m;
+        return true;
+    }
+
+    Position start_;
+    Rules rules_;
+    Budget budget_;
+    Store<BHead> table_;
+    std::vector<PathNode> path_;
+    bool limited_ = false, use_lock_ = false;
+};
+
 Rules checked_rules(const py::tuple& t) {
     Rules r = rules_from(t);
     if (r.max_redeals > 60000) throw std::invalid_argument("rules: max_redeals 0-60000 or -1");
@@ -507,6 +684,33 @@ py::tuple shortest(const std::vector<std::vector<int>>& piles, const std::vector
     return py::make_tuple(res.why, steps_list(res.steps), res.bound, res.expanded, res.unique, res.pruned, peak);
 }
 
+// beam(piles, found, redeals, rules, width, max_states, guide, max_memory)
+// -> (why, steps, expanded): optimal.py's beam, a guide given as (source, target, count) steps.
+py::tuple beam(const std::vector<std::vector<int>>& piles, const std::vector<int>& found, int redeals,
+               const py::tuple& rules_t, uint64_t width, uint64_t max_states,
+               const std::vector<std::tuple<int, int, int>>& guide, uint64_t max_memory) {
+    Rules rules = checked_rules(rules_t);
+    Position start = checked_start(piles, found, redeals);
+    std::vector<Packed> steps;
+    Position p = start;
+    Packed legal[kMaxSteps];
+    for (const auto& [source, target, count] : guide) {  // only legal steps: each is checked
+        Packed want = source == 0 ? kRedeal : pack(source, target, count);
+        int k = legal_steps(p, rules, legal);
+        if (std::find(legal, legal + k, want) == legal + k) throw std::invalid_argument("beam: a guide step is not legal");
+        play_legal(p, rules, want);
+        steps.push_back(want);
+    }
+    const char* why = "";
+    std::vector<Packed> win;
+    uint64_t expanded = 0;
+    without_gil([&](auto& poll) {
+        Beam b(start, rules, static_cast<size_t>(max_memory));
+        why = b.run(static_cast<size_t>(width), max_states, steps, poll, win, expanded);
+    });
+    return py::make_tuple(why, steps_list(win), expanded);
+}
+
 int bound_of(const std::vector<std::vector<int>>& piles, const std::vector<int>& found, int redeals,
              const py::tuple& rules_t) {
     return actions_bound(checked_start(piles, found, redeals), checked_rules(rules_t));
@@ -520,6 +724,9 @@ void register_optimal(py::module_& m) {
     m.def("shortest", &shortest, py::arg("piles"), py::arg("found"), py::arg("redeals"), py::arg("rules"),
           py::arg("limit"), py::arg("max_states"), py::arg("max_seconds"), py::arg("max_memory"),
           "optimal.py's shortest (A*) in the core: (why, steps, bound, expanded, unique, pruned, peak_bytes).");
+    m.def("beam", &beam, py::arg("piles"), py::arg("found"), py::arg("redeals"), py::arg("rules"), py::arg("width"),
+          py::arg("max_states"), py::arg("guide"), py::arg("max_memory"),
+          "optimal.py's beam in the core: (why, steps, expanded).");
 }
 
 }  // namespace cruel
