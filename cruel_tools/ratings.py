@@ -27,7 +27,7 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .documents import document_config
+from .documents import PlayRating, document_config
 from .grading import TIERS, Tier
 from .schema import Store
 from .store import Connection
@@ -50,6 +50,7 @@ __all__ = [
     "TierRow",
     "TierTable",
     "tier_table",
+    "table_lines",
     "rate",
     "forget_player",
     "Ratings",
@@ -175,17 +176,6 @@ def median_interval(values: Sequence[float], level: float = 0.95) -> tuple[float
     if best is None:
         return None
     return xs[best - 1], xs[n - best]
-
-
-class PlayRating(BaseModel):
-    """A rating from play, shown once its deviation is under the threshold (docs/service.md,
-    Ratings)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    rating: float = Field(description="Glicko-2 rating (1500 at the start), to 0.1.")
-    deviation: float = Field(description="Its deviation (RD): about a 95 % interval of +-2 RD.")
-    games: int = Field(description="Rated live attempts.")
 
 
 @dataclass(frozen=True)
@@ -377,3 +367,32 @@ class Ratings(Store):
         return {
             str(s): Standing(Glicko(float(r), float(d), float(v)), int(g)) for s, r, d, v, g in rows
         }
+
+
+def table_lines(table: TierTable) -> list[str]:
+    """``cruel ratings``' text: one row a tier, then whether play orders the tiers as the solver
+    grades them."""
+
+    def number(value: float | None) -> str:
+        return "-" if value is None else f"{value:.0f}"
+
+    lines = [f"{'TIER':<7} {'PUZZLES':>7} {'MEDIAN':>6}  {'95% INTERVAL':<12}  {'RATED':>5}"]
+    for row in table.tiers:
+        interval = f"{number(row.low)}-{number(row.high)}" if row.low is not None else "-"
+        lines.append(
+            f"{row.tier:<7} {row.puzzles:>7} {number(row.median):>6}  {interval:<12}  "
+            f"{row.rated:>5}"
+        )
+    answer = {"same": "yes", "different": "no", "unknown": "unknown"}[table.order]
+    why = {
+        "same": "the medians rise from easy to expert"
+        + (
+            "; each interval is above the one before"
+            if table.separated
+            else "; some intervals overlap"
+        ),
+        "different": "the medians do not rise from easy to expert",
+        "unknown": f"a tier has no puzzle whose deviation is under {table.shown_below:.0f}",
+    }[table.order]
+    lines += [f"people order the tiers as the solver does: {answer}", f"  {why}"]
+    return lines

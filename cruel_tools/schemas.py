@@ -28,6 +28,7 @@ from .players import (
     TokensRevoked,
 )
 from .puzzles import DailyPuzzles, PastDays, PublicPuzzle, Puzzle, PuzzleSolution
+from .ratings import TierTable
 from .render import ReplayDocument
 from .solver import SolveReport
 from .statefile import DatabaseState
@@ -47,6 +48,7 @@ MODELS: dict[str, type[BaseModel]] = {
     "grade.schema.json": Grade,
     "analysis.schema.json": Analysis,
     "replay.schema.json": ReplayDocument,
+    "ratings.schema.json": TierTable,
     # the HTTP service (docs/service.md)
     "puzzle-public.schema.json": PublicPuzzle,
     "daily.schema.json": DailyPuzzles,

@@ -18,7 +18,7 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .documents import document_config
+from .documents import PlayRating, document_config
 from .log import Limits, LogFormatError, load
 from .verify import Source, Unit, plural, verify
 
@@ -90,6 +90,11 @@ class Record(BaseModel):
     )
     excluded: list[Excluded] = Field(
         description="Logs left out (cruel stats); always empty from the service."
+    )
+    rating: PlayRating | None = Field(
+        None,
+        description="The player's rating from play (the service: docs/service.md, Ratings); "
+        "null until enough live attempts have rated it, and always from cruel stats.",
     )
 
 

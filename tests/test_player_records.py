@@ -85,6 +85,7 @@ def test_wins_on_consecutive_puzzle_days_make_streaks(
         "reference_day": "2027-01-05",
         "players": ["ada"],
         "excluded": [],
+        "rating": None,  # submitted wins are not rated: only live attempts are
     }
     # The same facts through the aggregation that `cruel stats` uses give the same record.
     games = [

@@ -377,3 +377,62 @@ def test_a_player_wins_easy_puzzles_with_lookahead() -> None:
     wins = sum(plays_and_wins(p, 10, rng) for p in easy)
     assert wins >= 6
     assert isinstance(Move(1, None), tuple)
+
+
+# --- the API -------------------------------------------------------------------------------------
+
+
+def test_the_api_shows_ratings_once_settled(store_target: Path | str) -> None:
+    from fastapi.testclient import TestClient
+
+    from cruel_tools import service
+
+    settings = service.Settings(
+        puzzles=Path(__file__).parent.parent / "puzzles",
+        db=store_target,
+        fixed_today=TODAY,
+        clock=lambda: 1000.0,
+        wall_clock=lambda: T0,
+        key_limit=None,
+        open=True,
+    )
+    with TestClient(service.create_app(settings)) as client:
+        body = {"format": "cruel-attempt/1", "player": "ada", "auto": "off"}
+        assert client.post(f"/v1/puzzles/{PUZZLE}/attempts", json=body).status_code == 201
+        assert client.get(f"/v1/puzzles/{PUZZLE}").json()["rating"] is None
+        assert client.get("/v1/players/ada").json()["rating"] is None
+        stores = open_stores(store_target)
+        try:
+            with stores.ratings.database.write() as db:
+                rows = [
+                    ("puzzle", PUZZLE, 1612.34, 80.06, 0.06, 14),
+                    ("player", "ada", 1400.0, 109.99, 0.06, 11),
+                ]
+                db.executemany(
+                    "INSERT INTO ratings (kind, subject, rating, deviation, volatility, games,"
+                    " updated_at) VALUES (?, ?, ?, ?, ?, ?, '2027-01-05T09:00:00+00:00')",
+                    rows,
+                )
+                db.execute(
+                    "INSERT INTO ratings VALUES ('puzzle', '2027-01-05-hard', 1700, ?, 0.06, 9,"
+                    " '2027-01-05T09:00:00+00:00')",
+                    (SHOWN_BELOW,),
+                )
+        finally:
+            stores.close()
+        shown = {"rating": 1612.3, "deviation": 80.1, "games": 14}
+        assert client.get(f"/v1/puzzles/{PUZZLE}").json()["rating"] == shown
+        assert client.get("/v1/players/ada").json()["rating"] == {
+            "rating": 1400.0,
+            "deviation": 110.0,
+            "games": 11,
+        }
+        day = client.get("/v1/puzzles/daily/2027-01-05").json()["puzzles"]
+        assert {p["tier"]: p["rating"] for p in day} == {
+            "easy": shown,
+            "medium": None,
+            "hard": None,  # deviation not under the threshold yet
+            "expert": None,
+        }
+        past = client.get("/v1/puzzles/past?before=2027-01-06&limit=1").json()["days"][0]
+        assert past["puzzles"][0]["rating"] == shown

@@ -7,7 +7,7 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, Field
 
-from ..documents import document_config
+from ..documents import PlayRating, document_config
 from ..grading import Par
 from ..log import GameLog
 from .files import Puzzle, PuzzleFacts
@@ -45,6 +45,11 @@ class PublicPuzzle(PuzzleFacts):
     solution_from: dt.date | None = Field(
         description="The first day the solution is published (the day after the puzzle's date); "
         "null: never, for a puzzle without a date."
+    )
+    rating: PlayRating | None = Field(
+        None,
+        description="The puzzle's rating from play (docs/service.md, Ratings); null until "
+        "enough live attempts have rated it.",
     )
 
 
@@ -103,10 +108,12 @@ def solution_is_public(puzzle: Puzzle, today: dt.date) -> bool:
     return public_from is not None and today >= public_from
 
 
-def public(puzzle: Puzzle) -> PublicPuzzle:
-    """``puzzle`` without its solution."""
+def public(puzzle: Puzzle, rating: PlayRating | None = None) -> PublicPuzzle:
+    """``puzzle`` without its solution, with its ``rating`` from play."""
     fields = {name: getattr(puzzle, name) for name in PuzzleFacts.model_fields}
-    return PublicPuzzle.model_construct(**fields, solution_from=solution_from(puzzle))
+    return PublicPuzzle.model_construct(
+        **fields, solution_from=solution_from(puzzle), rating=rating
+    )
 
 
 def published_solution(puzzle: Puzzle) -> PuzzleSolution:

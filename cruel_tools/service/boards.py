@@ -69,7 +69,8 @@ def router(ctx: Context) -> APIRouter:
         name: Annotated[str, PathParam(description="A player name, as submitted.")],
     ) -> Response:
         """A player's record (the statistics panel of ``cruel stats``) from the store: their
-        listed wins, and their server-timed attempts that won nothing (docs/service.md)."""
+        listed wins, and their server-timed attempts that won nothing (docs/service.md); with
+        their rating from play once enough live attempts have rated it (Ratings)."""
         try:
             player = enforce(name)  # the name as submissions store it
         except PlayerNameError as exc:
@@ -84,6 +85,8 @@ def router(ctx: Context) -> APIRouter:
                 "name",
             )
         zone, today = time_zone(ctx.settings.tz), ctx.settings.today()
-        return json_response(record_from_store(player, found, ctx.puzzles.get, zone, today))
+        record = record_from_store(player, found, ctx.puzzles.get, zone, today)
+        rating = await run_in_threadpool(ctx.stores.ratings.shown, "player", player)
+        return json_response(record.model_copy(update={"rating": rating}))
 
     return router

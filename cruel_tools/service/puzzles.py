@@ -21,6 +21,7 @@ from ..puzzles import (
     DailyPuzzles,
     PastDays,
     PublicPuzzle,
+    Puzzle,
     PuzzleSolution,
     day_is_open,
     entry_log,
@@ -42,6 +43,12 @@ MAX_PAST_DAYS: Final = 31
 def router(ctx: Context) -> APIRouter:
     """The routes under ``/v1/puzzles`` that read puzzles (not those that write games)."""
     router = APIRouter()
+
+    def rated(puzzles: list[Puzzle]) -> list[PublicPuzzle]:
+        """The puzzles as the public sees them, each with its rating from play (one read)."""
+        standings = ctx.stores.ratings.of("puzzle", [p.id for p in puzzles])
+        shown = {pid: s.shown() for pid, s in standings.items()}
+        return [public(p, shown.get(p.id)) for p in puzzles]
 
     @router.get("/v1/puzzles/daily/{date}", response_model=DailyPuzzles)
     async def daily(
@@ -67,7 +74,8 @@ def router(ctx: Context) -> APIRouter:
         if not found:
             which = f"{tier} puzzle" if tier else "puzzles"
             raise ApiError(404, "no-puzzles", f"no {which} for {day.isoformat()}", "path", "date")
-        return json_response(DailyPuzzles(date=day, puzzles=[public(p) for p in found]))
+        shown = await run_in_threadpool(rated, found)
+        return json_response(DailyPuzzles(date=day, puzzles=shown))
 
     @router.get("/v1/puzzles/past", response_model=PastDays)
     async def past(
@@ -88,16 +96,18 @@ def router(ctx: Context) -> APIRouter:
         day = _parse_day(before, lambda: today, "query", "before")
         if day > today:  # no day after today is open: list from today on down
             day = today + dt.timedelta(days=1)
-        days = [
-            DailyPuzzles(date=d, puzzles=[public(p) for p in ctx.puzzles.on(d)])
-            for d in ctx.puzzles.days_before(day, limit)
-        ]
+        listed = {d: ctx.puzzles.on(d) for d in ctx.puzzles.days_before(day, limit)}
+        shown = await run_in_threadpool(rated, [p for ps in listed.values() for p in ps])
+        by_id = {p.id: p for p in shown}
+        days = [DailyPuzzles(date=d, puzzles=[by_id[p.id] for p in ps]) for d, ps in listed.items()]
         return json_response(PastDays(before=day, days=days))
 
     @router.get("/v1/puzzles/{id}", response_model=PublicPuzzle)
     async def get_puzzle(id: PuzzleId) -> Response:
-        """One puzzle, without its solution."""
-        return json_response(public(ctx.puzzle_or_404(id)))
+        """One puzzle, without its solution, with its rating from play once enough live
+        attempts have rated it (docs/service.md, Ratings)."""
+        puzzle = ctx.puzzle_or_404(id)
+        return json_response((await run_in_threadpool(rated, [puzzle]))[0])
 
     @router.get(
         "/v1/puzzles/{id}/solution",
