@@ -1884,5 +1884,35 @@ def moderate_reject_command(
     _decide("reject", submission, key_id, reason, db)
 
 
+@app.command("ratings")
+def ratings_command(
+    db: _KeysDbOption = DEFAULT_DB,
+    puzzles_dir: Annotated[
+        Path, typer.Option("--puzzles", help="The puzzle set: each puzzle's tier.")
+    ] = Path("puzzles"),
+    json_output: Annotated[bool, _json_option("the table (cruel-ratings/1)")] = False,
+) -> None:
+    """The puzzles' ratings from play by tier: the median rating of each tier's puzzles with a
+    95 % interval, and whether players order the tiers as the solver grades them
+    (docs/service.md, Ratings)."""
+    from . import puzzles, ratings
+
+    try:
+        found = puzzles.PuzzleSet.load(puzzles_dir)
+    except puzzles.PuzzleSetError as exc:
+        raise _fail(str(exc), 2) from None
+    opened = _stores(db)
+    try:
+        standings = opened.ratings.puzzles()
+    finally:
+        opened.close()
+    table = ratings.tier_table(standings, {p.id: p.tier for p in found.by_id.values()})
+    if json_output:
+        _out(orjson.dumps(table.model_dump(mode="json")))
+        return
+    for line in ratings.table_lines(table):
+        _out(line)
+
+
 if __name__ == "__main__":  # pragma: no cover
     app()
