@@ -1568,10 +1568,21 @@ def serve_command(
             "timed it).",
         ),
     ] = True,
+    metrics_bind: Annotated[
+        str | None,
+        typer.Option(
+            "--metrics-bind",
+            help="HOST:PORT where GET /metrics is also served, with no key (for Prometheus on a "
+            "private address, e.g. 127.0.0.1:9108). Without it, /metrics needs an admin key.",
+        ),
+    ] = None,
 ) -> None:
     """Serve puzzles, verification and leaderboards over HTTP (docs/service.md)."""
     # Imported here: the web stack costs other commands nothing at start-up.
+    import atexit
+    import shutil
     import socket
+    import tempfile
 
     import uvicorn
     from uvicorn.supervisors import Multiprocess
@@ -1581,6 +1592,7 @@ def serve_command(
     from .puzzles import PuzzleSetError
     from .puzzles.location import resolve_puzzles
     from .service import APP_FACTORY, ENV_SETTINGS, Settings, create_app, time_zone
+    from .service.metrics import ENV_MULTIPROC
     from .store import StoreError
 
     fixed = _option("--today", parse_date, today) if today is not None else None
@@ -1588,6 +1600,7 @@ def serve_command(
     key_rate = _option("--rate-key", parse_rate, rate_key)
     player_rate = _option("--rate-player", parse_rate, rate_player)
     analyze_per_s = _option("--analyze-rate", parse_rate, analyze_rate)
+    metrics_at = _metrics_address(metrics_bind) if metrics_bind is not None else None
     location = resolve_puzzles(puzzles_dir)  # the one setting: option, variable, folders
     settings = Settings(
         puzzles=location.path,
@@ -1649,6 +1662,12 @@ def serve_command(
         # reads it only from --trusted-proxy (service/clients.py).
         "proxy_headers": False,
     }
+    if workers > 1 and not os.environ.get(ENV_MULTIPROC):
+        # Each worker writes its metrics there, and /metrics adds them up (service/metrics.py).
+        made = os.environ[ENV_MULTIPROC] = tempfile.mkdtemp(prefix="cruel-metrics-")
+        atexit.register(shutil.rmtree, made, True)
+    if metrics_at is not None:
+        _serve_metrics(*metrics_at, service.state.metrics.registry)
     if workers == 1:
         uvicorn.run(service, **options)  # type: ignore[arg-type]
         return
@@ -1675,6 +1694,30 @@ def _puzzles_line(line: str, settings: service.Settings) -> str:
         f"{line}: the public demo set, {first} to {last}, served today as {settings.today()} "
         "(a site serves its own set: docs/service.md, Running a site)"
     )
+
+
+def _metrics_address(text: str) -> tuple[str, int]:
+    """``--metrics-bind HOST:PORT`` (``[::1]:9108`` for IPv6); else one line and exit 2."""
+    host, _, port = text.rpartition(":")
+    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise _fail(f"--metrics-bind: {text!r} is not HOST:PORT (like 127.0.0.1:9108)", 2)
+    return host, int(port)
+
+
+def _serve_metrics(host: str, port: int, registry: Any) -> None:
+    """``--metrics-bind``: ``GET /metrics`` with no key on an address of its own, from a thread
+    of this process (every worker's values under ``--workers N``); one line and exit 2 when
+    the address cannot be listened on."""
+    from .service.metrics import serve_apart
+
+    try:
+        serve_apart(host, port, registry)
+    except OSError as exc:
+        raise _fail(
+            f"--metrics-bind: cannot listen on {host}:{port}: {exc.strerror or exc}", 2
+        ) from None
+    typer.echo(f"metrics: http://{host}:{port}/metrics with no key", err=True)
 
 
 def _proxy_network(text: str) -> str:

@@ -33,6 +33,8 @@ from .config import ENV_SETTINGS, Settings, time_zone
 from .context import Context
 from .costly import CostlyGate
 from .help_guard import HelpGuard
+from .metrics import Metrics, MetricsMiddleware
+from .metrics import router as metrics_router
 from .openapi import ERRORS, customize
 
 __all__ = ["APP_FACTORY", "create_app", "app_from_env"]
@@ -99,10 +101,15 @@ def create_app(settings: Settings | None = None, stores: Stores | None = None) -
     app.openapi = customize(app)  # type: ignore[method-assign]
     errors.install(app, watch)
     app.add_middleware(QuietClientFailures)  # a client's own failure is no traceback
+    # Outermost: every request is counted and timed, whatever answers it (docs/service.md, Metrics).
+    metrics = Metrics(engine)
+    app.state.metrics = metrics
+    app.add_middleware(MetricsMiddleware, metrics=metrics)
     # In this order: a path is matched by the first route that takes it (/v1/puzzles/past
     # before /v1/puzzles/{id}), and the OpenAPI document lists the paths so.
     app.include_router(health.router(ctx, engine, engine_words))
     app.include_router(pages.router())
+    app.include_router(metrics_router(ctx, metrics))
     # The help guard's canonical deals are computed here, once: a request's check is a lookup.
     # Every router that helps towards a win (analyze; hints, issue #27) is given this one.
     guard = HelpGuard(ctx)

@@ -172,6 +172,9 @@ def install(app: FastAPI, watch: StoreWatch | ServerWatch) -> None:
     async def store_error(request: Request, exc: Exception) -> Response:
         code, message = watch.on_error(exc)
         request.app.state.store_log.warning(f"store error, answered 503 {code}: {message}")
+        metrics = getattr(request.app.state, "metrics", None)  # service/metrics.py
+        if metrics is not None:
+            metrics.store_error(code)
         return error_response(ApiError(503, code, message, headers={"Retry-After": "10"}))
 
     for engine_error in database_errors():
