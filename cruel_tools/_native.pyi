@@ -97,3 +97,13 @@ def shortest(
     max_seconds: float,
     max_memory: int,
 ) -> tuple[str, list[StepTuple], int, int, int, int, int]: ...
+def beam(
+    piles: list[list[int]],
+    found: list[int],
+    redeals: int,
+    rules: RulesTuple,
+    width: int,
+    max_states: int,
+    guide: list[StepTuple],
+    max_memory: int,
+) -> tuple[str, list[StepTuple], int]: ...

@@ -541,6 +541,7 @@ def shortest(
             continue  # met again at fewer actions since it was queued
         bound = max(bound, f)
         if f >= limit:
+            stats.unique = len(info)
             return None, bound  # nothing left can beat the upper bound: it is optimal
         if game.is_won():
             stats.unique = len(info)
