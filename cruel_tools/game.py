@@ -63,6 +63,8 @@ __all__ = [
     "is_packed",
     "tableau_sequence",
     "foundation_rank",
+    "foundation_index",
+    "builds_onto",
     "start_foundations",
     "Game",
     "VariantGame",
@@ -736,13 +738,7 @@ class VariantGame(Game):
 
     def _fits(self, moving: Card, onto: Card) -> bool:
         """Whether ``moving`` may go onto ``onto`` under the profile's tableau build."""
-        build = self.rules.tableau_build
-        if build == "down-in-suit":
-            return onto == moving + 1 and moving % 13 != 12
-        if _RED[moving // 13] == _RED[onto // 13]:
-            return False
-        step = onto % 13 - moving % 13
-        return step == -1 or (step == 1 and build == "up-or-down-alternate-colour")
+        return builds_onto(self.rules, moving, onto)
 
     def _build_error(self, source: int, target: int, moving: Card, onto: Card) -> IllegalMove:
         build = self.rules.tableau_build
@@ -851,6 +847,26 @@ class VariantGame(Game):
                     targets.append(tops.get(t * 13 + r + 1))
             for j in sorted(t for t in targets if t is not None):
                 yield Move(i, j)
+
+
+def builds_onto(rules: Rules, moving: Card, onto: Card) -> bool:
+    """Whether ``moving`` may go onto ``onto`` (a top card) under the profile's tableau build:
+    the one statement of the build rule of :class:`VariantGame` (the solver reads it too)."""
+    build = rules.tableau_build
+    if build == "down-in-suit":
+        return onto == moving + 1 and moving % 13 != 12
+    if _RED[moving // 13] == _RED[onto // 13]:
+        return False
+    step = onto % 13 - moving % 13
+    return step == -1 or (step == 1 and build == "up-or-down-alternate-colour")
+
+
+def foundation_index(rules: Rules, card: Card) -> int:
+    """How many cards of ``card``'s suit are on their foundation when ``card`` may go there
+    (its place in the foundation's order, 0-12): the card is home once its suit's count is
+    above this, and may go home when the count equals it."""
+    r = card % 13
+    return r if rules.foundation_direction == "up" else KING - 1 - r
 
 
 # The suits of the other colour, per suit (S H D C).

@@ -17,6 +17,7 @@ from __future__ import annotations
 import heapq
 import time
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import count
 from typing import Any, Final, Literal
 
@@ -26,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from . import cards, engine
 from .cards import KING, Card
 from .documents import document_config
-from .game import PACKET, REDEAL, Game, Move, Redeal, Step
+from .game import PACKET, REDEAL, Game, Move, Redeal, Step, builds_onto, foundation_index
 from .log import LogEntry
 from .rules import PRESETS, Rules
 from .traversal import played_entries
@@ -60,6 +61,10 @@ __all__ = [
     "solve_report",
     "frozen_cards",
     "frozen_reason",
+    "last_deal",
+    "stuck_cards",
+    "stuck_reason",
+    "safe_home_move",
 ]
 
 Verdict = Literal["won", "unwinnable", "unknown"]
@@ -259,6 +264,105 @@ def frozen_reason(frozen: list[Card]) -> str:
     return f"{len(frozen)} cards can never move ({names}; rule F)"
 
 
+# --- the rest of the family after its last redeal (rules V and S) --------------------------------
+
+
+def last_deal(game: Game) -> bool:
+    """Whether rules V and S (docs/solver.md) apply to ``game``: a profile of the rest of the
+    family (``Rules.cruel_layout`` false), single-card moves, and its redeal limit used up, so
+    that no redeal can ever come again."""
+    rules = game.rules
+    return (
+        not rules.cruel_layout
+        and not rules.run_moves
+        and rules.max_redeals is not None
+        and game.redeals >= rules.max_redeals
+    )
+
+
+_PerCard = tuple[tuple[Card, ...], ...]
+
+
+@lru_cache(maxsize=32)
+def _build_tables(rules: Rules) -> tuple[_PerCard, _PerCard]:
+    """Per card: the cards it may be built onto (its hosts), and the cards that may be built onto
+    it (its builders), as the engine's :func:`~cruel_tools.game.builds_onto` says."""
+    deck = range(52)
+    hosts = tuple(tuple(h for h in deck if h != b and builds_onto(rules, b, h)) for b in deck)
+    builders = tuple(tuple(x for x in deck if x != c and builds_onto(rules, x, c)) for c in deck)
+    return hosts, builders
+
+
+def stuck_cards(game: Game) -> list[Card]:
+    """The greatest set of cards that can never move again (docs/solver.md, rule V), lowest
+    first, or [] when there is none; only once no redeal can come (:func:`last_deal`).
+
+    A card of the set is covered by a card of the set (above it in its pile), or it waits for a
+    card of the set that its foundation takes first and every card it could be built onto is on
+    a foundation or covered by a card of the set.
+    """
+    if not last_deal(game):
+        return []
+    rules = game.rules
+    hosts, _ = _build_tables(rules)
+    where: dict[Card, tuple[int, int]] = {}
+    for p, pile in enumerate(game.piles):
+        for i, c in enumerate(pile):
+            where[c] = (p, i)
+    order = {c: foundation_index(rules, c) for c in where}
+    stuck = set(where)
+    while stuck:
+        high = [-1] * len(game.piles)  # the index of the highest card of the set in each pile
+        first = [13] * 4  # the foundation place of the first card of the set, per suit
+        for c in stuck:
+            p, i = where[c]
+            high[p] = max(high[p], i)
+            first[c // 13] = min(first[c // 13], order[c])
+        drop = []
+        for b in stuck:
+            p, i = where[b]
+            if high[p] > i:  # covered by a card of the set
+                continue
+            if first[b // 13] >= order[b]:  # nothing of the set must go home before it
+                drop.append(b)
+                continue
+            for h in hosts[b]:
+                at = where.get(h)  # None: h is on its foundation, for good
+                if at is not None and not (h in stuck and high[at[0]] > at[1]):
+                    drop.append(b)
+                    break
+        if not drop:
+            return sorted(stuck)
+        stuck.difference_update(drop)
+    return []
+
+
+def stuck_reason(stuck: list[Card]) -> str:
+    """The verdict's reason for a start position with a stuck set (rule V)."""
+    names = " ".join(cards.name(c) for c in stuck[:6]) + (" ..." if len(stuck) > 6 else "")
+    return f"{len(stuck)} cards can never move ({names}; rule V)"
+
+
+def safe_home_move(game: Game) -> Move | None:
+    """A foundation move that loses nothing (docs/solver.md, rule S), or None: once no redeal
+    can come (:func:`last_deal`), a top card that may go home and onto which no card left in the
+    tableau may ever be built. The search plays it as the position's only child."""
+    if not last_deal(game):
+        return None
+    rules = game.rules
+    _, builders = _build_tables(rules)
+    f = game.foundations
+    for i, pile in enumerate(game.piles, 1):
+        if not pile:
+            continue
+        c = pile[-1]
+        if foundation_index(rules, c) != f[c // 13]:
+            continue
+        if all(foundation_index(rules, x) < f[x // 13] for x in builders[c]):
+            return Move(i, None)
+    return None
+
+
 # --- search --------------------------------------------------------------------------------------
 
 
@@ -306,6 +410,13 @@ def solve(
     began = time.perf_counter()
     total = SolveStats()
     passes = PASSES[-1:] if start.rules.redeal_only_when_stuck else PASSES
+    limit = start.rules.max_redeals
+    if limit is not None and not start.rules.cruel_layout:
+        # A pass allowing as many early redeals as the game has redeals left searches the whole
+        # game: leave it to the full pass, which may prove a loss (royal-family-pysolfc's one
+        # redeal: pass 2 is the whole game). Cruel's presets keep their passes as they were.
+        left = limit - start.redeals
+        passes = tuple(p for p in passes if p[0] is None or p[0] < left)
     result = SolveResult("unknown")
     for early, share in passes:
         left_states = max_states - total.expanded
@@ -400,7 +511,9 @@ def search(
     # at the end.
     lock = pile1_lock(start)
     frozen = [] if lock is not None or not rule_f else frozen_cards(start)
-    if lock is not None or frozen or (memo is not None and memo.is_lost(start)):
+    stuck_set = stuck_cards(start)
+    variant = not start.rules.cruel_layout  # rules V and S may apply (after the last redeal)
+    if lock is not None or frozen or stuck_set or (memo is not None and memo.is_lost(start)):
         stats.pruned = 1
         frontier.clear()
     while frontier:
@@ -420,7 +533,9 @@ def search(
                 return _finish(SolveResult("unknown", reason=reason), stats, began)
         stats.expanded += 1
         stuck = narrowed and not game.has_card_move()
-        for step in game.legal_steps():
+        # Rule S: a foundation move that loses nothing is the only child searched.
+        safe = safe_home_move(game) if variant else None
+        for step in game.legal_steps() if safe is None else (safe,):
             child_early = early
             if narrowed and isinstance(step, Redeal) and not stuck:
                 child_early += 1
@@ -446,6 +561,9 @@ def search(
             # (which finds every lock of rule L too) is checked on every child.
             touches = isinstance(step, Redeal) or step.source == 1 or step.target == 1
             if (touches and pile1_lock(child) is not None) or (rule_f and frozen_cards(child)):
+                stats.pruned += 1
+                continue
+            if variant and stuck_cards(child):  # rule V
                 stats.pruned += 1
                 continue
             if memo is not None:
@@ -476,6 +594,8 @@ def search(
     if frozen:
         reason = frozen_reason(frozen)
         return _finish(SolveResult("unwinnable", reason=reason), stats, began)
+    if stuck_set:
+        return _finish(SolveResult("unwinnable", reason=stuck_reason(stuck_set)), stats, began)
     if narrowed:
         reason = f"no win with at most {early_redeals} early redeals (proves nothing)"
         return _finish(SolveResult("unknown", reason=reason), stats, began)
