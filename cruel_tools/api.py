@@ -13,7 +13,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .documents import document_config
 
-__all__ = ["ERROR_FORMAT", "HEALTH_FORMAT", "ErrorResponse", "Health", "HealthProblem"]
+__all__ = [
+    "ERROR_FORMAT",
+    "HEALTH_FORMAT",
+    "ErrorResponse",
+    "Health",
+    "HealthProblem",
+    "Publishing",
+]
 
 ERROR_FORMAT: Final = "cruel-error/1"
 HEALTH_FORMAT: Final = "cruel-health/1"
@@ -50,14 +57,34 @@ class HealthProblem(BaseModel):
     message: str = Field(description="One line for people.")
 
 
+class Publishing(BaseModel):
+    """Days published ahead (``GET /v1/health``; docs/service.md, Publishing ahead)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    stream: Literal["secret", "public", "none"] = Field(
+        description="What the server publishes ahead from: its secret's stream (--secret-file), "
+        "the public stream (--open, a local demo), or nothing (no secret)."
+    )
+    ahead: int = Field(description="Days after today it keeps published (--ahead).")
+    days_ready: int = Field(description="Consecutive days after today with puzzles, at most ahead.")
+    today_ready: bool = Field(description="Today has puzzles.")
+    generating: bool = Field(description="This server process is making a day now.")
+    last_seconds: float | None = Field(
+        description="Seconds the last day made by this server process took; null: none made."
+    )
+
+
 class Health(BaseModel):
     """``GET /v1/health``: 200 when all is well, 503 (same document) when it is not."""
 
     model_config = document_config("Cruel service health v1", "health")
 
     format: Literal["cruel-health/1"] = HEALTH_FORMAT
-    status: Literal["ok", "unavailable"] = Field(
-        "ok", description="ok, or unavailable when problem says what is wrong (answered 503)."
+    status: Literal["ok", "degraded", "unavailable"] = Field(
+        "ok",
+        description="ok; degraded (answered 200) when reasons says what is missing (today's "
+        "puzzles, days ahead); or unavailable when problem says what is wrong (answered 503).",
     )
     version: str
     engine: Literal["native", "python"] = Field(
@@ -75,4 +102,10 @@ class Health(BaseModel):
     )
     problem: HealthProblem | None = Field(
         None, description="What is wrong with the database, when status is not ok."
+    )
+    reasons: list[str] = Field(
+        default_factory=list, description="Why status is degraded, one line each; empty: it is not."
+    )
+    publishing: Publishing | None = Field(
+        None, description="Days published ahead; null from a server that does not say."
     )

@@ -40,6 +40,7 @@ from .constants import (
     MAX_PER_CLIENT,
     PLAYER_BURST,
     PLAYER_RATE,
+    PUBLISH_AHEAD,
     SOLVE_MAX_STATES,
     Tier,
 )
@@ -1576,6 +1577,19 @@ def serve_command(
             "private address, e.g. 127.0.0.1:9108). Without it, /metrics needs an admin key.",
         ),
     ] = None,
+    secret_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--secret-file",
+            help="The site's secret (cruel daily --new-secret): today and --ahead days after it "
+            "are published from its stream, in the database. Without it nothing is published "
+            "ahead (--open: from the public stream).",
+        ),
+    ] = None,
+    ahead: Annotated[
+        int,
+        typer.Option("--ahead", min=0, max=366, help="Days after today kept published."),
+    ] = PUBLISH_AHEAD,
 ) -> None:
     """Serve puzzles, verification and leaderboards over HTTP (docs/service.md)."""
     # Imported here: the web stack costs other commands nothing at start-up.
@@ -1619,7 +1633,10 @@ def serve_command(
         attempt_timeout=attempt_timeout,
         speed_floor_ms=speed_floor,
         review_untimed_par=review_par,
+        secret_file=secret_file,
+        ahead=ahead,
     )
+    _read_secret(secret_file)  # one line and exit 2 for an unreadable or weak secret
     try:  # uvicorn would log a traceback-like report and exit 1 or 3; one line and 2 here
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         with socket.create_server((host, port), family=family):
@@ -1633,6 +1650,7 @@ def serve_command(
     # Which engine serves, at the top of the log: a server on the Python engine (no compiled
     # core) is much slower, and its operator should see it without a request.
     typer.echo(", ".join(version_lines()), err=True)
+    typer.echo(_publishing_line(secret_file, open_, ahead), err=True)
     typer.echo(_puzzles_line(location.describe(), settings), err=True)
     if open_:
         typer.echo(
@@ -1718,6 +1736,26 @@ def _serve_metrics(host: str, port: int, registry: Any) -> None:
             f"--metrics-bind: cannot listen on {host}:{port}: {exc.strerror or exc}", 2
         ) from None
     typer.echo(f"metrics: http://{host}:{port}/metrics with no key", err=True)
+
+
+def _publishing_line(secret_file: Path | None, open_: bool, ahead: int) -> str:
+    """The start-up line of publishing ahead: from which stream, or why not (docs/service.md,
+    Publishing ahead)."""
+    days = plural(ahead, "day")
+    if secret_file is not None:
+        return (
+            f"publishing: today and {days} ahead from the secret stream of {secret_file}, into "
+            "the database"
+        )
+    if open_:
+        return (
+            f"publishing: today and {days} ahead from the public stream (--open: anyone can "
+            "compute these days; a ranking site gives --secret-file)"
+        )
+    return (
+        "publishing: nothing ahead (no --secret-file): serving the puzzles there are; health "
+        "says degraded when today or a day ahead is missing"
+    )
 
 
 def _proxy_network(text: str) -> str:

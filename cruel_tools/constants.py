@@ -33,6 +33,7 @@ __all__ = [
     "ANALYZE_RATE",
     "ANALYZE_BURST",
     "MAX_ANALYSES",
+    "PUBLISH_AHEAD",
 ]
 
 #: Positions each solve of the analysis may expand (where the win was lost).
@@ -80,3 +81,6 @@ MAX_PER_CLIENT: Final = 32
 ANALYZE_RATE: Final = 0.1
 ANALYZE_BURST: Final = 10
 MAX_ANALYSES: Final = 1
+#: Days after today ``cruel serve`` keeps published (``--ahead``; docs/service.md, Publishing
+#: ahead).
+PUBLISH_AHEAD: Final = 7

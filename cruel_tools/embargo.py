@@ -124,6 +124,11 @@ class Embargo:
     def __init__(self, puzzles: Iterable[Puzzle]) -> None:
         #: Canonical deal -> the first day every puzzle with it is closed (None: never).
         self._until: dict[CanonicalDeal, dt.date | None] = {}
+        self.add(puzzles)
+
+    def add(self, puzzles: Iterable[Puzzle]) -> None:
+        """Take in puzzles published since (``cruel serve``'s days published ahead): their
+        deals get no help until their solutions are public, as the set's do."""
         for puzzle in puzzles:
             key = canonical_deal(puzzle_piles(puzzle))
             until = solution_from(puzzle)

@@ -187,14 +187,24 @@ class PuzzleSet:
     def __init__(self, puzzles: list[Puzzle]) -> None:
         self.by_id: dict[str, Puzzle] = {}
         self.by_date: dict[dt.date, list[Puzzle]] = {}
+        self.dates: list[dt.date] = []
+        self.add(puzzles)
+
+    def add(self, puzzles: list[Puzzle]) -> None:
+        """Take in more puzzles (``cruel serve``'s days published ahead, while it serves): a
+        day's list and the dates are replaced whole, so a reader in another thread sees the
+        set before or after, never half of it."""
+        seen = set(self.by_id)
         for p in puzzles:
-            if p.id in self.by_id:
+            if p.id in seen:
                 raise PuzzleSetError(f"two puzzles have the id {p.id!r}", "duplicate-puzzle-id")
+            seen.add(p.id)
+        for p in puzzles:
             self.by_id[p.id] = p
-            if p.date is not None:
-                self.by_date.setdefault(p.date, []).append(p)
-        for day in self.by_date.values():
+        for date in {p.date for p in puzzles if p.date is not None}:
+            day = self.by_date.get(date, []) + [p for p in puzzles if p.date == date]
             day.sort(key=lambda p: TIERS.index(p.tier))
+            self.by_date[date] = day
         self.dates = sorted(self.by_date)  # for days_before: a bisection, not a scan
 
     @classmethod

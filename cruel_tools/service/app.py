@@ -14,6 +14,7 @@ from fastapi import FastAPI
 from ..engine import engine_line, engine_name
 from ..guard import QuietClientFailures, die_with_parent
 from ..keys import TokenBuckets
+from ..publishing import GenerationLock, PublishedDays, Publisher, Stream, read_secret
 from ..puzzles import PuzzleSet
 from ..store import StoreError
 from ..stores import Stores, open_stores
@@ -71,6 +72,7 @@ def create_app(settings: Settings | None = None, stores: Stores | None = None) -
         stores.close()
         raise
     stores.attempts.policy = settings.policy  # the stated timeout and speed floor
+    publisher = _publisher(settings, puzzle_set, stores)
     key_buckets, player_buckets = (
         TokenBuckets(limit, settings.clock) if limit else None
         for limit in (settings.key_limit, settings.player_limit)
@@ -82,7 +84,9 @@ def create_app(settings: Settings | None = None, stores: Stores | None = None) -
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         watch.start()
+        publisher.start()
         yield
+        publisher.stop()
         gate.close()
         watch.stop()
         stores.close()
@@ -107,12 +111,13 @@ def create_app(settings: Settings | None = None, stores: Stores | None = None) -
     app.add_middleware(MetricsMiddleware, metrics=metrics)
     # In this order: a path is matched by the first route that takes it (/v1/puzzles/past
     # before /v1/puzzles/{id}), and the OpenAPI document lists the paths so.
-    app.include_router(health.router(ctx, engine, engine_words))
+    app.include_router(health.router(ctx, engine, engine_words, publisher))
     app.include_router(pages.router())
     app.include_router(metrics_router(ctx, metrics))
     # The help guard's canonical deals are computed here, once: a request's check is a lookup.
     # Every router that helps towards a win (analyze; hints, issue #27) is given this one.
     guard = HelpGuard(ctx)
+    publisher.on_new = guard.embargo.add  # a day published ahead gets no help until it closes
     app.include_router(logs.router(ctx, guard, gate))
     app.include_router(puzzles.router(ctx))
     app.include_router(submissions.router(ctx))
@@ -121,6 +126,38 @@ def create_app(settings: Settings | None = None, stores: Stores | None = None) -
     app.include_router(moderation.router(ctx))
     app.include_router(players.router(ctx))
     return app
+
+
+def _publisher(settings: Settings, puzzle_set: PuzzleSet, stores: Stores) -> Publisher:
+    """The days published ahead into ``puzzle_set`` (docs/service.md, Publishing ahead), in the
+    stores' database (PostgreSQL: their pool), from the secret's stream, the public one
+    (``--open`` without a secret) or none. Days published from another stream are refused
+    (``secret-mismatch``); an unreadable or weak secret too (the command line says it first)."""
+    database = stores.shared or stores.boards.database
+    try:
+        secret = None if settings.secret_file is None else read_secret(settings.secret_file)
+        stream: Stream = "secret" if secret else "public" if settings.open else "none"
+        # The packaged demo set is served as a cycle of its own dates: no day to make.
+        if settings.demo:
+            stream = "none"
+        store = PublishedDays(database)
+        lock = None if stream == "none" else GenerationLock(database.target)
+        publisher = Publisher(
+            store,
+            puzzle_set,
+            settings.today,
+            0 if settings.demo else settings.ahead,
+            secret,
+            stream,
+            lock,
+            poll=settings.publish_poll,
+        )
+        publisher.check_stream()
+        publisher.refresh()  # the days published so far are served from the first request
+    except BaseException:
+        stores.close()
+        raise
+    return publisher
 
 
 def app_from_env() -> FastAPI:

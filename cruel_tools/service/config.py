@@ -25,6 +25,7 @@ from ..constants import (
     MAX_BODY,
     PLAYER_BURST,
     PLAYER_RATE,
+    PUBLISH_AHEAD,
 )
 from ..dates import parse_date
 from ..errors import CruelError
@@ -123,6 +124,14 @@ class Settings:
     demo_dates: tuple[dt.date, dt.date] | None = field(
         default=None, init=False, repr=False, compare=False
     )
+    #: The site's secret (``--secret-file``): days are published ahead from its stream; None:
+    #: from none (or the public stream, ``open``). Each process reads the file: the secret is
+    #: never passed in the environment (docs/service.md, Publishing ahead).
+    secret_file: Path | None = None
+    #: Days after today kept published (``--ahead``).
+    ahead: int = PUBLISH_AHEAD
+    #: Seconds between two looks at the database for days published by another process.
+    publish_poll: float = 5.0
     #: Seconds, for the rate limits' buckets (a test sets its own clock here; not sent to workers).
     clock: Callable[[], float] = field(default=time.monotonic, repr=False, compare=False)
     #: The server's time of attempts' starts and submissions' arrivals (a test sets its own).
@@ -162,6 +171,9 @@ class Settings:
                 "attempt_timeout": self.attempt_timeout,
                 "speed_floor_ms": self.speed_floor_ms,
                 "review_untimed_par": self.review_untimed_par,
+                "secret_file": None if self.secret_file is None else str(self.secret_file),
+                "ahead": self.ahead,
+                "publish_poll": self.publish_poll,
                 "demo": self.demo,
                 "key_limit": _limit_doc(self.key_limit),
                 "player_limit": _limit_doc(self.player_limit),
@@ -177,6 +189,8 @@ class Settings:
         key_limit, player_limit = doc.pop("key_limit"), doc.pop("player_limit")
         analyze_limit = doc.pop("analyze_limit", None)
         doc["trusted_proxies"] = tuple(doc.get("trusted_proxies", ()))
+        secret_file = doc.pop("secret_file", None)
+        doc["secret_file"] = None if secret_file is None else Path(secret_file)
         return cls(
             **{**doc, "puzzles": Path(doc["puzzles"])},
             fixed_today=parse_date(day) if day else None,
