@@ -96,6 +96,17 @@ def test_the_clones_puzzles_folder_is_the_demo_set_and_never_written() -> None:
     assert (found.source, found.demo, found.writable) == ("./puzzles", True, False)
 
 
+def test_a_copy_of_the_demo_set_is_the_demo_but_writable(tmp_path: Path) -> None:
+    """A clone's puzzles/ beside a non-editable install, or a copy: its dates cycle too."""
+    import shutil
+
+    shutil.copytree(packaged_puzzles(), tmp_path / "puzzles")
+    found = resolve_puzzles(None, {}, tmp_path)
+    assert (found.source, found.demo, found.writable) == ("./puzzles", True, True)
+    (tmp_path / "puzzles" / "index.json").write_text("{}")
+    assert not resolve_puzzles(None, {}, tmp_path).demo
+
+
 def test_the_packaged_set_is_the_committed_one() -> None:
     packaged = packaged_puzzles()
     names = [p.relative_to(packaged) for p in puzzle_files(packaged)]

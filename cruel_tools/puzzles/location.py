@@ -65,12 +65,13 @@ class PuzzleLocation:
     path: Path
     source: PuzzleSource
     #: New puzzle files may be written into ``path``: a folder this process may write, and not
-    #: the packaged demo set (nor a path that is it, as ``puzzles/`` in an editable install's
-    #: clone is).
+    #: the package's own demo set (nor a path that is it, as ``puzzles/`` in an editable
+    #: install's clone is).
     writable: bool
     #: Where new days go when ``path`` is not writable: the data folder (made on first write).
     data: Path
-    #: ``path`` is the packaged public demo set (its dates are served as a cycle: :func:`demo_day`).
+    #: ``path`` holds the public demo set: the package's, or a folder whose ``index.json`` is
+    #: the package's (its dates are served as a cycle: :func:`demo_day`).
     demo: bool
 
     @property
@@ -108,14 +109,25 @@ def resolve_puzzles(
         path, source = data, "data folder"
     else:
         path, source = packaged, "package"
-    demo = source == "package" or _same(path, packaged)
-    writable = not demo and path.is_dir() and os.access(path, os.W_OK | os.X_OK)
+    packaged_itself = source == "package" or _same(path, packaged)
+    writable = not packaged_itself and path.is_dir() and os.access(path, os.W_OK | os.X_OK)
+    demo = packaged_itself or _same_index(path, packaged)
     return PuzzleLocation(path, source, writable, data, demo)
 
 
 def _same(path: Path, other: Path) -> bool:
     try:
         return path.resolve() == other.resolve()
+    except OSError:
+        return False
+
+
+def _same_index(path: Path, packaged: Path) -> bool:
+    """``path`` holds the demo set: its ``index.json`` (every puzzle's id, date, deal and par)
+    is the packaged set's, byte for byte (a clone's ``puzzles/`` beside a non-editable install,
+    or a copy)."""
+    try:
+        return (path / "index.json").read_bytes() == (packaged / "index.json").read_bytes()
     except OSError:
         return False
 
