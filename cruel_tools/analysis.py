@@ -21,8 +21,8 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from . import cards
-from .constants import ANALYSIS_DEEP_STATES, ANALYSIS_MAX_STATES
+from . import cards, engine
+from .constants import ANALYSIS_DEEP_STATES, ANALYSIS_MAX_STATES, ANALYSIS_NATIVE_MAX_STATES
 from .documents import document_config
 from .errors import CruelError
 from .game import Game, Move, Outcome, Step
@@ -40,6 +40,7 @@ from .verify import FinalPosition, VerifyReport, final_position, report_of
 __all__ = [
     "ANALYSIS_FORMAT",
     "MAX_STATES",
+    "NATIVE_MAX_STATES",
     "DEEP_STATES",
     "MAX_SOLVES",
     "MAX_UNDECIDED",
@@ -53,6 +54,7 @@ __all__ = [
     "Win",
     "Analysis",
     "positions",
+    "loss_states",
     "analyze",
     "text_lines",
     "replay_marks",
@@ -60,8 +62,12 @@ __all__ = [
 ]
 
 ANALYSIS_FORMAT: Final = "cruel-analysis/1"
-#: Positions each solve may expand (where the win was lost).
+#: Positions each solve may expand (where the win was lost) on the Python engine, and the
+#: fewest-actions search of a won game: the default of both.
 MAX_STATES: Final = ANALYSIS_MAX_STATES
+#: Positions each solve of a lost game may expand by default where the native core plays the
+#: profile (:func:`loss_states`; docs/analysis.md, Budgets).
+NATIVE_MAX_STATES: Final = ANALYSIS_NATIVE_MAX_STATES
 #: Positions each fewest-actions search may expand with ``deep`` (one per position of the log).
 DEEP_STATES: Final = ANALYSIS_DEEP_STATES
 #: Positions each step's own solve may expand when a position is undecided (see ``_loss``).
@@ -233,6 +239,16 @@ def positions(game_log: GameLog) -> tuple[list[Game], list[Step], VerifyReport]:
     seen = _Positions()
     report = report_of(play(game_log, seen))
     return seen.games, seen.steps, report
+
+
+def loss_states(rules: Rules) -> int:
+    """The default budget of each solve of a lost game under ``rules``: :data:`NATIVE_MAX_STATES`
+    where the native core runs the solves (:func:`cruel_tools.engine.native_rules`), else
+    :data:`MAX_STATES` (the Python search is about a hundred times slower). Either is a count
+    of positions, and both engines answer alike for one budget (the same search, node for
+    node), so the analysis names the budget it used (``Analysis.max_states``)."""
+    native = engine.native() is not None and engine.native_rules(rules) is not None
+    return NATIVE_MAX_STATES if native else MAX_STATES
 
 
 def _step_info(index: int, step: Step, before: Game) -> StepInfo:
@@ -502,7 +518,7 @@ def analyze(
     game_log: GameLog,
     *,
     puzzle: Puzzle | None = None,
-    max_states: int = MAX_STATES,
+    max_states: int | None = None,
     deep: bool = False,
     deep_states: int = DEEP_STATES,
     max_solves: int = MAX_SOLVES,
@@ -512,7 +528,8 @@ def analyze(
 ) -> Analysis:
     """Analyse a legal log: where it was lost (not won) or how far from the best (won).
 
-    ``max_states`` bounds each solve (and the one fewest-actions search of a win); ``deep``
+    ``max_states`` bounds each solve (and the one fewest-actions search of a win); None: for a
+    game not won :func:`loss_states` (by the engine), for a win :data:`MAX_STATES`. ``deep``
     runs a fewest-actions search of at most ``deep_states`` positions from every position of
     a won game. The binary search makes at most ``max_solves`` solves, and settles for an
     interval after ``max_undecided`` undecided ones; ``total_states`` (None: no limit) bounds
@@ -533,6 +550,8 @@ def analyze(
     if not report.valid:
         raise AnalysisRefused(report)
     end = games[-1]
+    if max_states is None:
+        max_states = MAX_STATES if end.is_won() else loss_states(end.rules)
     loss = win = None
     if end.is_won():
         most = max_states if win_states is None else min(max_states, win_states)

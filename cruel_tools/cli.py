@@ -26,6 +26,7 @@ from . import cards, deals, log, rules
 from .constants import (
     ANALYSIS_DEEP_STATES,
     ANALYSIS_MAX_STATES,
+    ANALYSIS_NATIVE_MAX_STATES,
     ANALYZE_BURST,
     ANALYZE_RATE,
     BODY_TIMEOUT,
@@ -736,11 +737,13 @@ def _replay_one(
     options: render.ReplayOptions,
     source: Source | None,
     json: bool,
+    analyze: bool = False,
     budget: int | None = None,
 ) -> int:
     """Print the replay of one log; its exit code (a window past its end: one line, 2).
 
-    With a ``budget`` (--analyze), a legal log is analysed first and its steps marked.
+    With ``analyze``, a legal log is analysed first (``budget`` positions a solve; None: the
+    analysis' default) and its steps marked.
     """
     from . import analysis, render
 
@@ -751,7 +754,7 @@ def _replay_one(
         typer.echo(f"error: {where}{exc}", err=True)
         return 2
     found: analysis.Analysis | None = None
-    if budget is not None:
+    if analyze:
         found = _analysis_for_replay(game_log, budget)
         if found is not None:
             options = dataclasses.replace(
@@ -763,7 +766,7 @@ def _replay_one(
             options = dataclasses.replace(options, notes=(_NO_ANALYSIS,))
     if json:
         doc = render.replay_json(game_log, options, source)
-        if budget is not None:  # the whole analysis (null: not a legal game)
+        if analyze:  # the whole analysis (null: not a legal game)
             doc["analysis"] = None if found is None else found.model_dump(mode="json")
         _out(orjson.dumps(doc))
         return EXIT_CODES["invalid"] if doc["error"] else 0
@@ -776,7 +779,7 @@ def _replay_one(
 _NO_ANALYSIS = "Analysis: none, the log is not a legal game (see the error above)"
 
 
-def _analysis_for_replay(game_log: log.GameLog, budget: int) -> analysis.Analysis | None:
+def _analysis_for_replay(game_log: log.GameLog, budget: int | None) -> analysis.Analysis | None:
     """``cruel analyze --deep``'s analysis of a log, or None when it is not a legal game (the
     replay says what is wrong with it)."""
     from . import analysis
@@ -786,7 +789,7 @@ def _analysis_for_replay(game_log: log.GameLog, budget: int) -> analysis.Analysi
             game_log,
             max_states=budget,
             deep=True,
-            deep_states=min(budget, analysis.DEEP_STATES),
+            deep_states=min(budget or analysis.DEEP_STATES, analysis.DEEP_STATES),
         )
     except analysis.AnalysisRefused:
         return None
@@ -835,7 +838,8 @@ def replay_command(
             "--max-states",
             min=1,
             help=f"With --analyze: most positions each solve may expand (default "
-            f"{ANALYSIS_MAX_STATES}; for a win, each position's search at most "
+            f"{ANALYSIS_NATIVE_MAX_STATES} with the native core, {ANALYSIS_MAX_STATES} on the "
+            f"Python engine and for a win; for a win, each position's search at most "
             f"{ANALYSIS_DEEP_STATES}).",
         ),
     ] = None,
@@ -870,11 +874,10 @@ def replay_command(
         final_only=final,
         moves_only=moves_only,
     )
-    budget = (max_states or ANALYSIS_MAX_STATES) if analyze else None
     limits = Limits()
     if not _holds_several(log_file):
         game_log = _read_log_or_exit(log_file, limits)
-        raise typer.Exit(_replay_one(game_log, options, None, json, budget))
+        raise typer.Exit(_replay_one(game_log, options, None, json, analyze, max_states))
     code, count = 0, 0
     for source, data in iter_units([log_file], limits):
         if count and not json:
@@ -891,7 +894,7 @@ def replay_command(
             typer.echo(report_line(report), err=True)
             code = max(code, report.exit_code)
             continue
-        code = max(code, _replay_one(game_log, options, source, json, budget))
+        code = max(code, _replay_one(game_log, options, source, json, analyze, max_states))
     if not count:
         shown = display_name(log_file)
         error = log.LogFormatError("unreadable", "", f"no log in {shown}")
@@ -1189,14 +1192,15 @@ def analyze_command(
         ),
     ] = False,
     max_states: Annotated[
-        int,
+        int | None,
         typer.Option(
             "--max-states",
-            help="Most positions each solve or search may expand (at least 1; default "
-            f"{ANALYSIS_MAX_STATES}; with --deep, each position's search at most "
-            f"{ANALYSIS_DEEP_STATES}).",
+            help="Most positions each solve or search may expand (at least 1; default, for a "
+            f"game not won: {ANALYSIS_NATIVE_MAX_STATES} with the native core, "
+            f"{ANALYSIS_MAX_STATES} on the Python engine; for a win: {ANALYSIS_MAX_STATES}, "
+            f"with --deep each position's search at most {ANALYSIS_DEEP_STATES}).",
         ),
-    ] = ANALYSIS_MAX_STATES,
+    ] = None,
     puzzle_file: Annotated[
         Path | None,
         typer.Option(
@@ -1223,7 +1227,7 @@ def analyze_command(
     """
     from . import analysis
 
-    if max_states < 1:
+    if max_states is not None and max_states < 1:
         raise _fail(f"--max-states must be at least 1, not {max_states}", 2)
     chosen = _puzzle_option(puzzle_file, None, None)
     _check_inputs([log_file])
@@ -1231,7 +1235,8 @@ def analyze_command(
         source, game_log = read_log(log_file, Limits())
     except UnreadableLog as exc:
         raise _report_exit(unreadable(exc.error, exc.source)) from None
-    label = f"analysing (at most {plural(max_states, 'state')} a solve)"
+    most = "" if max_states is None else f" (at most {plural(max_states, 'state')} a solve)"
+    label = f"analysing{most}"
     with _Showing(_Progress(None, label=label, ticking=True, quiet=quiet)):
         try:
             result = analysis.analyze(
@@ -1239,7 +1244,7 @@ def analyze_command(
                 puzzle=chosen,
                 max_states=max_states,
                 deep=deep,
-                deep_states=min(max_states, analysis.DEEP_STATES),
+                deep_states=min(max_states or analysis.DEEP_STATES, analysis.DEEP_STATES),
             )
         except analysis.AnalysisRefused as exc:
             raise _report_exit(exc.report.model_copy(update={"source": source})) from None
