@@ -151,6 +151,8 @@ def reason_kind(reason: str) -> str:
         if reason.startswith("48 cards"):
             return "rule F, every card (no card can move at the deal)"
         return "rule F (a frozen set of cards, fewer than 48)"
+    if "rule V)" in reason:
+        return "rule V (a stuck set of cards after the last redeal)"
     if reason.startswith("time budget"):
         return "time budget spent"
     if reason.startswith("state budget"):
@@ -241,7 +243,7 @@ def report(results: list[DealResult], args: argparse.Namespace, wall: float) -> 
         print(f"        median expanded per decided deal {med_dec:,.0f}")
     print(
         f"        unique positions {sum(r.unique for r in results):,}, "
-        f"pruned by rules L and F {sum(r.pruned for r in results):,}"
+        f"pruned by rules L, F and V {sum(r.pruned for r in results):,}"
     )
     print()
 
