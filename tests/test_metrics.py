@@ -99,6 +99,7 @@ def test_requests_are_counted_by_route_template_and_status(
     assert not any(k[0] == "cruel_http_requests_total" and "2027-01-05" in str(k) for k in after)
 
 
+@pytest.mark.heavy  # 1,000 requests: about 6 s
 def test_labels_stay_bounded_under_random_paths_and_methods(
     client: TestClient, keys: dict[str, str]
 ) -> None:
@@ -160,6 +161,7 @@ def test_the_publishers_gauges_and_each_apps_own_registry() -> None:
     assert 'cruel_engine_info{engine="native"} 1.0' in other and 'engine="python"' not in other
 
 
+@pytest.mark.integration  # two child processes
 def test_workers_values_are_added_up_from_the_multiprocess_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -183,10 +185,12 @@ def test_workers_values_are_added_up_from_the_multiprocess_folder(
     )
 
 
+@pytest.mark.slow  # a real server of two workers, about 13 s
 @pytest.mark.integration
 def test_metrics_bind_serves_every_workers_counts_with_no_key(tmp_path: Path) -> None:
     """``cruel serve --workers 2 --metrics-bind``: the separate address answers with no key,
-    with the requests of both workers added up; the service's own port still needs the key."""
+    with the requests of both workers added up; the service's own port still needs the key (the
+    end-to-end run of what the multiprocess test above checks in child processes)."""
     import subprocess
     import sys
     import time
