@@ -63,11 +63,21 @@ __all__ = [
 
 GRADE_FORMAT: Final = "cruel-grade/1"
 #: 2: par is the fewest actions (cruel_tools.optimal), with its proven lower bound.
-GRADER_VERSION: Final = "2"
-# Version 2's searches leave rule F out (docs/solver.md): the published puzzles' solver effort
-# and critical decisions were measured without it, and a rerun must give them byte for byte.
-# A new grader version may turn it on, with a regeneration of the published set (issue #25).
+#: 3: par is searched in the native core with bound C and a proof budget of about a minute of
+#: one core (:data:`PROOF_STATES` positions), so it is the proven optimum for most deals.
+GRADER_VERSION: Final = "3"
+# The ladder's searches leave rule F out (docs/solver.md), as in versions 1 and 2: a search with
+# it can win within its budget where one without it did not, and so move a deal to an easier
+# tier. Version 3 changes par only, so every published deal keeps its tier (and its day).
 _RULE_F: Final = False
+#: Par's proof budget: positions the fewest-actions search may expand. About 60 s of one core
+#: of the native core on the project's machine (~330,000 positions a second, benchmarks/RESULTS.md);
+#: positions, not seconds, so a set regenerates byte for byte on any machine.
+PROOF_STATES: Final = 20_000_000
+#: Par's memory budget: large enough that the positions bind first (a search of PROOF_STATES
+#: positions meets at most ~40 million at ~90 bytes each); if it binds, par is still a win with
+#: a proven bound.
+PROOF_MEMORY: Final = 4 << 30
 #: The tiers, easiest first: a Literal that repeats the tier column of :data:`LADDER`, stated
 #: in :mod:`cruel_tools.constants` (the CLI's help names them without importing grading) and
 #: checked against the table below it.
@@ -84,7 +94,8 @@ class Budget:
     playouts: int = 200  # random players
     playout_steps: int = 400
     player_states: int = 30_000  # search budget of players 3 and 4
-    optimal_states: int = 100_000  # positions the fewest-actions search may expand for par
+    optimal_states: int = PROOF_STATES  # positions the fewest-actions search may expand for par
+    optimal_memory: int = PROOF_MEMORY  # bytes it may hold
 
 
 class Par(FrozenModel):
@@ -399,7 +410,13 @@ def fewest_actions(
     ``budget.optimal_states``, starting from the shortest of ``solutions`` (wins already found),
     with the lower bound it proves."""
     known = min(solutions, key=lambda s: (len(s), _moves_redeals(s)[1]))
-    result = optimize(start, max_states=budget.optimal_states, known=list(known), rule_f=_RULE_F)
+    result = optimize(
+        start,
+        max_states=budget.optimal_states,
+        known=list(known),
+        rule_f=_RULE_F,
+        max_memory=budget.optimal_memory,
+    )
     if not result.steps:  # cannot happen with a known win; kept so par never loses it
         raise AssertionError("the optimizer lost a known win")
     moves, redeals = result.moves, result.redeals

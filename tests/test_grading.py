@@ -270,7 +270,8 @@ def test_default_budget_is_what_published_puzzles_use() -> None:
         playouts=200,
         playout_steps=400,
         player_states=30_000,
-        optimal_states=100_000,
+        optimal_states=20_000_000,
+        optimal_memory=4 << 30,
     )
     with pytest.raises(dataclasses.FrozenInstanceError):
         Budget().playouts = 1  # type: ignore[misc]
