@@ -3,6 +3,8 @@ and the documents a service shows of them (puzzles/README.md).
 
 The modules, each importing only those above it in this list (and the rest of ``cruel_tools``):
 
+- :mod:`.location`: where the puzzle set is (``--puzzles``, ``CRUEL_PUZZLES``, ``./puzzles``, the
+  data folder, the packaged demo set): :func:`resolve_puzzles`, one setting shown at start-up;
 - :mod:`.files`: the ``cruel-puzzle/1`` model, reading and writing puzzle files and a set's index,
   a set read once (:class:`PuzzleSet`), :class:`PuzzleSetError`;
 - :mod:`.generation`: candidate streams, grading deals, :func:`generate` and :func:`daily`;
@@ -62,6 +64,15 @@ from .generation import (
     secret_bits,
     write_new_secret,
 )
+from .location import (
+    ENV_PUZZLES,
+    PuzzleLocation,
+    PuzzleSource,
+    data_folder,
+    demo_day,
+    packaged_puzzles,
+    resolve_puzzles,
+)
 from .logs import (
     PuzzleCheck,
     check_against_puzzle,
@@ -73,6 +84,13 @@ from .logs import (
 )
 
 __all__ = [
+    "ENV_PUZZLES",
+    "PuzzleLocation",
+    "PuzzleSource",
+    "data_folder",
+    "demo_day",
+    "packaged_puzzles",
+    "resolve_puzzles",
     "DAILY_FORMAT",
     "PAST_FORMAT",
     "GENERATOR",
