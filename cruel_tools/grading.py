@@ -37,6 +37,8 @@ from .traversal import played_entries
 __all__ = [
     "GRADE_FORMAT",
     "GRADER_VERSION",
+    "PROOF_STATES",
+    "PROOF_MEMORY",
     "Tier",
     "Budget",
     "Par",
