@@ -278,6 +278,9 @@ class Publisher:
     stream: Stream
     lock: GenerationLock | None
     on_new: Callable[[list[Puzzle]], None] = lambda _found: None
+    #: Told the days ready ahead at each look, and the seconds of each day made here (metrics).
+    on_days_ready: Callable[[int], None] = lambda _days: None
+    on_generated: Callable[[float], None] = lambda _seconds: None
     #: Seconds between two looks at the database while nothing is to be made here.
     poll: float = 5.0
     #: Makes a day (tests give a quick one); None: :func:`make_day` in a niced child process.
@@ -361,6 +364,7 @@ class Publisher:
         while ready < self.ahead and self.puzzles.on(today + dt.timedelta(days=ready + 1)):
             ready += 1
         self._status.days_ready = ready
+        self.on_days_ready(ready)
         for reason in self._status.reasons():
             if reason not in self._said:  # once each: the operator's log says why, not a flood
                 self._said.add(reason)
@@ -402,6 +406,7 @@ class Publisher:
         seconds = time.monotonic() - started
         self._status.generating = False
         self._status.last_seconds = seconds
+        self.on_generated(seconds)
         self._status.error = None
         tiers = ", ".join(t for t in TIERS if any(p.tier == t for p in made))
         if wrote:

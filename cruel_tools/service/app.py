@@ -109,6 +109,11 @@ def create_app(settings: Settings | None = None, stores: Stores | None = None) -
     metrics = Metrics(engine)
     app.state.metrics = metrics
     app.add_middleware(MetricsMiddleware, metrics=metrics)
+    publisher.on_days_ready, publisher.on_generated = (
+        metrics.set_days_ready,
+        metrics.observe_generation,
+    )
+    metrics.set_days_ready(publisher.status().days_ready)
     # In this order: a path is matched by the first route that takes it (/v1/puzzles/past
     # before /v1/puzzles/{id}), and the OpenAPI document lists the paths so.
     app.include_router(health.router(ctx, engine, engine_words, publisher))
