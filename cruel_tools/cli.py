@@ -1655,7 +1655,7 @@ def serve_command(
     # Which engine serves, at the top of the log: a server on the Python engine (no compiled
     # core) is much slower, and its operator should see it without a request.
     typer.echo(", ".join(version_lines()), err=True)
-    typer.echo(_publishing_line(secret_file, open_, ahead), err=True)
+    typer.echo(_publishing_line(secret_file, open_, ahead, location.demo), err=True)
     typer.echo(_puzzles_line(location.describe(), settings), err=True)
     if open_:
         typer.echo(
@@ -1743,10 +1743,12 @@ def _serve_metrics(host: str, port: int, registry: Any) -> None:
     typer.echo(f"metrics: http://{host}:{port}/metrics with no key", err=True)
 
 
-def _publishing_line(secret_file: Path | None, open_: bool, ahead: int) -> str:
+def _publishing_line(secret_file: Path | None, open_: bool, ahead: int, demo: bool) -> str:
     """The start-up line of publishing ahead: from which stream, or why not (docs/service.md,
     Publishing ahead)."""
     days = plural(ahead, "day")
+    if demo:
+        return "publishing: nothing ahead (the demo set is served as a cycle of its dates)"
     if secret_file is not None:
         return (
             f"publishing: today and {days} ahead from the secret stream of {secret_file}, into "
