@@ -116,6 +116,7 @@ STORE_MODULES = [
     "moderation",
     "integrity",
     "stores",
+    "publishing",
 ]
 
 
