@@ -74,6 +74,8 @@ LOCK_KEY: Final = "cruel-tools publishing"
 Stream = Literal["secret", "public", "none"]
 #: Nice increment of the generating process: requests come first.
 _NICENESS: Final = 10
+#: Longest wait between two tries after failures (seconds).
+_MOST_WAIT: Final = 300.0
 _log = logging.getLogger("uvicorn.error")  # the server's log, where its operator looks
 
 
@@ -233,7 +235,7 @@ class PublishStatus:
             found.append(f"today's puzzles missing{why}")
         if self.days_ready < self.ahead:
             found.append(f"only {self.days_ready} of {self.ahead} days ahead ready{why}")
-        if self.error is not None:
+        if self.error is not None and (not self.today_ready or self.days_ready < self.ahead):
             found.append(f"publishing failed: {self.error}")
         return found
 
@@ -338,16 +340,21 @@ class Publisher:
             _current.remove(self)
 
     def _run(self) -> None:
+        failures = 0
         while not self._stop.is_set():
             try:
                 made = self.step()
+                failures = 0
             except Exception as exc:  # noqa: BLE001 - the server goes on serving what it has
-                self._status.error = one_line(exc)
+                error = one_line(exc)
+                if error != self._status.error:  # once per cause, not once per try
+                    _log.warning("publishing failed: %s", error)
+                self._status.error = error
                 self._status.generating = False
-                _log.warning("publishing: %s", self._status.error)
+                failures += 1
                 made = False
-            if not made:
-                self._stop.wait(self.poll)
+            if not made:  # after failures, a longer wait each time (up to 5 minutes)
+                self._stop.wait(min(self.poll * 2 ** min(failures, 10), _MOST_WAIT))
 
     def refresh(self) -> None:
         """Take in the days published since the last look (by any instance)."""
@@ -366,7 +373,8 @@ class Publisher:
         self._status.days_ready = ready
         self.on_days_ready(ready)
         for reason in self._status.reasons():
-            if reason not in self._said:  # once each: the operator's log says why, not a flood
+            if reason not in self._said and not reason.startswith("publishing failed"):
+                # once each: the operator's log says why, not a flood (failures: _run says)
                 self._said.add(reason)
                 _log.warning("publishing: %s", reason)
 

@@ -145,6 +145,29 @@ def test_without_a_secret_nothing_is_made_and_the_reasons_say_why(tmp_path: Path
     ]
 
 
+def test_a_failure_is_in_the_reasons_and_tried_again_later(tmp_path: Path) -> None:
+    tries: list[dt.date] = []
+
+    def failing(day: dt.date, used: frozenset[int], secret: bytes | None) -> list[bytes]:
+        tries.append(day)
+        raise OSError("No space left on device")
+
+    pub = publisher(tmp_path / "cruel.sqlite", ahead=0, maker=failing, poll=0.01)
+    pub.start()
+    try:
+        deadline = time.monotonic() + 10
+        while len(tries) < 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+    finally:
+        pub.stop()
+    assert tries[:3] == [FAR] * 3  # tried again, the same day
+    assert pub.status().reasons() == [
+        "today's puzzles missing",
+        "publishing failed: No space left on device",
+    ]
+    assert pub.store.documents() == []
+
+
 def settings(db: Path, folder: Path, **extra: Any) -> service.Settings:
     base: dict[str, Any] = {"puzzles": folder, "db": db, "fixed_today": FAR, "ahead": 1}
     return service.Settings(**{**base, **extra})
