@@ -185,6 +185,7 @@ def test_the_2027_01_04_easy_puzzle_is_proven_optimal_at_57() -> None:
     assert (result.verdict, result.actions, result.lower_bound) == ("optimal", 57, 57)
 
 
+@pytest.mark.heavy
 def test_the_budget_in_positions_gives_best_found_with_a_bound() -> None:
     game = Game.from_deal(deal_piles(5))  # not proven within 2 million positions
     small = under("native", optimize, game.copy(), 20_000)
@@ -197,6 +198,7 @@ def test_the_budget_in_positions_gives_best_found_with_a_bound() -> None:
     assert small.lower_bound <= large.lower_bound
 
 
+@pytest.mark.heavy
 def test_the_memory_budget_ends_the_search_with_a_bound() -> None:
     game = Game.from_deal(deal_piles(5))
     # Too small for even the first block: no beam, no solver pass, no A*; the bound still holds.
