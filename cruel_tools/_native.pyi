@@ -4,7 +4,8 @@ from typing import Any
 
 ABI: int
 
-RulesTuple = tuple[bool, int, bool, bool]
+# (top_down, max_redeals, when_stuck, runs[, piles, base, build, one_at_a_time]): native_rules
+RulesTuple = tuple[bool, int, bool, bool] | tuple[bool, int, bool, bool, int, int, int, bool]
 StepTuple = tuple[int, int, int]
 
 def trace(

@@ -27,6 +27,9 @@ from .errors import CruelError
 if TYPE_CHECKING:
     from .rules import Rules
 
+#: A profile as the core takes it (:func:`native_rules`).
+NativeRules = tuple[bool, int, bool, bool, int, int, int, bool]
+
 __all__ = [
     "ENV",
     "NativeCoreMissing",
@@ -34,6 +37,7 @@ __all__ = [
     "engine_name",
     "engine_line",
     "native_rules",
+    "NativeRules",
 ]
 
 ENV = "CRUEL_ENGINE"
@@ -103,15 +107,30 @@ def engine_line() -> str:
     return f"engine: python ({_load()[1]})"
 
 
-def native_rules(rules: Rules) -> tuple[bool, int, bool, bool] | None:
-    """The profile as the core takes it, ``(top_down, max_redeals (-1: none), when_stuck,
-    runs)``, or None when the core does not play it (a profile other than Cruel's own layout
-    and build: Ripple Fan and Royal Family stay on the Python engine)."""
-    if not rules.cruel_layout:
-        return None
+def native_rules(rules: Rules) -> NativeRules:
+    """The profile as the core takes it: ``(top_down, max_redeals (-1: none), when_stuck, runs,
+    piles, base (0 aces, 1 kings, 2 none), build (0 down in suit, 1 up in alternate colours,
+    2 up or down in alternate colours), one_at_a_time)``.
+
+    The core plays every profile in its engine and its solver; the verifier's fast path and the
+    fewest-actions search take Cruel's own layout only (``Rules.cruel_layout``), and ask for it
+    themselves."""
     return (
         rules.redeal_order == "top-down",
         -1 if rules.max_redeals is None else rules.max_redeals,
         rules.redeal_only_when_stuck,
         rules.run_moves,
+        rules.pile_count,
+        _BASES[rules.foundation_base],
+        _BUILDS[rules.tableau_build],
+        rules.redeal_deal == "one-at-a-time",
     )
+
+
+#: The core's numbers for Rules.foundation_base and Rules.tableau_build (engine.hpp's Base, Build).
+_BASES: dict[str, int] = {"ace": 0, "king": 1, "none": 2}
+_BUILDS: dict[str, int] = {
+    "down-in-suit": 0,
+    "up-alternate-colour": 1,
+    "up-or-down-alternate-colour": 2,
+}

@@ -32,6 +32,7 @@ from typing import Any, Final, Literal
 
 from . import engine
 from .game import REDEAL, Game, Move, Redeal, Step
+from .rules import Rules
 from .solver import (
     MAX_MEMORY,
     FewestActions,
@@ -339,7 +340,7 @@ def beam(
     and finds the guide's length at worst, and any shortcut from its line.
     """
     core = engine.native()
-    rules_t = None if core is None else engine.native_rules(start.rules)
+    rules_t = None if core is None else _core_rules(start.rules)
     if core is not None and rules_t is not None:  # the same beam in the core (optimal.cpp)
         why, raw, expanded = core.beam(
             start.piles,
@@ -519,7 +520,7 @@ def shortest(
     stats = OptimalStats() if stats is None else stats
     limit = len(upper) if upper is not None else 1 << 30
     core = engine.native()
-    rules_t = None if core is None else engine.native_rules(start.rules)
+    rules_t = None if core is None else _core_rules(start.rules)
     if core is not None and rules_t is not None:
         return _native_shortest(
             core, rules_t, start, limit, max_states, max_seconds, began, stats, max_memory
@@ -579,7 +580,7 @@ def shortest(
 
 def _native_shortest(
     core: Any,
-    rules_t: tuple[bool, int, bool, bool],
+    rules_t: engine.NativeRules,
     start: Game,
     limit: int,
     max_states: int,
@@ -610,6 +611,13 @@ def _native_shortest(
     if why == "exhausted":
         return None, None
     return None, bound  # closed (nothing below the limit is left), or a budget spent
+
+
+def _core_rules(rules: Rules) -> engine.NativeRules | None:
+    """The profile as the core's fewest-actions search takes it, or None: optimal.cpp is held
+    to this module's reduced game and bound for Cruel's own layout only (``Rules.cruel_layout``);
+    the rest of the family stays here, though the core's solver plays it."""
+    return engine.native_rules(rules) if rules.cruel_layout else None
 
 
 def _core_steps(raw: list[tuple[int, int, int]]) -> list[Step]:

@@ -605,7 +605,7 @@ def search(
 
 def _native_search(
     core: Any,
-    rules_t: tuple[bool, int, bool, bool],
+    rules_t: engine.NativeRules,
     start: Game,
     max_states: int,
     max_seconds: float | None,
@@ -649,6 +649,7 @@ def _native_search(
         "memory": f"memory budget of {memory_size(max_memory)} spent",
         "lock": f"{cards.name(lock)} in pile 1 can never leave (rule L)",
         "frozen": frozen_reason(frozen_cards(start)) if why == "frozen" else "",
+        "stuck": stuck_reason(stuck_cards(start)) if why == "stuck" else "",
         "narrowed": f"no win with at most {early_redeals} early redeals (proves nothing)",
         "exhausted": "every reachable position searched or proven lost",
     }

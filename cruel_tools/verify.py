@@ -275,13 +275,15 @@ class BlockSource(Protocol):
 
 
 @cache
-def _fast_presets() -> tuple[tuple[str, tuple[bool, int, bool, bool], bytes], ...]:
-    """The presets the core plays, each with its report object as report_json writes it."""
+def _fast_presets() -> tuple[tuple[str, engine.NativeRules, bytes], ...]:
+    """The presets the fast path plays (Cruel's own layout: it reads Cruel's deals), each with
+    its report object as report_json writes it."""
     out = []
     for name, rules in PRESETS.items():
-        taken = engine.native_rules(rules)
-        if taken is not None:
-            out.append((name, taken, orjson.dumps(rules.model_dump(mode="json"))))
+        if rules.cruel_layout:
+            out.append(
+                (name, engine.native_rules(rules), orjson.dumps(rules.model_dump(mode="json")))
+            )
     return tuple(out)
 
 

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from cruel_tools import engine
 from cruel_tools.deals import MAX_DEAL_NUMBER, deal_piles
-from cruel_tools.game import REDEAL, Game, IllegalMove, Move, Redeal, Step
+from cruel_tools.game import REDEAL, Game, IllegalMove, Move, Redeal, Step, start_foundations
 from cruel_tools.rules import PRESETS, Rules
 
 from .helpers import random_step
@@ -26,20 +26,31 @@ from .helpers import random_step
 NATIVE = engine.native() if os.environ.get(engine.ENV) != "python" else None
 pytestmark = pytest.mark.skipif(NATIVE is None, reason="the native core is not built here")
 
-#: The presets the core plays (Cruel's own layout and build); the rest stay on game.py.
-CORE_PRESETS = [name for name, rules in PRESETS.items() if engine.native_rules(rules) is not None]
+#: The presets the core plays: every one, Cruel's own layout and the rest of the family.
+CORE_PRESETS = list(PRESETS)
+#: The rest of the family (13 piles, kings down or no base, alternate colours, one at a time).
+VARIANT_PRESETS = [name for name, rules in PRESETS.items() if not rules.cruel_layout]
 
 
-def test_the_core_plays_exactly_the_cruel_layout_presets() -> None:
-    assert CORE_PRESETS == [
-        "cruel",
-        "cruel-when-stuck",
-        "cruel-limited-3",
-        "cruel-limited-5",
-        "perseverance",
-        "pysolfc",
+def test_the_core_plays_every_preset() -> None:
+    assert VARIANT_PRESETS == [
+        "ripple-fan",
+        "royal-family",
+        "ripple-fan-pysolfc",
+        "royal-family-pysolfc",
     ]
-    assert engine.native_rules(PRESETS["royal-family"]) is None
+    assert engine.native_rules(PRESETS["cruel"])[:4] == (False, -1, False, False)
+    assert engine.native_rules(PRESETS["royal-family-pysolfc"]) == (
+        True,
+        1,
+        False,
+        False,
+        12,
+        1,
+        2,
+        False,
+    )
+    assert engine.native_rules(PRESETS["ripple-fan-pysolfc"])[4:] == (13, 2, 0, False)
 
 
 def as_tuple(step: Step) -> tuple[int, int, int]:
@@ -63,12 +74,13 @@ def refused_step(rng: random.Random, game: Game) -> Move | Redeal:
     kind = rng.random()
     if kind < 0.12:
         return REDEAL
-    source = rng.choice([*range(1, 13), 1, 2, 13, -1, 99])
-    target: int | None = rng.choice([None, None, *range(1, 13), 13, -3])
+    n = game.rules.pile_count
+    source = rng.choice([*range(1, n + 1), 1, 2, 13, 14, -1, 99])
+    target: int | None = rng.choice([None, None, *range(1, n + 1), 13, 14, -3])
     count = rng.choice([1, 1, 1, 1, 2, 3, 0, 12])
     card = rng.choice([None, None, rng.randrange(52)])
     if card is None and rng.random() < 0.3:
-        pile = game.piles[source - 1] if 1 <= source <= 12 else []
+        pile = game.piles[source - 1] if 1 <= source <= n else []
         if pile:
             card = pile[-1]
     return Move(source, target, count, card)
@@ -104,7 +116,7 @@ def play_both(
         played += 1
     assert NATIVE is not None
     got = NATIVE.trace(
-        piles, [1, 1, 1, 1], engine.native_rules(rules), list(map(as_attempt, attempts))
+        piles, start_foundations(rules), engine.native_rules(rules), list(map(as_attempt, attempts))
     )
     for i, (step, want, (code, legal, position)) in enumerate(
         zip(attempts, expected, got, strict=True)
@@ -148,7 +160,7 @@ def agree_over(preset: str, steps: int) -> None:
 @pytest.mark.heavy
 @pytest.mark.parametrize("preset", CORE_PRESETS)
 def test_random_games_agree_step_by_step(preset: str) -> None:
-    """About 40,000 steps and 30,000 refusals per preset: 240,000 and 180,000 in all."""
+    """About 40,000 steps and 30,000 refusals per preset: 400,000 and 300,000 in all."""
     agree_over(preset, 40_000)
 
 
@@ -166,6 +178,25 @@ def test_overridden_profiles_agree() -> None:
         Rules(preset="perseverance", run_moves=True, max_redeals=None, redeal_order="top-down"),
         Rules(preset="cruel", max_redeals=1, redeal_only_when_stuck=True),
         Rules(preset="cruel", max_redeals=0),
+        # The rest of the family's fields in combinations no preset has.
+        Rules(preset="ripple-fan", redeal_deal="one-at-a-time", redeal_order="top-down"),
+        Rules(preset="royal-family", tableau_build="up-or-down-alternate-colour", max_redeals=2),
+        Rules(
+            preset="ripple-fan-pysolfc",
+            pile_count=13,
+            foundation_base="none",
+            redeal_deal="one-at-a-time",
+            tableau_build="up-alternate-colour",
+            redeal_only_when_stuck=True,
+        ),
+        Rules(
+            preset="royal-family-pysolfc",
+            foundation_base="king",
+            foundation_direction="down",
+            tableau_build="down-in-suit",
+            redeal_deal="one-at-a-time",
+            max_redeals=3,
+        ),
     ):
         for number in range(1, 60):
             play_both(deal_piles(number, rules), rules, rng, max_steps=200, refusals=2)

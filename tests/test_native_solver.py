@@ -10,6 +10,7 @@ ends it as KeyboardInterrupt, and it lets other threads run meanwhile.
 from __future__ import annotations
 
 import os
+import random
 import signal
 import threading
 import time
@@ -23,8 +24,8 @@ from typer.testing import CliRunner
 from cruel_tools import engine, solver
 from cruel_tools.cli import app
 from cruel_tools.deals import deal_piles
-from cruel_tools.game import Game
-from cruel_tools.rules import PRESETS
+from cruel_tools.game import REDEAL, Game
+from cruel_tools.rules import PRESETS, Rules
 from cruel_tools.solver import Memo, SolveResult, check_win, exhaustive, solve
 
 from .test_solver import small_position
@@ -32,7 +33,7 @@ from .test_solver import small_position
 NATIVE = engine.native() if os.environ.get(engine.ENV) != "python" else None
 pytestmark = pytest.mark.skipif(NATIVE is None, reason="the native core is not built here")
 
-#: The presets the core plays; the others stay on the Python search.
+#: The presets the core plays: every one (the rest of the family since issue #25).
 CORE_PRESETS = [name for name, rules in PRESETS.items() if engine.native_rules(rules) is not None]
 
 
@@ -64,6 +65,73 @@ def test_the_core_searches_node_for_node_as_python(name: str) -> None:
         native = solve_with("native", game, max_states=1500)
         python = solve_with("python", game, max_states=1500)
         assert facts(native) == facts(python), number
+
+
+def last_deal_positions(rules: Rules, count: int, seed: int) -> list[Game]:
+    """Positions of ``rules`` (the rest of the family, with a redeal limit) after their last
+    redeal, reached by random legal steps: where rules V and S apply (solver.last_deal)."""
+    rng = random.Random(seed)
+    out: list[Game] = []
+    number = 0
+    while len(out) < count:
+        number += 1
+        game = Game.from_deal(deal_piles(number, rules), rules)
+        for _ in range(60):
+            if solver.last_deal(game):
+                out.append(game)
+                break
+            steps = list(game.legal_steps())
+            if not steps:
+                break
+            game.push(REDEAL if REDEAL in steps and rng.random() < 0.3 else rng.choice(steps))
+    return out
+
+
+#: The rest of the family under a redeal limit: rules V and S apply after the last redeal.
+LIMITED_VARIANTS = [
+    PRESETS["royal-family-pysolfc"],
+    Rules(preset="royal-family", tableau_build="up-alternate-colour", max_redeals=1),
+    Rules(preset="ripple-fan", redeal_deal="one-at-a-time", max_redeals=0),
+    Rules(
+        preset="ripple-fan-pysolfc",
+        pile_count=13,
+        foundation_base="none",
+        redeal_order="top-down",
+        max_redeals=1,
+    ),
+]
+
+
+@pytest.mark.heavy
+@pytest.mark.parametrize("rules", LIMITED_VARIANTS, ids=lambda r: f"{r.preset}-{r.max_redeals}")
+def test_rules_v_and_s_node_for_node(rules: Rules) -> None:
+    # Positions after the last redeal, where rule S plays a safe foundation move as the only
+    # child and rule V cuts positions with cards that can never move, at the root too: the same
+    # verdicts, reasons and counts in both engines, with and without a shared memo.
+    pruned = 0
+    memos = {"native": Memo(), "python": Memo()}
+    for game in last_deal_positions(rules, 12, seed=rules.pile_count):
+        native = solve_with("native", game, max_states=800)
+        python = solve_with("python", game, max_states=800)
+        assert facts(native) == facts(python)
+        pruned += native.stats.pruned
+        got = {k: solve_with(k, game, max_states=800, memo=m) for k, m in memos.items()}
+        assert facts(got["native"]) == facts(got["python"])
+    assert pruned > 0  # rule V did cut somewhere
+    assert memos["native"].lost == memos["python"].lost
+
+
+def test_rule_v_at_the_root_names_its_cards() -> None:
+    # A start position with a stuck set: unwinnable at once, by the same reason in both engines.
+    rules = LIMITED_VARIANTS[1]  # Royal Family with one redeal: about one in eight has one
+    for game in last_deal_positions(rules, 40, seed=7):
+        if solver.stuck_cards(game):
+            native = solve_with("native", game, max_states=100)
+            assert facts(native) == facts(solve_with("python", game, max_states=100))
+            assert native.verdict == "unwinnable" and "rule V" in native.reason
+            assert native.stats.expanded == 0
+            return
+    pytest.fail("no start position with a stuck set among 40")
 
 
 def test_narrowed_searches_agree_node_for_node() -> None:

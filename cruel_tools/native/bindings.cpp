@@ -15,34 +15,57 @@ namespace py = pybind11;
 namespace cruel {
 
 Rules rules_from(const py::tuple& t) {
-    if (t.size() != 4) throw std::invalid_argument("rules: (top_down, max_redeals, when_stuck, runs)");
+    if (t.size() != 4 && t.size() != 8)
+        throw std::invalid_argument(
+            "rules: (top_down, max_redeals, when_stuck, runs[, piles, base, build, one_at_a_time])");
     Rules r;
     r.top_down = t[0].cast<bool>();
     r.max_redeals = t[1].cast<int>();
     r.when_stuck = t[2].cast<bool>();
     r.runs = t[3].cast<bool>();
+    if (t.size() == 8) {
+        r.piles = t[4].cast<int>();
+        r.base = t[5].cast<int>();
+        r.build = t[6].cast<int>();
+        r.one_at_a_time = t[7].cast<bool>();
+        // The combinations rules.py's Rules allows (its validator), and nothing else.
+        bool ok = (r.piles == kPiles || r.piles == kMaxPiles) && r.base >= kAceBase && r.base <= kNoBase &&
+                  r.build >= kDownInSuit && r.build <= kUpOrDownAlternate &&
+                  r.piles * kPacket == (r.base == kNoBase ? kMaxCards : kTableau) &&
+                  (!r.runs || r.build == kDownInSuit);
+        if (!ok) throw std::invalid_argument("rules: not a profile of rules.py");
+    }
     return r;
 }
 
 Position position_from(const std::vector<std::vector<int>>& piles, const std::vector<int>& found,
                        int moves, int redeals) {
-    if (piles.size() != kPiles || found.size() != 4) throw std::invalid_argument("position: 12 piles, 4 foundations");
+    return position_from(piles, found, moves, redeals, Rules{});
+}
+
+Position position_from(const std::vector<std::vector<int>>& piles, const std::vector<int>& found,
+                       int moves, int redeals, const Rules& rules) {
+    if (static_cast<int>(piles.size()) != rules.piles || found.size() != 4)
+        throw std::invalid_argument(rules.piles == kPiles ? "position: 12 piles, 4 foundations"
+                                                          : "position: 13 piles, 4 foundations");
     Position p{};
+    p.np = static_cast<uint8_t>(rules.piles);
     bool seen[52] = {};
     int n = 0;
-    for (int i = 0; i < kPiles; ++i) {
-        if (piles[i].size() > kTableau) throw std::invalid_argument("position: pile too long");
+    for (int i = 0; i < rules.piles; ++i) {
+        if (piles[i].size() > kMaxCards) throw std::invalid_argument("position: pile too long");
         for (int c : piles[i]) {
-            if (c < 0 || c > 51 || seen[c] || n >= kTableau) throw std::invalid_argument("position: not a deck");
+            if (c < 0 || c > 51 || seen[c] || n >= kMaxCards) throw std::invalid_argument("position: not a deck");
             seen[c] = true;
             p.seq[n++] = static_cast<uint8_t>(c);
         }
         p.size[i] = static_cast<uint8_t>(piles[i].size());
     }
+    int low = rules.base == kNoBase ? 0 : 1;
     for (int s = 0; s < 4; ++s) {
-        if (found[s] < 1 || found[s] > 13) throw std::invalid_argument("position: foundations 1-13");
+        if (found[s] < low || found[s] > 13) throw std::invalid_argument("position: foundations 1-13");
         for (int r = 0; r < found[s]; ++r) {
-            int c = s * 13 + r;
+            int c = s * 13 + (rules.down() ? kKing - r : r);
             if (seen[c]) throw std::invalid_argument("position: not a deck");
             seen[c] = true;
         }
@@ -58,7 +81,7 @@ Position position_from(const std::vector<std::vector<int>>& piles, const std::ve
 py::list piles_of(const Position& p) {
     py::list out;
     int o = 0;
-    for (int i = 0; i < kPiles; ++i) {
+    for (int i = 0; i < p.np; ++i) {
         py::list pile;
         for (int j = 0; j < p.size[i]; ++j) pile.append(static_cast<int>(p.seq[o + j]));
         o += p.size[i];
@@ -80,7 +103,7 @@ namespace {
 py::list trace(const std::vector<std::vector<int>>& piles, const std::vector<int>& found,
                const py::tuple& rules_t, const std::vector<std::tuple<int, int, int, int>>& steps) {
     Rules rules = rules_from(rules_t);
-    Position p = position_from(piles, found, 0, 0);
+    Position p = position_from(piles, found, 0, 0, rules);
     py::list out;
     Packed legal[kMaxSteps];
     for (const auto& [source, target, count, card] : steps) {

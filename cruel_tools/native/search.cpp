@@ -89,6 +89,90 @@ uint64_t frozen_cards(const Position& p) {
     }
 }
 
+// --- the rest of the family after its last redeal (rules V and S; solver.py) -------------------
+
+// Per card, as masks: the cards it may be built onto (hosts) and the cards that may be built onto
+// it (builders), as game.py's builds_onto says (solver.py's _build_tables).
+struct BuildTables {
+    uint64_t hosts[52];
+    uint64_t builders[52];
+    explicit BuildTables(const Rules& rules) {
+        for (int b = 0; b < 52; ++b) hosts[b] = builders[b] = 0;
+        for (int b = 0; b < 52; ++b)
+            for (int h = 0; h < 52; ++h)
+                if (h != b && builds_onto(rules, b, h)) {
+                    hosts[b] |= uint64_t{1} << h;
+                    builders[h] |= uint64_t{1} << b;
+                }
+    }
+};
+
+// solver.py's last_deal: a profile of the rest of the family, single-card moves, its redeal
+// limit used up (p.redeals must be the redeals used).
+inline bool last_deal(const Position& p, const Rules& rules) {
+    return !rules.cruel_layout() && !rules.runs && rules.max_redeals >= 0 && p.redeals >= rules.max_redeals;
+}
+
+// Rule V (solver.py's stuck_cards): the greatest set of cards that can never move again, as a
+// mask, 0 when there is none; only once no redeal can come.
+uint64_t stuck_cards(const Position& p, const Rules& rules, const BuildTables& tables) {
+    if (!last_deal(p, rules)) return 0;
+    int8_t pile[52], idx[52], order[52];
+    uint64_t stuck = 0;
+    for (int i = 0, o = 0; i < p.np; o += p.size[i++])
+        for (int j = 0; j < p.size[i]; ++j) {
+            int c = p.seq[o + j];
+            pile[c] = static_cast<int8_t>(i);
+            idx[c] = static_cast<int8_t>(j);
+            order[c] = static_cast<int8_t>(foundation_index(rules, c));
+            stuck |= uint64_t{1} << c;
+        }
+    const uint64_t tableau = stuck;
+    while (stuck) {
+        int high[kMaxPiles], first[4] = {13, 13, 13, 13};
+        for (int i = 0; i < kMaxPiles; ++i) high[i] = -1;
+        for (uint64_t m = stuck; m; m &= m - 1) {
+            int c = __builtin_ctzll(m);
+            if (idx[c] > high[pile[c]]) high[pile[c]] = idx[c];
+            if (order[c] < first[c / 13]) first[c / 13] = order[c];
+        }
+        // A card covered by a card of the set, for the hosts' test below.
+        uint64_t held = 0;
+        for (uint64_t m = stuck; m; m &= m - 1) {
+            int c = __builtin_ctzll(m);
+            if (high[pile[c]] > idx[c]) held |= uint64_t{1} << c;
+        }
+        uint64_t drop = 0;
+        for (uint64_t m = stuck & ~held; m; m &= m - 1) {
+            int b = __builtin_ctzll(m);
+            // Nothing of the set must go home before it; or a host in the tableau not held.
+            if (first[b / 13] >= order[b] || (tables.hosts[b] & tableau & ~held)) drop |= uint64_t{1} << b;
+        }
+        if (!drop) return stuck;
+        stuck &= ~drop;
+    }
+    return 0;
+}
+
+// Rule S (solver.py's safe_home_move): once no redeal can come, the first top card (by pile)
+// that may go home and onto which no card left in the tableau may ever be built; 0 when none.
+inline Packed safe_home_move(const Position& p, const Rules& rules, const BuildTables& tables) {
+    if (!last_deal(p, rules)) return kRedeal;
+    int16_t top[kMaxPiles];
+    p.tops(top);
+    for (int i = 0; i < p.np; ++i) {
+        int c = top[i];
+        if (c < 0 || foundation_index(rules, c) != p.found[c / 13]) continue;
+        bool safe = true;
+        for (uint64_t m = tables.builders[c]; m && safe; m &= m - 1) {
+            int x = __builtin_ctzll(m);
+            if (foundation_index(rules, x) >= p.found[x / 13]) safe = false;
+        }
+        if (safe) return pack(i + 1, 0, 1);
+    }
+    return kRedeal;
+}
+
 // --- the memo (solver.py's Memo) ----------------------------------------------------------------
 
 struct MemoHead {
@@ -143,6 +227,9 @@ public:
         }
     }
     const std::vector<Packed>& win(uint32_t w) const { return wins_[w]; }
+    // The piles of the game the memo serves (its keys leave out empty piles at the end).
+    int piles() const { return piles_; }
+    void set_piles(int np) { piles_ = np; }
 
     template <class F>
     void each(F f) {
@@ -154,6 +241,7 @@ private:
     Store<MemoHead> store_;
     std::vector<std::vector<Packed>> wins_;
     size_t win_bytes_ = 0;
+    int piles_ = kPiles;
 };
 
 // --- the search ---------------------------------------------------------------------------------
@@ -189,7 +277,7 @@ struct Limits {
 
 struct Result {
     const char* verdict = "unknown";
-    const char* why = "";  // states, time, memory, exhausted, narrowed, lock
+    const char* why = "";  // states, time, memory, exhausted, narrowed, lock, frozen, stuck
     std::vector<Packed> steps;
     uint64_t expanded = 0, unique = 0, pruned = 0;
     int lock = -1;
@@ -202,11 +290,14 @@ public:
     Search(const Position& start, const Rules& rules, const Limits& lim, Memo* memo)
         : start_(start), rules_(rules), lim_(lim), memo_(memo),
           budget_{lim.max_memory > (memo ? memo->bytes() : 0) ? lim.max_memory - (memo ? memo->bytes() : 0) : 0},
-          nodes_(budget_) {
+          nodes_(budget_), tables_(rules) {
         limited_ = rules.max_redeals >= 0;
         narrowed_ = lim.early >= 0;
-        use_lock_ = !rules.top_down && !rules.runs;
+        // Rules L and F are proven for Cruel's layout only; rules V and S for the rest of the
+        // family (solver.py).
+        use_lock_ = !rules.top_down && !rules.runs && rules.cruel_layout();
         use_frozen_ = use_lock_ && lim.rule_f;
+        variant_ = !rules.cruel_layout();
     }
 
     // `poll` is called every few thousand expansions and returns false to stop (an interrupt:
@@ -227,12 +318,14 @@ public:
         res.unique = 1;
         int lock = use_lock_ ? pile1_lock(start_) : -1;
         bool frozen = use_frozen_ && lock < 0 && frozen_cards(start_) != 0;
-        if (lock >= 0 || frozen || (memo_ && memo_lost(key, len, h, root.r))) {
+        bool stuck_set = variant_ && stuck_cards(start_, rules_, tables_) != 0;
+        if (lock >= 0 || frozen || stuck_set || (memo_ && memo_lost(key, len, h, root.r))) {
             res.pruned = 1;
             clear_frontier();
         }
         Packed legal[kMaxSteps];
         Position pos{}, child{};
+        pos.np = start_.np;
         for (;;) {
             uint32_t node = pop();
             if (node == kNone) break;
@@ -268,7 +361,15 @@ public:
             }
             ++res.expanded;
             bool stuck = narrowed_ && !has_card_move(pos, rules_);
-            int k = legal_steps(pos, rules_, legal);
+            // Rule S: a foundation move that loses nothing is the only child searched.
+            Packed safe = variant_ ? safe_home_move(pos, rules_, tables_) : kRedeal;
+            int k;
+            if (safe != kRedeal) {
+                legal[0] = safe;
+                k = 1;
+            } else {
+                k = legal_steps(pos, rules_, legal);
+            }
             // First every child's key, hash and lock, with its slot of the table prefetched;
             // then each child in the generator's order, as solver.py does. The table is far
             // larger than the caches: the lookups of one node's children overlap this way.
@@ -290,8 +391,9 @@ public:
                 // Rule L: pile 1 changes only by a step that touches it or by a redeal;
                 // otherwise the parent's check stands. Rule F on every child.
                 bool touches = step == kRedeal || (step & 15) == 1 || ((step >> 4) & 15) == 1;
-                kid.locked = use_lock_ && ((touches && pile1_lock(child) >= 0) ||
-                                           (use_frozen_ && frozen_cards(child) != 0));
+                kid.locked = (use_lock_ && ((touches && pile1_lock(child) >= 0) ||
+                                            (use_frozen_ && frozen_cards(child) != 0))) ||
+                             (variant_ && stuck_cards(child, rules_, tables_) != 0);  // rule V
                 nodes_.prefetch(kid.hash);
                 ++kids;
             }
@@ -332,7 +434,7 @@ public:
                     nodes_.head(id).next = first.next;
                     first.next = id;
                 }
-                if (kid.locked) {  // proven lost: met, never expanded (rule L)
+                if (kid.locked) {  // proven lost: met, never expanded (rules L, F, V)
                     ++res.pruned;
                     continue;
                 }
@@ -361,6 +463,9 @@ public:
         } else if (frozen) {
             res.verdict = "unwinnable";
             res.why = "frozen";
+        } else if (stuck_set) {
+            res.verdict = "unwinnable";
+            res.why = "stuck";
         } else if (narrowed_) {
             res.why = "narrowed";
         } else {
@@ -452,15 +557,17 @@ private:
     Store<NodeHead> nodes_;
     std::vector<uint32_t> frontier_[53];
     Kid kids_[kMaxSteps];
+    BuildTables tables_;
     size_t frontier_bytes_ = 0;
     int high_ = -1;
     size_t peak_ = 0;
-    bool limited_ = false, narrowed_ = false, use_lock_ = false, use_frozen_ = false;
+    bool limited_ = false, narrowed_ = false, use_lock_ = false, use_frozen_ = false, variant_ = false;
     Clock::time_point began_;
 };
 
-Position start_of(const std::vector<std::vector<int>>& piles, const std::vector<int>& found, int redeals) {
-    Position p = position_from(piles, found, 0, redeals);
+Position start_of(const std::vector<std::vector<int>>& piles, const std::vector<int>& found, int redeals,
+                  const Rules& rules) {
+    Position p = position_from(piles, found, 0, redeals, rules);
     // The search keeps marks in 16 bits: a redeal count past that is no game anyone plays.
     if (redeals < 0 || redeals > 60000) throw std::invalid_argument("position: redeals 0-60000");
     return p;
@@ -479,7 +586,8 @@ py::tuple search(const std::vector<std::vector<int>>& piles, const std::vector<i
                  uint64_t max_memory, Memo* memo, bool rule_f) {
     Rules rules = checked_rules(rules_t);
     if (early < -1 || early > 250) throw std::invalid_argument("early_redeals: 0-250 or None");
-    Position start = start_of(piles, found, redeals);
+    Position start = start_of(piles, found, redeals, rules);
+    if (memo) memo->set_piles(rules.piles);
     Limits lim{max_states, max_seconds, early, static_cast<size_t>(max_memory), rule_f};
     Result res;
     size_t peak = 0;
@@ -518,6 +626,7 @@ py::list memo_items(Memo& memo, bool lost) {
         int v = lost ? h.lost : h.won;
         if (v < 0) return;
         Position p{};
+        p.np = static_cast<uint8_t>(memo.piles());
         decode(memo.key(id), h.len, p);
         if (lost) {
             out.append(py::make_tuple(piles_of(p), v));
@@ -543,7 +652,8 @@ void register_search(py::module_& m) {
             [](Memo& memo, const std::vector<std::vector<int>>& piles, const std::vector<int>& found, int redeals,
                const py::tuple& rules_t, const std::vector<std::tuple<int, int, int>>& steps, uint64_t max_memory) {
                 Rules rules = checked_rules(rules_t);
-                Position start = start_of(piles, found, redeals);
+                Position start = start_of(piles, found, redeals, rules);
+                memo.set_piles(rules.piles);
                 std::vector<Packed> packed;
                 Position p = start;
                 Packed legal[kMaxSteps];

@@ -17,13 +17,13 @@ constexpr uint32_t kNone = 0xFFFFFFFFu;
 // A key: the piles in order, each card a byte (0-51), the top card of each pile flagged with
 // 0x40, an empty pile before a later non-empty one written as 0x80 (empty piles at the end are
 // left out). The piles determine the position (game.py's Game.key): the foundations hold every
-// card not in a pile. 48 cards and 11 empty piles at most.
-constexpr int kMaxKey = kTableau + kPiles - 1;
+// card not in a pile. 52 cards and 12 empty piles at most (48 and 11 under Cruel's layout).
+constexpr int kMaxKey = kMaxCards + kMaxPiles - 1;
 constexpr uint8_t kTopFlag = 0x40, kEmptyPile = 0x80;
 
 inline int encode(const Position& p, uint8_t out[kMaxKey]) {
     int k = 0, o = 0, empties = 0;
-    for (int i = 0; i < kPiles; ++i) {
+    for (int i = 0; i < p.np; ++i) {
         int sz = p.size[i];
         if (!sz) {
             ++empties;
@@ -39,9 +39,10 @@ inline int encode(const Position& p, uint8_t out[kMaxKey]) {
 }
 
 // The position of a key; moves are not kept (the search never reads them) and redeals are set
-// by the caller from the node's mark.
+// by the caller from the node's mark. The number of piles (p.np) is the caller's too: a key
+// leaves out the empty piles at the end.
 inline void decode(const uint8_t* key, int len, Position& p) {
-    std::memset(p.size, 0, kPiles);
+    std::memset(p.size, 0, kMaxPiles);
     int pile = 0, n = 0, in_suit[4] = {0, 0, 0, 0};
     for (int j = 0; j < len; ++j) {
         uint8_t b = key[j];
@@ -56,8 +57,8 @@ inline void decode(const uint8_t* key, int len, Position& p) {
         if (b & kTopFlag) ++pile;
     }
     p.n = static_cast<uint8_t>(n);
-    // Under Cruel's layout the aces start on the foundations and each foundation holds an
-    // unbroken run from the ace: it holds exactly the cards of its suit not in the tableau.
+    // Each foundation holds an unbroken run (from the ace, or from the king down): its count is
+    // the number of cards of its suit not in the tableau, under every profile.
     for (int s = 0; s < 4; ++s) p.found[s] = static_cast<uint8_t>(13 - in_suit[s]);
 }
 
