@@ -1719,6 +1719,28 @@ def _puzzles_line(line: str, settings: service.Settings) -> str:
     )
 
 
+def _publishing_line(secret_file: Path | None, open_: bool, ahead: int, demo: bool) -> str:
+    """The start-up line of publishing ahead: from which stream, or why not (docs/service.md,
+    Publishing ahead)."""
+    days = plural(ahead, "day")
+    if demo:
+        return "publishing: nothing ahead (the demo set is served as a cycle of its dates)"
+    if secret_file is not None:
+        return (
+            f"publishing: today and {days} ahead from the secret stream of {secret_file}, into "
+            "the database"
+        )
+    if open_:
+        return (
+            f"publishing: today and {days} ahead from the public stream (--open: anyone can "
+            "compute these days; a ranking site gives --secret-file)"
+        )
+    return (
+        "publishing: nothing ahead (no --secret-file): serving the puzzles there are; health "
+        "says degraded when today or a day ahead is missing"
+    )
+
+
 def _metrics_address(text: str) -> tuple[str, int]:
     """``--metrics-bind HOST:PORT`` (``[::1]:9108`` for IPv6); else one line and exit 2."""
     host, _, port = text.rpartition(":")
@@ -1741,28 +1763,6 @@ def _serve_metrics(host: str, port: int, registry: Any) -> None:
             f"--metrics-bind: cannot listen on {host}:{port}: {exc.strerror or exc}", 2
         ) from None
     typer.echo(f"metrics: http://{host}:{port}/metrics with no key", err=True)
-
-
-def _publishing_line(secret_file: Path | None, open_: bool, ahead: int, demo: bool) -> str:
-    """The start-up line of publishing ahead: from which stream, or why not (docs/service.md,
-    Publishing ahead)."""
-    days = plural(ahead, "day")
-    if demo:
-        return "publishing: nothing ahead (the demo set is served as a cycle of its dates)"
-    if secret_file is not None:
-        return (
-            f"publishing: today and {days} ahead from the secret stream of {secret_file}, into "
-            "the database"
-        )
-    if open_:
-        return (
-            f"publishing: today and {days} ahead from the public stream (--open: anyone can "
-            "compute these days; a ranking site gives --secret-file)"
-        )
-    return (
-        "publishing: nothing ahead (no --secret-file): serving the puzzles there are; health "
-        "says degraded when today or a day ahead is missing"
-    )
 
 
 def _proxy_network(text: str) -> str:
