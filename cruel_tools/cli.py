@@ -1122,7 +1122,9 @@ def solve_command(
     label = f"solving (at most {plural(max_states, 'state')}, {max_seconds:g} s)"
     with _Showing(_Progress(None, label=label, ticking=True, quiet=quiet)):
         if optimal_search:
-            best = optimal.optimize(start.game, max_states=max_states, max_seconds=max_seconds)
+            best = optimal.optimize(
+                start.game, max_states=max_states, max_seconds=max_seconds, max_memory=memory
+            )
             result = optimal.as_solve_result(best)
         else:
             best = None
