@@ -323,6 +323,7 @@ class Publisher:
     def start(self) -> None:
         _current.append(self)
         self._thread = threading.Thread(target=self._run, name="cruel-publisher", daemon=True)
+        self._count()  # the operator's log says at once why days are missing, if they are
         self._thread.start()
 
     def stop(self) -> None:
@@ -372,6 +373,8 @@ class Publisher:
             ready += 1
         self._status.days_ready = ready
         self.on_days_ready(ready)
+        if self._thread is None:
+            return  # not serving (an app built for its OpenAPI document, say): nothing to tell
         for reason in self._status.reasons():
             if reason not in self._said and not reason.startswith("publishing failed"):
                 # once each: the operator's log says why, not a flood (failures: _run says)
