@@ -96,8 +96,12 @@ uint64_t frozen_cards(const Position& p) {
 struct BuildTables {
     uint64_t hosts[52];
     uint64_t builders[52];
+    uint8_t order[52];  // game.py's foundation_index
     explicit BuildTables(const Rules& rules) {
-        for (int b = 0; b < 52; ++b) hosts[b] = builders[b] = 0;
+        for (int b = 0; b < 52; ++b) {
+            hosts[b] = builders[b] = 0;
+            order[b] = static_cast<uint8_t>(foundation_index(rules, b));
+        }
         for (int b = 0; b < 52; ++b)
             for (int h = 0; h < 52; ++h)
                 if (h != b && builds_onto(rules, b, h)) {
@@ -114,44 +118,49 @@ inline bool last_deal(const Position& p, const Rules& rules) {
 }
 
 // Rule V (solver.py's stuck_cards): the greatest set of cards that can never move again, as a
-// mask, 0 when there is none; only once no redeal can come.
+// mask, 0 when there is none; only once no redeal can come. A card of the set stays when a card
+// of the set covers it, or when it waits for a card of the set its foundation takes first and
+// each of its hosts left in the tableau is covered by a card of the set. The set is the greatest
+// fixed point of a monotone rule, so any order of removals reaches the one solver.py's rounds
+// reach: here only the highest card of the set in each pile can fail (every one below it is
+// covered), so each sweep checks at most one card a pile, peeling piles from the top. A check
+// made with the set as it was at the start of the sweep is looser than one with the set of now
+// (the set only shrinks), so a card it removes fails now too; the loop ends after a sweep that
+// removes nothing.
 uint64_t stuck_cards(const Position& p, const Rules& rules, const BuildTables& tables) {
     if (!last_deal(p, rules)) return 0;
-    int8_t pile[52], idx[52], order[52];
-    uint64_t stuck = 0;
-    for (int i = 0, o = 0; i < p.np; o += p.size[i++])
+    int base[kMaxPiles], top[kMaxPiles];
+    uint64_t set = 0;
+    uint16_t order[4] = {0, 0, 0, 0};  // per suit, the foundation places of the set's cards
+    for (int i = 0, o = 0; i < p.np; o += p.size[i++]) {
+        base[i] = o;
+        top[i] = p.size[i] - 1;
         for (int j = 0; j < p.size[i]; ++j) {
             int c = p.seq[o + j];
-            pile[c] = static_cast<int8_t>(i);
-            idx[c] = static_cast<int8_t>(j);
-            order[c] = static_cast<int8_t>(foundation_index(rules, c));
-            stuck |= uint64_t{1} << c;
+            set |= uint64_t{1} << c;
+            order[c / 13] = static_cast<uint16_t>(order[c / 13] | 1u << tables.order[c]);
         }
-    const uint64_t tableau = stuck;
-    while (stuck) {
-        int high[kMaxPiles], first[4] = {13, 13, 13, 13};
-        for (int i = 0; i < kMaxPiles; ++i) high[i] = -1;
-        for (uint64_t m = stuck; m; m &= m - 1) {
-            int c = __builtin_ctzll(m);
-            if (idx[c] > high[pile[c]]) high[pile[c]] = idx[c];
-            if (order[c] < first[c / 13]) first[c / 13] = order[c];
-        }
-        // A card covered by a card of the set, for the hosts' test below.
-        uint64_t held = 0;
-        for (uint64_t m = stuck; m; m &= m - 1) {
-            int c = __builtin_ctzll(m);
-            if (high[pile[c]] > idx[c]) held |= uint64_t{1} << c;
-        }
-        uint64_t drop = 0;
-        for (uint64_t m = stuck & ~held; m; m &= m - 1) {
-            int b = __builtin_ctzll(m);
-            // Nothing of the set must go home before it; or a host in the tableau not held.
-            if (first[b / 13] >= order[b] || (tables.hosts[b] & tableau & ~held)) drop |= uint64_t{1} << b;
-        }
-        if (!drop) return stuck;
-        stuck &= ~drop;
     }
-    return 0;
+    const uint64_t tableau = set;
+    for (;;) {
+        uint64_t tops = 0;
+        for (int i = 0; i < p.np; ++i)
+            if (top[i] >= 0) tops |= uint64_t{1} << p.seq[base[i] + top[i]];
+        const uint64_t held = set & ~tops;  // covered by a card of the set
+        bool changed = false;
+        for (int i = 0; i < p.np; ++i) {
+            while (top[i] >= 0) {
+                int c = p.seq[base[i] + top[i]], s = c / 13, o = tables.order[c];
+                int first = __builtin_ctz(order[s]);  // c is in the set: never 0
+                if (first < o && !(tables.hosts[c] & tableau & ~held)) break;
+                set &= ~(uint64_t{1} << c);
+                order[s] = static_cast<uint16_t>(order[s] & ~(1u << o));
+                --top[i];
+                changed = true;
+            }
+        }
+        if (!set || !changed) return set;
+    }
 }
 
 // Rule S (solver.py's safe_home_move): once no redeal can come, the first top card (by pile)
@@ -325,7 +334,7 @@ public:
         }
         Packed legal[kMaxSteps];
         Position pos{}, child{};
-        pos.np = start_.np;
+        pos.np = vpos_.np = start_.np;
         for (;;) {
             uint32_t node = pop();
             if (node == kNone) break;
@@ -391,9 +400,8 @@ public:
                 // Rule L: pile 1 changes only by a step that touches it or by a redeal;
                 // otherwise the parent's check stands. Rule F on every child.
                 bool touches = step == kRedeal || (step & 15) == 1 || ((step >> 4) & 15) == 1;
-                kid.locked = (use_lock_ && ((touches && pile1_lock(child) >= 0) ||
-                                            (use_frozen_ && frozen_cards(child) != 0))) ||
-                             (variant_ && stuck_cards(child, rules_, tables_) != 0);  // rule V
+                kid.locked = use_lock_ && ((touches && pile1_lock(child) >= 0) ||
+                                           (use_frozen_ && frozen_cards(child) != 0));
                 nodes_.prefetch(kid.hash);
                 ++kids;
             }
@@ -434,7 +442,17 @@ public:
                     nodes_.head(id).next = first.next;
                     first.next = id;
                 }
-                if (kid.locked) {  // proven lost: met, never expanded (rules L, F, V)
+                // Rule V, on new children only, as solver.py (the costliest rule: a child met
+                // before is not looked at again). Under a redeal limit kid.r is its redeals.
+                bool stuck_kid = false;
+                if (variant_ && limited_) {
+                    vpos_.redeals = cr;
+                    if (last_deal(vpos_, rules_)) {
+                        decode(ck, cl, vpos_);
+                        stuck_kid = stuck_cards(vpos_, rules_, tables_) != 0;
+                    }
+                }
+                if (kid.locked || stuck_kid) {  // proven lost: met, never expanded (rules L, F, V)
                     ++res.pruned;
                     continue;
                 }
@@ -558,6 +576,7 @@ private:
     std::vector<uint32_t> frontier_[53];
     Kid kids_[kMaxSteps];
     BuildTables tables_;
+    Position vpos_{};  // a new child decoded for rule V
     size_t frontier_bytes_ = 0;
     int high_ = -1;
     size_t peak_ = 0;
