@@ -30,6 +30,7 @@ from ..puzzles import (
     solution_from,
     solution_is_public,
 )
+from ..store import StoreError, database_errors
 from .context import NOT_OPEN, Context
 from .errors import ApiError, json_response
 from .params import PuzzleId
@@ -45,8 +46,12 @@ def router(ctx: Context) -> APIRouter:
     router = APIRouter()
 
     def rated(puzzles: list[Puzzle]) -> list[PublicPuzzle]:
-        """The puzzles as the public sees them, each with its rating from play (one read)."""
-        standings = ctx.stores.ratings.of("puzzle", [p.id for p in puzzles])
+        """The puzzles as the public sees them, each with its rating from play (one read). The
+        puzzles come from files: with the store out of reach they are still served, unrated."""
+        try:
+            standings = ctx.stores.ratings.of("puzzle", [p.id for p in puzzles])
+        except (StoreError, *database_errors()):  # the routes that write games say 503
+            standings = {}
         shown = {pid: s.shown() for pid, s in standings.items()}
         return [public(p, shown.get(p.id)) for p in puzzles]
 
