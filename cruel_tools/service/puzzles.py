@@ -37,6 +37,9 @@ from .params import PuzzleId
 
 __all__ = ["MAX_PAST_DAYS", "router"]
 
+#: What a store out of reach raises (the puzzles are then served unrated).
+_UNREACHABLE: Final[tuple[type[Exception], ...]] = (StoreError, *database_errors())
+
 #: The most days ``GET /v1/puzzles/past`` lists at once.
 MAX_PAST_DAYS: Final = 31
 
@@ -50,7 +53,7 @@ def router(ctx: Context) -> APIRouter:
         puzzles come from files: with the store out of reach they are still served, unrated."""
         try:
             standings = ctx.stores.ratings.of("puzzle", [p.id for p in puzzles])
-        except (StoreError, *database_errors()):  # the routes that write games say 503
+        except _UNREACHABLE:  # the routes that write games say 503
             standings = {}
         shown = {pid: s.shown() for pid, s in standings.items()}
         return [public(p, shown.get(p.id)) for p in puzzles]
