@@ -108,6 +108,7 @@ __all__ = [
     "moderate_queue_command",
     "moderate_clear_command",
     "moderate_reject_command",
+    "ratings_command",
 ]
 
 
@@ -162,6 +163,7 @@ _EXAMPLES: dict[str, tuple[str, ...]] = {
     ),
     "moderate clear": ("cruel moderate clear 12 --as 1 --reason 'played it in front of us'",),
     "moderate reject": ("cruel moderate reject 12 --as 1 --reason '58 moves in 5 ms'",),
+    "ratings": ("cruel ratings --db cruel.sqlite", "cruel ratings --db cruel.sqlite --json"),
 }
 
 #: Metavars by parameter name where the type alone says too little (``<str>``, ``<path>``).
@@ -269,7 +271,8 @@ Deals:      deal (its piles), show (draw it), solve (search for a win),
             grade (tier and par), rules (the presets), schema (JSON Schemas)
 Puzzles:    generate (of one tier), daily (a dated puzzle set)
 Service:    serve (HTTP: puzzles, verification, leaderboards), keys (its API keys),
-            moderate (the review queue of flagged wins)
+            moderate (the review queue of flagged wins),
+            ratings (the puzzles' ratings from play, by tier)
 
 Run cruel COMMAND -h for a command's options and examples; docs/cli.md for exit codes."""
 
@@ -1651,7 +1654,7 @@ def serve_command(
     except OSError as exc:
         raise _fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}", 2) from None
     try:
-        service = create_app(settings)  # also what the workers will do: fail here, once
+        server = create_app(settings)  # also what the workers will do: fail here, once
     except (PuzzleSetError, StoreError) as exc:
         raise _fail(str(exc), 2) from None
     # Which engine serves, at the top of the log: a server on the Python engine (no compiled
@@ -1692,9 +1695,9 @@ def serve_command(
         made = os.environ[ENV_MULTIPROC] = tempfile.mkdtemp(prefix="cruel-metrics-")
         atexit.register(shutil.rmtree, made, True)
     if metrics_at is not None:
-        _serve_metrics(*metrics_at, service.state.metrics.registry)
+        _serve_metrics(*metrics_at, server.state.metrics.registry)
     if workers == 1:
-        uvicorn.run(service, **options)  # type: ignore[arg-type]
+        uvicorn.run(server, **options)  # type: ignore[arg-type]
         return
     # Worker processes build their own app from the environment: uvicorn can only start
     # several from an import string.
