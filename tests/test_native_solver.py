@@ -102,7 +102,7 @@ LIMITED_VARIANTS = [
 ]
 
 
-@pytest.mark.heavy
+@pytest.mark.slow  # about 25 s each on 2 cores: the default tier keeps rule V's root test
 @pytest.mark.parametrize("rules", LIMITED_VARIANTS, ids=lambda r: f"{r.preset}-{r.max_redeals}")
 def test_rules_v_and_s_node_for_node(rules: Rules) -> None:
     # Positions after the last redeal, where rule S plays a safe foundation move as the only
