@@ -33,6 +33,7 @@ from .constants import (
     CHECK_INTERVAL,
     DEFAULT_DB,
     HEAD_TIMEOUT,
+    HINT_MAX_STATES,
     KEY_BURST,
     KEY_RATE,
     MAX_ANALYSES,
@@ -96,6 +97,7 @@ __all__ = [
     "stats_command",
     "solve_command",
     "analyze_command",
+    "hint_command",
     "grade_command",
     "generate_command",
     "daily_command",
@@ -146,6 +148,7 @@ _EXAMPLES: dict[str, tuple[str, ...]] = {
         "cruel analyze samples/blocked.json",
         "cruel analyze mygame.json --puzzle puzzles/2027/2027-01-01-easy.json --deep --json",
     ),
+    "hint": ("cruel hint samples/blocked.json", "cruel hint mygame.json --max-states 20000 --json"),
     "generate": ("cruel generate --tier hard --seed demo --count 3 --out puzzles/hard",),
     "daily": ("cruel daily --start 2027-01-01 --days 7 --out puzzles",),
     "serve": (
@@ -266,7 +269,8 @@ _TOP_HELP = """Tools for the patience game Cruel: game logs, deals, puzzles and 
 \b
 Game logs:  verify (check them against the rules), replay (step by step),
             stats (a player's record)
-            analyze (where a game was lost, how far a win was from the best)
+            analyze (where a game was lost, how far a win was from the best),
+            hint (the next step of a win from a game's last position)
 Deals:      deal (its piles), show (draw it), solve (search for a win),
             grade (tier and par), rules (the presets), schema (JSON Schemas)
 Puzzles:    generate (of one tier), daily (a dated puzzle set)
@@ -1259,6 +1263,43 @@ def analyze_command(
         _out(result.model_dump_json())
         return
     for line in analysis.text_lines(result):
+        _out(line)
+
+
+@app.command("hint")
+def hint_command(
+    log_file: Annotated[str, typer.Argument(metavar="LOG", help="A game log; - for stdin.")],
+    max_states: Annotated[
+        int,
+        typer.Option(
+            "--max-states", help="Most positions the solve may expand (at least 1).", min=1
+        ),
+    ] = HINT_MAX_STATES,
+    json: Annotated[bool, _json_option("the hint (cruel-hint/1)")] = False,
+) -> None:
+    """A hint: the next step of a win from the game's last position, "no win from here" with
+    the solver's proof in words (rule L, rule F, or every position searched), "already won",
+    or "unknown" when the budget ran out first. The win found is not the shortest; the budget
+    counts positions, so the answer is the same on every machine (docs/service.md, Hints).
+
+    Exit status: 0 a hint (unknown too), 1 a log with an illegal move, a bad deal or a false
+    claim, 2 unreadable input or bad options.
+    """
+    from . import analysis, hints
+
+    _check_inputs([log_file])
+    try:
+        source, game_log = read_log(log_file, Limits())
+    except UnreadableLog as exc:
+        raise _report_exit(unreadable(exc.error, exc.source)) from None
+    try:
+        found = hints.hint(game_log, max_states)
+    except analysis.AnalysisRefused as exc:
+        raise _report_exit(exc.report.model_copy(update={"source": source})) from None
+    if json:
+        _out(found.model_dump_json())
+        return
+    for line in hints.text_lines(found):
         _out(line)
 
 

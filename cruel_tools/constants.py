@@ -18,6 +18,7 @@ __all__ = [
     "ANALYSIS_NATIVE_MAX_STATES",
     "ANALYSIS_DEEP_STATES",
     "SOLVE_MAX_STATES",
+    "HINT_MAX_STATES",
     "Tier",
     "DEFAULT_DB",
     "MAX_BODY",
@@ -44,6 +45,10 @@ ANALYSIS_MAX_STATES: Final = 50_000
 #: plays the profile (issue #25; docs/analysis.md, Budgets): a hundred times faster, so forty
 #: times the budget.
 ANALYSIS_NATIVE_MAX_STATES: Final = 2_000_000
+#: Positions a hint's solve may expand (``cruel hint``, ``POST /v1/hint``; issue #27): chosen so
+#: that a hint of a closed published puzzle's position answers in under 200 ms at the p95 with
+#: the native core (benchmarks/hint_bench.py, benchmarks/RESULTS.md issue #27).
+HINT_MAX_STATES: Final = 100_000
 #: Positions each fewest-actions search of the analysis may expand with ``deep`` (one per
 #: position of the log).
 ANALYSIS_DEEP_STATES: Final = 5_000

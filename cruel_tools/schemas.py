@@ -15,6 +15,7 @@ from .analysis import Analysis
 from .api import ErrorResponse, Health
 from .attempts import AttemptRequest, AttemptState, StepsRequest
 from .grading import Grade
+from .hints import Hint
 from .leaderboard import Leaderboard
 from .log import GameLog
 from .moderation import AuditLog, ModerationRequest, ModerationResult, ReviewQueue
@@ -47,6 +48,7 @@ MODELS: dict[str, type[BaseModel]] = {
     "puzzle.schema.json": Puzzle,
     "grade.schema.json": Grade,
     "analysis.schema.json": Analysis,
+    "hint.schema.json": Hint,
     "replay.schema.json": ReplayDocument,
     "ratings.schema.json": TierTable,
     # the HTTP service (docs/service.md)

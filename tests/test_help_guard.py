@@ -290,6 +290,7 @@ def test_every_route_that_reads_a_log_refuses_todays_deal_or_gives_no_help(
     ]
     paths = {r.path for r in routes}
     assert "/v1/analyze" in paths, "the walk finds no route: body_doc changed?"
+    assert "/v1/hint" in paths, "hints (issue #27) give help: the walk must check them"
     assert set(GIVES_NO_HELP) <= paths, "an allowed route that is gone: drop it from the list"
     piles = puzzle_piles(puzzle(TODAYS[2]))
     bodies = [

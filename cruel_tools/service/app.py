@@ -23,6 +23,7 @@ from . import (
     boards,
     errors,
     health,
+    hints,
     logs,
     moderation,
     pages,
@@ -124,6 +125,7 @@ def create_app(settings: Settings | None = None, stores: Stores | None = None) -
     guard = HelpGuard(ctx)
     publisher.on_new = guard.embargo.add  # a day published ahead gets no help until it closes
     app.include_router(logs.router(ctx, guard, gate))
+    app.include_router(hints.router(ctx, guard, gate))  # hints share the analyses' gate
     app.include_router(puzzles.router(ctx))
     app.include_router(submissions.router(ctx))
     app.include_router(attempts.router(ctx))

@@ -32,6 +32,7 @@ __all__ = [
     "ANALYZE_TOTAL_STATES",
     "ANALYZE_WIN_STATES",
     "analyze_request",
+    "refused_log",
     "router",
 ]
 
@@ -59,6 +60,14 @@ _ANALYZE_ERRORS: Final[dict[int | str, dict[str, Any]]] = {
         "checked (store-unavailable); with Retry-After",
     }.items()
 }
+
+
+def refused_log(exc: analysis.AnalysisRefused) -> ApiError:
+    """The 422 of a log that is not a legal game, for the routes that help (analyze, hint): the
+    verifier's own code, message and path."""
+    error = exc.report.error
+    code, message = (error.code, error.message) if error else (exc.code, str(exc))
+    return ApiError(422, code, message, "body", error.path if error else "/")
 
 
 def analyze_request(
@@ -147,9 +156,7 @@ def router(ctx: Context, guard: HelpGuard, gate: CostlyGate) -> APIRouter:
             try:
                 result = await gate.run(analyze_request(game_log, max_states=max_states))
             except analysis.AnalysisRefused as exc:
-                error = exc.report.error
-                code, message = (error.code, error.message) if error else (exc.code, str(exc))
-                raise ApiError(422, code, message, "body", error.path if error else "/") from None
+                raise refused_log(exc) from None
         return json_response(result)
 
     return router

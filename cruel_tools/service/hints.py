@@ -1,0 +1,89 @@
+"""``POST /v1/hint`` (issue #27): the next step of a win from a log's last position
+(:func:`cruel_tools.hints.hint`), under the rule and the bounds of ``POST /v1/analyze``: the help
+guard (:mod:`.help_guard`: no help for a puzzle not closed), then the costly gate
+(:mod:`.costly`: the same rate limits, cap and process as the analyses; docs/service.md, Hints)."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Annotated, Any, Final
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import Response
+
+from .. import hints
+from ..analysis import AnalysisRefused
+from ..api import ErrorResponse
+from ..log import GameLog, load
+from .context import Context
+from .costly import CostlyGate
+from .errors import json_response, read_body
+from .help_guard import HelpGuard
+from .logs import refused_log
+from .openapi import body_doc
+
+__all__ = ["HINT_MAX_STATES", "hint_request", "router"]
+
+#: ``POST /v1/hint``: most positions a hint's solve may expand (``?max_states=``, at most this).
+#: A full budget costs about 0.15 s of one core with the native core (benchmarks/RESULTS.md,
+#: issue #27); positions of closed published puzzles answer in far less.
+HINT_MAX_STATES: Final = hints.MAX_STATES
+
+_HINT_ERRORS: Final[dict[int | str, dict[str, Any]]] = {
+    s: {"model": ErrorResponse, "description": d}
+    for s, d in {
+        401: "An unknown key (bad-key) or a revoked one (revoked-key); no key is fine",
+        403: "The deal of a puzzle not closed, up to suits (puzzle-open), or a deal given as "
+        "piles without a site or admin key that is no closed puzzle's (piles-need-key)",
+        429: "Too many analyses and hints from this address or key (rate-limited); with "
+        "Retry-After",
+        503: "As many analyses and hints running as the server allows (busy), or a key that "
+        "cannot be checked (store-unavailable); with Retry-After",
+    }.items()
+}
+
+
+def hint_request(game_log: GameLog, max_states: int = HINT_MAX_STATES) -> Callable[[], hints.Hint]:
+    """The work of one ``POST /v1/hint``, to call in the analyses' process (picklable). It
+    raises :class:`~cruel_tools.analysis.AnalysisRefused` for a log that is not a legal game."""
+    return functools.partial(hints.hint, game_log, max_states)
+
+
+def router(ctx: Context, guard: HelpGuard, gate: CostlyGate) -> APIRouter:
+    """``POST /v1/hint``, through ``guard`` and ``gate`` (the analyses' own)."""
+    router = APIRouter()
+
+    @router.post(
+        "/v1/hint",
+        response_model=hints.Hint,
+        responses=_HINT_ERRORS,
+        openapi_extra=body_doc("GameLog"),
+    )
+    async def hint_log(
+        request: Request,
+        max_states: Annotated[
+            int,
+            Query(ge=1, le=HINT_MAX_STATES, description="Most positions the solve may expand."),
+        ] = HINT_MAX_STATES,
+    ) -> Response:
+        """A hint for a ``cruel-log/1`` game log's last position: what ``cruel hint --json``
+        prints (``win-next`` with the next step, ``no-win`` with the proof's words, ``won``, or
+        ``unknown`` within the budget). A log that is not a legal game is a 422 with the
+        verifier's error code and path, as for ``POST /v1/analyze``.
+
+        No hint for a puzzle not closed (403 ``puzzle-open``) or a deal given as piles without
+        a site or admin key (403 ``piles-need-key``); hints share the analyses' rate limits
+        (429 ``rate-limited``) and cap (503 ``busy``)."""
+        gate.refuse_when_full()
+        game_log = load(await read_body(request, ctx.settings.max_body), ctx.limits)
+        key = await guard.key(request)
+        with gate.admit(request, key):
+            guard.refuse(game_log, key)  # inside the gate: a refusal takes a token too
+            try:
+                result = await gate.run(hint_request(game_log, max_states))
+            except AnalysisRefused as exc:
+                raise refused_log(exc) from None
+        return json_response(result)
+
+    return router
