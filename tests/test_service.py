@@ -138,6 +138,7 @@ def test_openapi_document_is_complete_and_its_refs_resolve(client: TestClient) -
         "/v1/players/{name}/data",
         "/v1/replay",
         "/v1/analyze",
+        "/v1/hint",  # tests/test_hints.py
         "/v1/puzzles/{id}/submissions/{submission_id}/log",
     }
     schemas = doc["components"]["schemas"]
