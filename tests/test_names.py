@@ -254,7 +254,7 @@ def test_a_postgresql_store_makes_the_players_skeletons_anew_at_version_6() -> N
         store = Store(fresh.url)
         with store.database.write() as db:
             db.execute("INSERT INTO players (player, skeleton) VALUES ('adá', 'adá')")
-            db.execute("DELETE FROM cruel_migrations WHERE version = 6")
+            db.execute("DELETE FROM cruel_migrations WHERE version >= 6")  # 6 and later
         store.close()
         for database in list(PostgresDatabase.opened):
             database.close()
