@@ -86,13 +86,19 @@ def open_play(page: Any, pid: str = PUZZLE) -> None:
     page.wait_for_selector('#board[data-ready="true"] .board')
 
 
-def click_step(page: Any, game: Game, step: Step) -> None:
+def click_step(page: Any, game: Game, step: Step, settle: bool = True) -> None:
     """Play ``step`` by mouse as a player would: the card, then its target when two are
     offered (checked against the engine's options); the Redeal button for a redeal."""
     if not isinstance(step, Move):
         page.click("#redeal")
         return
     options = [m for m in game.card_moves() if m.source == step.source]
+    # A ranked page adopts the server's answer to the step before when it comes, and draws the
+    # board again: a card picked before that is put down (on a loaded machine the answer can
+    # come after the next click). Wait until every step is recorded, as a careful player would
+    # (``settle``; a test that holds the server's answers back on purpose does not).
+    if settle:
+        page.wait_for_selector('#live-status[data-pending="0"]', state="attached", timeout=15_000)
     page.click(TOP.format(n=step.source))
     if len(options) > 1:
         assert page.is_visible("#choice"), f"no choice offered for {step}"
@@ -105,10 +111,12 @@ def click_step(page: Any, game: Game, step: Step) -> None:
         assert not page.is_visible("#choice")
 
 
-def play_by_clicks(page: Any, steps: Sequence[Step], pid: str = PUZZLE) -> Game:
+def play_by_clicks(
+    page: Any, steps: Sequence[Step], pid: str = PUZZLE, settle: bool = True
+) -> Game:
     game = engine([], pid)
     for step in steps:
-        click_step(page, game, step)
+        click_step(page, game, step, settle)
         game.push(step)
     return game
 

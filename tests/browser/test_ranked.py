@@ -393,7 +393,7 @@ def test_a_win_too_fast_for_a_person_is_held_for_review(page: Any) -> None:
 
     page.route("**/steps", hold_the_first)
     steps = solution(RANKED)
-    play_by_clicks(page, steps, RANKED)
+    play_by_clicks(page, steps, RANKED, settle=False)
     page.wait_for_timeout(50)
     assert len(held) == 1  # one request on its way: the other steps wait in the page's queue
     held[0].continue_()
