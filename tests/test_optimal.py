@@ -276,7 +276,7 @@ def test_pile_one_keeps_its_bottom_four_and_its_packets() -> None:
     ("name", "seeds", "least"),
     [
         *((name, 150, 5) for name in CUT_PRESETS),
-        *(pytest.param(name, 1500, 60, marks=pytest.mark.slow) for name in CUT_PRESETS),
+        *(pytest.param(name, 1500, 50, marks=pytest.mark.slow) for name in CUT_PRESETS),
     ],
 )
 def test_bound_c_never_overestimates_where_it_is_above_bound_w(
