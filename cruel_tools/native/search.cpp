@@ -211,11 +211,6 @@ public:
         return id;
     }
     uint32_t find(const uint8_t* key, int len, uint64_t h) const { return store_.find(key, len, h); }
-    void reserve(size_t n, size_t limit) {
-        budget_.limit = limit;
-        budget_.used = store_.bytes();
-        store_.reserve(store_.count() + n);
-    }
     MemoHead& head(uint32_t id) { return store_.head(id); }
     const uint8_t* key(uint32_t id) { return store_.key(id); }
 
@@ -524,7 +519,6 @@ private:
     void remember_lost() {
         // Each position with the fewest redeals any of its nodes used (solver.py: min r).
         size_t limit = lim_.max_memory > budget_.used ? lim_.max_memory - budget_.used : 0;
-        memo_->reserve(nodes_.count(), limit);
         nodes_.each([&](uint32_t first) {
             int used = nodes_.head(first).r;
             for (uint32_t o = nodes_.head(first).next; o != kNone; o = nodes_.head(o).next)

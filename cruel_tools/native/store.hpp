@@ -183,14 +183,6 @@ public:
         return id;
     }
 
-    // An index for n records at once: inserting another table's records in
-    // its index order into a smaller index clusters (linear probing) and goes quadratic.
-    bool reserve(size_t n) {
-        while (n * 10 > index_.size() * 7)
-            if (!grow()) return false;
-        return true;
-    }
-
     // Index a record under its key's hash; false when the budget cannot hold a larger index.
     bool index(uint32_t id, uint64_t h) {
         if ((count_ + 1) * 10 > index_.size() * 7 && !grow()) return false;
