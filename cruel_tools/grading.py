@@ -39,6 +39,7 @@ __all__ = [
     "GRADER_VERSION",
     "PROOF_STATES",
     "PROOF_MEMORY",
+    "FAMILY_PROOF_STATES",
     "Tier",
     "Budget",
     "Par",
@@ -80,6 +81,9 @@ PROOF_STATES: Final = 20_000_000
 #: positions meets at most ~40 million at ~90 bytes each); if it binds, par is still a win with
 #: a proven bound.
 PROOF_MEMORY: Final = 4 << 30
+#: Par's proof budget under the rest of the family (Ripple Fan, Royal Family), whose
+#: fewest-actions search runs in Python (about 5,000 positions a second): version 2's.
+FAMILY_PROOF_STATES: Final = 100_000
 #: The tiers, easiest first: a Literal that repeats the tier column of :data:`LADDER`, stated
 #: in :mod:`cruel_tools.constants` (the CLI's help names them without importing grading) and
 #: checked against the table below it.
@@ -412,9 +416,13 @@ def fewest_actions(
     ``budget.optimal_states``, starting from the shortest of ``solutions`` (wins already found),
     with the lower bound it proves."""
     known = min(solutions, key=lambda s: (len(s), _moves_redeals(s)[1]))
+    # The rest of the family's fewest-actions search runs in Python only (optimal.py): there
+    # the proof budget stays version 2's, FAMILY_PROOF_STATES (about 20 s), a count that depends
+    # on the rules, never on the engine, so a set still regenerates byte for byte.
+    states = budget.optimal_states if start.rules.cruel_layout else FAMILY_PROOF_STATES
     result = optimize(
         start,
-        max_states=budget.optimal_states,
+        max_states=min(budget.optimal_states, states),
         known=list(known),
         rule_f=_RULE_F,
         max_memory=budget.optimal_memory,
