@@ -196,19 +196,21 @@ class Context:
             raise ApiError(401, "revoked-token", message, **_PLAYER)
         return found
 
-    async def admin(self, request: Request) -> ApiKey:
+    async def admin(
+        self, request: Request, needs: str = "moderation needs", may: str = "moderate"
+    ) -> ApiKey:
         """The valid admin key this request is sent with; otherwise 401 or 403 (never
-        ``--open``)."""
+        ``--open``). ``needs`` and ``may`` name what the key is for in the refusals."""
         found = await self.bearer_key(request)
         if found is None:
             raise unauthorized(
-                "missing-key", "moderation needs an admin API key: Authorization: Bearer <key>"
+                "missing-key", f"{needs} an admin API key: Authorization: Bearer <key>"
             )
         if found.role not in MODERATE_ROLES:
             raise ApiError(
                 403,
                 "wrong-role",
-                f"a {found.role} key may not moderate (only an admin key may)",
+                f"a {found.role} key may not {may} (only an admin key may)",
                 "header",
                 "authorization",
             )

@@ -34,9 +34,7 @@ from prometheus_client import (
 from prometheus_client.multiprocess import MultiProcessCollector
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ..keys import MODERATE_ROLES
 from .context import Context
-from .errors import ApiError, unauthorized
 
 __all__ = [
     "ENV_MULTIPROC",
@@ -186,19 +184,7 @@ def router(ctx: Context, metrics: Metrics) -> APIRouter:
 
     @router.get("/metrics", include_in_schema=False)
     async def read_metrics(request: Request) -> Response:
-        key = await ctx.bearer_key(request)
-        if key is None:
-            raise unauthorized(
-                "missing-key", "metrics need an admin API key: Authorization: Bearer <key>"
-            )
-        if key.role not in MODERATE_ROLES:
-            raise ApiError(
-                403,
-                "wrong-role",
-                f"a {key.role} key may not read metrics (only an admin key may)",
-                "header",
-                "authorization",
-            )
+        await ctx.admin(request, needs="metrics need", may="read metrics")
         body = await run_in_threadpool(metrics.exposition)  # multiprocess: reads files
         return Response(body, media_type=CONTENT_TYPE_LATEST)
 
