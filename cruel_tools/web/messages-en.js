@@ -1,0 +1,4 @@
+// messages-en.js: the English catalog of the pages (i18n.js). Keys: page.what; {name} fields.
+export default {
+  'lang.name': 'English',
+};
