@@ -699,6 +699,40 @@ export class Game {
     }
     return steps;
   }
+
+  /**
+   * The next foundation move a player's page or a server may make without asking, or null when
+   * none is safe now: the Python engine's `Game.automatic_move`, proved in docs/rules.md
+   * (Automatic moves). Two cases are safe: **auto-finish** (foundation moves alone, repeated,
+   * empty the tableau) and **no redeal left** (the rules' `max_redeals` are used up, the tableau
+   * builds down in suit and the foundations up). The move is the first foundation move of
+   * {@link Game#cardMoves}, with `why`: `'no-redeal-left'` or `'finish'` (which case made it
+   * safe; checked in that order, as Python does).
+   * @returns {(Move & {why: string})|null}
+   */
+  automaticMove() {
+    if (this.isWon()) {
+      return null;
+    }
+    const first = this.cardMoves().find((m) => m.target === null);
+    if (first === undefined) {
+      return null;
+    }
+    const r = this.rules;
+    if (r.max_redeals !== null && this.redeals >= r.max_redeals &&
+      r.tableau_build === 'down-in-suit' && r.foundation_direction === 'up') {
+      return { ...first, why: 'no-redeal-left' };
+    }
+    const finish = this.copy();
+    for (;;) {
+      const up = finish.cardMoves().find((m) => m.target === null);
+      if (up === undefined) {
+        break;
+      }
+      finish.move(up.source, null);
+    }
+    return finish.isWon() ? { ...first, why: 'finish' } : null;
+  }
 }
 
 function checkRun(game, source, target, count) {

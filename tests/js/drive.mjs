@@ -96,20 +96,27 @@ function games(perPreset, seed, maxSteps) {
         if (!legal.length) {
           break;
         }
+        const auto = game.automaticMove();
         const last = legal.length - 1;
         const redeal = legal[last].type === 'redeal';
         const cardMoves = redeal ? last : legal.length;
         const i = redeal && (cardMoves === 0 || rand() < 0.08) ? last : Math.floor(rand() * cardMoves);
         rec.push(legal[i]);
-        steps.push([legal.map(C.stepText).join(' '), i, position(game), tried]);
+        steps.push([legal.map(C.stepText).join(' '), i, position(game), tried, autoText(auto)]);
       }
       const after = game.isWon() ? [attempt(game, C.move(1, null)), attempt(game, C.REDEAL)] : [];
-      out.push(JSON.stringify({ preset, number, byPiles, steps, after, log: rec.log() }));
+      const autoEnd = autoText(game.automaticMove());
+      out.push(JSON.stringify({ preset, number, byPiles, steps, after, autoEnd, log: rec.log() }));
       if (out.length >= 200) {
         flush();
       }
     }
   }
+}
+
+// Game#automaticMove as 'TEXT why' (e.g. '3F finish'), or null: Python's automatic_move must agree.
+function autoText(m) {
+  return m === null ? null : `${C.stepText(m)} ${m.why}`;
 }
 
 function pick2(rand) {
