@@ -569,8 +569,10 @@ def test_leaderboard_errors(client: TestClient) -> None:
 
 def test_unknown_routes_and_methods(client: TestClient) -> None:
     error(client.get("/v1/nothing"), 404, "not-found")
-    error(client.get("/nothing"), 404, "not-found")
-    error(client.get("/play"), 404, "not-found")  # /play/{id} is a page; /play is not
+    # A page path that names no page gets the HTML 404 page (tests/test_pages.py), the API JSON.
+    for page in ("/nothing", "/play"):  # /play/{id} is a page; /play is not
+        got = client.get(page)
+        assert got.status_code == 404 and got.headers["content-type"].startswith("text/html")
     response = client.delete("/v1/health")
     error(response, 405, "method-not-allowed")
     assert response.headers["allow"] == "GET"

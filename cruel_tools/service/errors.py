@@ -190,6 +190,12 @@ def install(app: FastAPI, watch: StoreWatch | ServerWatch) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        if exc.status_code == 404:  # a page path that names no page: the HTML 404 page
+            from .pages import not_found_page
+
+            page = not_found_page(request)
+            if page is not None:
+                return page
         codes = {404: "not-found", 405: "method-not-allowed"}
         code = codes.get(exc.status_code, "http-error")
         message = f"{request.method} {request.url.path}: {exc.detail}"

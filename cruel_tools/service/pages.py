@@ -1,10 +1,13 @@
 """The web front end's pages, their static files, and the API's reference (``/v1/docs``), each
 revalidated on every use (an ETag), under a Content-Security-Policy that loads nothing from
-another origin (docs/web.md)."""
+another origin (docs/web.md). Text files are sent gzip-compressed to a browser that accepts it
+(compressed once per file, with an ETag of their own), ``HEAD`` is answered on every page and
+file, and a page path that names no page gets the HTML 404 page (``404.html``)."""
 
 from __future__ import annotations
 
 import functools
+import gzip
 import hashlib
 from importlib.resources import files
 from pathlib import Path
@@ -16,7 +19,7 @@ from fastapi.responses import Response
 
 from .errors import ApiError
 
-__all__ = ["STATIC", "PAGES", "router"]
+__all__ = ["STATIC", "PAGES", "router", "not_found_page", "accepts_gzip"]
 
 
 #: Media types of the web front end's files, by suffix: a file of another kind is not served.
@@ -72,25 +75,105 @@ _SWAGGER: Final = {
 }
 
 
-def _etag(body: bytes) -> str:
-    return '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+#: Files smaller than this are sent as they are: gzip's header would eat the gain.
+_GZIP_MIN: Final = 256
 
 
-def _file_response(request: Request, body: bytes, media_type: str, policy: str | None) -> Response:
+def _etag(body: bytes, suffix: str = "") -> str:
+    return '"' + hashlib.sha256(body).hexdigest()[:32] + suffix + '"'
+
+
+@functools.lru_cache(maxsize=64)
+def _gzipped(body: bytes) -> bytes | None:
+    """``body`` compressed (gzip, level 9, no time stamp: the same bytes on every run), once per
+    file; None when compressing does not make it smaller."""
+    if len(body) < _GZIP_MIN:
+        return None
+    packed = gzip.compress(body, compresslevel=9, mtime=0)
+    return packed if len(packed) < len(body) else None
+
+
+def accepts_gzip(request: Request) -> bool:
+    """Whether the request's ``Accept-Encoding`` allows gzip (``gzip`` or ``*`` with a q-value
+    above 0; an explicit ``gzip;q=0`` refuses it, whatever ``*`` says)."""
+    star = False
+    for part in request.headers.get("accept-encoding", "").split(","):
+        name, _, params = part.strip().partition(";")
+        q = 1.0
+        for param in params.split(";"):
+            key, _, value = param.strip().partition("=")
+            if key.strip().lower() == "q":
+                try:
+                    q = float(value)
+                except ValueError:
+                    q = 0.0
+        name = name.strip().lower()
+        if name in ("gzip", "x-gzip"):
+            return q > 0
+        if name == "*":
+            star = q > 0
+    return star
+
+
+def _matches(header: str | None, tag: str) -> bool:
+    """``If-None-Match`` (a list of tags, weak or strong, or ``*``) against ``tag``."""
+    if not header:
+        return False
+    for item in header.split(","):
+        item = item.strip()
+        if item == "*" or item.removeprefix("W/") == tag:
+            return True
+    return False
+
+
+def _compressible(media_type: str) -> bool:
+    return media_type.startswith(("text/", "image/svg", "application/json"))
+
+
+def _file_response(
+    request: Request, body: bytes, media_type: str, policy: str | None, status: int = 200
+) -> Response:
     """A file, revalidated on every use (``no-cache`` with an ETag: a 304 costs no body), so
-    that a page and its scripts always come from the same release of the package."""
+    that a page and its scripts always come from the same release of the package. A text file
+    goes gzip-compressed when the request accepts it (``Content-Encoding: gzip``, its own ETag,
+    ``Vary: Accept-Encoding``); a ``HEAD`` gets the headers of the ``GET`` and no body."""
+    packed = _gzipped(body) if _compressible(media_type) else None
+    send = body
     tag = _etag(body)
     headers = {
         "Cache-Control": "no-cache",
-        "ETag": tag,
         "X-Content-Type-Options": "nosniff",
         "Referrer-Policy": "no-referrer",
     }
+    if packed is not None:
+        headers["Vary"] = "Accept-Encoding"
+        if accepts_gzip(request):
+            send, tag = packed, _etag(body, "-gzip")
+            headers["Content-Encoding"] = "gzip"
+    headers["ETag"] = tag
     if policy is not None:
         headers["Content-Security-Policy"] = policy
-    if request.headers.get("if-none-match") == tag:
+    if status == 200 and _matches(request.headers.get("if-none-match"), tag):
         return Response(status_code=304, headers=headers)
-    return Response(body, media_type=media_type, headers=headers)
+    if request.method == "HEAD":
+        headers["Content-Length"] = str(len(send))
+        return Response(status_code=status, media_type=media_type, headers=headers)
+    return Response(send, status_code=status, media_type=media_type, headers=headers)
+
+
+def not_found_page(request: Request) -> Response | None:
+    """The HTML 404 page (``404.html``: the site's header and a link home) for a ``GET`` or
+    ``HEAD`` of a path that is not the API's (``/v1/...``) nor a static file's
+    (``/static/...``), which keep their JSON errors; None for those."""
+    path = request.url.path
+    if request.method not in ("GET", "HEAD") or path.startswith(("/v1/", "/static/")):
+        return None
+    if path in ("/v1", "/static"):
+        return None
+    found = STATIC.get("404.html")
+    if found is None:
+        return None
+    return _file_response(request, *found, policy=_PAGE_POLICY, status=404)
 
 
 @functools.cache
@@ -106,7 +189,7 @@ def router() -> APIRouter:
     in the OpenAPI document."""
     router = APIRouter()
 
-    @router.get("/static/{name}", include_in_schema=False)
+    @router.api_route("/static/{name}", methods=["GET", "HEAD"], include_in_schema=False)
     async def static_file(name: str, request: Request) -> Response:
         """A file of the package's web folder (``cruel.js``, the rules engine as an ES module,
         and the pages' scripts and styles; docs/web.md): only the names listed in
@@ -116,7 +199,7 @@ def router() -> APIRouter:
             raise ApiError(404, "not-found", f"no static file {name!r}")
         return _file_response(request, *found, policy=None)
 
-    @router.get("/static/swagger/{name}", include_in_schema=False)
+    @router.api_route("/static/swagger/{name}", methods=["GET", "HEAD"], include_in_schema=False)
     async def swagger_file(name: str, request: Request) -> Response:
         """Swagger UI for ``/v1/docs``, served here: the docs load nothing from elsewhere."""
         media_type = _SWAGGER.get(name)
@@ -124,7 +207,7 @@ def router() -> APIRouter:
             raise ApiError(404, "not-found", f"no static file {name!r}")
         return _file_response(request, _swagger_file(name), media_type, policy=None)
 
-    @router.get("/v1/docs", include_in_schema=False)
+    @router.api_route("/v1/docs", methods=["GET", "HEAD"], include_in_schema=False)
     async def api_docs(request: Request) -> Response:
         """The API's reference (Swagger UI over /v1/openapi.json)."""
         page = get_swagger_ui_html(
@@ -143,7 +226,7 @@ def router() -> APIRouter:
                 raise ApiError(404, "not-found", f"no page {path}")
             return _file_response(request, *found, policy=_PAGE_POLICY)
 
-        router.add_api_route(path, page, methods=["GET"], include_in_schema=False)
+        router.add_api_route(path, page, methods=["GET", "HEAD"], include_in_schema=False)
 
     for path, name in PAGES.items():
         page_route(path, name)
