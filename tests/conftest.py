@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import sys
+import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -146,3 +148,17 @@ def _built_elsewhere() -> bool:
         if folder != here and any(f.suffix in (".so", ".pyd") for f in folder.glob("_native.*")):
             return True
     return False
+
+
+@pytest.fixture
+def sigint_soon() -> Iterator[None]:
+    """SIGINT to the main thread 0.3 s from now (what Ctrl-C sends): the tests that stop a
+    native search as Ctrl-C would."""
+    main = threading.main_thread().ident
+    assert main is not None and threading.current_thread() is threading.main_thread()
+    timer = threading.Timer(0.3, signal.pthread_kill, (main, signal.SIGINT))
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import random
+import sqlite3
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from cruel_tools import cards
 from cruel_tools.cards import Card
@@ -12,6 +16,7 @@ from cruel_tools.deals import deal_piles
 from cruel_tools.game import Game, Move, Step, start_foundations
 from cruel_tools.log import step_entry
 from cruel_tools.rules import DEFAULT, Rules
+from cruel_tools.stores import Stores, open_stores
 
 
 def c(text: str) -> Card:
@@ -164,3 +169,38 @@ def off_foundation(suit: int, height: int, rules: Rules) -> list[Card]:
 def lowest_height(rules: Rules) -> int:
     """The fewest cards a foundation holds: 1 (its base) or 0 when none start there."""
     return 0 if rules.foundation_base == "none" else 1
+
+
+def failing_leaderboard(db: Path, monkeypatch: pytest.MonkeyPatch) -> Stores:
+    """The stores of ``db`` with every leaderboard read failing as a broken disk fails."""
+    stores = open_stores(db)
+
+    def failing(*args: Any) -> Any:
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(stores.boards, "leaderboard", failing)
+    return stores
+
+
+def cards_off(rng: random.Random, left: int, rules: Rules) -> tuple[list[int], list[Card]]:
+    """Foundation heights with ``left`` cards taken off them at random, and those cards shuffled:
+    the start of a small random position."""
+    low = lowest_height(rules)
+    heights = [13] * 4
+    for _ in range(left):
+        s = rng.choice([i for i in range(4) if heights[i] > low])
+        heights[s] -= 1
+    rest = [c for s in range(4) for c in off_foundation(s, heights[s], rules)]
+    rng.shuffle(rest)
+    return heights, rest
+
+
+def spread(rng: random.Random, cards: list[Card], n: int, p_next: float) -> list[list[Card]]:
+    """``cards`` laid in order over ``n`` piles, a pile closed after each card with ``p_next``."""
+    piles: list[list[Card]] = [[] for _ in range(n)]
+    k = 0
+    for card in cards:
+        if k < n and piles[k] and rng.random() < p_next:
+            k += 1
+        piles[min(k, n - 1)].append(card)
+    return piles

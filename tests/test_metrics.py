@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import datetime as dt
 import random
-import sqlite3
 import string
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,7 +20,8 @@ from cruel_tools import service
 from cruel_tools.engine import engine_name
 from cruel_tools.keys import KeyStore
 from cruel_tools.service.metrics import UNMATCHED, Metrics, collected
-from cruel_tools.stores import open_stores
+
+from .helpers import failing_leaderboard
 
 ROOT = Path(__file__).resolve().parent.parent
 TODAY = dt.date(2027, 1, 6)
@@ -127,12 +127,7 @@ def test_labels_stay_bounded_under_random_paths_and_methods(
 def test_store_errors_are_counted_by_code(
     tmp_path: Path, keys: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    stores = open_stores(tmp_path / "db.sqlite")
-
-    def failing(*args: Any) -> Any:
-        raise sqlite3.OperationalError("disk I/O error")
-
-    monkeypatch.setattr(stores.boards, "leaderboard", failing)
+    stores = failing_leaderboard(tmp_path / "db.sqlite", monkeypatch)
     app = service.create_app(settings(tmp_path / "db.sqlite"), stores)
     with TestClient(app) as client:
         for _ in range(3):

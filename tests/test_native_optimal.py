@@ -13,10 +13,7 @@ from __future__ import annotations
 import json
 import os
 import random
-import signal
-import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -215,19 +212,6 @@ def test_the_memory_budget_ends_the_search_with_a_bound() -> None:
     why, steps, bound, expanded, _, _, peak = out
     assert (why, steps) == ("memory", []) and bound >= actions_bound(game)
     assert 0 < peak <= 24 << 20 and expanded > 1000
-
-
-@pytest.fixture
-def sigint_soon() -> Iterator[None]:
-    """SIGINT to the main thread 0.3 s from now (what Ctrl-C sends)."""
-    main = threading.main_thread().ident
-    assert main is not None and threading.current_thread() is threading.main_thread()
-    timer = threading.Timer(0.3, signal.pthread_kill, (main, signal.SIGINT))
-    timer.start()
-    try:
-        yield
-    finally:
-        timer.cancel()
 
 
 @pytest.mark.usefixtures("sigint_soon")

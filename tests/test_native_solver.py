@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import os
 import random
-import signal
 import threading
 import time
-from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -273,19 +271,6 @@ def test_cli_max_memory() -> None:
     out = runner.invoke(app, ["solve", "48", "--max-memory", "lots"])
     assert out.exit_code == 2
     assert "--max-memory must be a size like 512M or 1G, not lots" in out.output
-
-
-@pytest.fixture
-def sigint_soon() -> Iterator[None]:
-    """SIGINT to the main thread 0.3 s from now (what Ctrl-C sends)."""
-    main = threading.main_thread().ident
-    assert main is not None and threading.current_thread() is threading.main_thread()
-    timer = threading.Timer(0.3, signal.pthread_kill, (main, signal.SIGINT))
-    timer.start()
-    try:
-        yield
-    finally:
-        timer.cancel()
 
 
 @pytest.mark.usefixtures("sigint_soon")

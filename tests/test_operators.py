@@ -6,7 +6,6 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import socket
-import sqlite3
 import subprocess
 import threading
 import time
@@ -24,7 +23,7 @@ from cruel_tools.statefile import STATE_FORMAT, DatabaseState, state_path
 from cruel_tools.store import StoreError
 from cruel_tools.stores import open_stores
 
-from .helpers import published_puzzles, puzzle_log
+from .helpers import failing_leaderboard, published_puzzles, puzzle_log
 from .stores import FreshSchema, needs_postgres
 
 pytestmark = pytest.mark.integration  # servers and databases (as tests/test_service.py)
@@ -78,12 +77,7 @@ def lines() -> Iterator[list[str]]:
 def test_repeated_store_errors_are_one_line_per_interval_with_a_count(
     tmp_path: Path, lines: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    stores = open_stores(tmp_path / "db.sqlite")
-
-    def failing(*args: Any) -> Any:
-        raise sqlite3.OperationalError("disk I/O error")
-
-    monkeypatch.setattr(stores.boards, "leaderboard", failing)
+    stores = failing_leaderboard(tmp_path / "db.sqlite", monkeypatch)
     app = service.create_app(settings(tmp_path / "db.sqlite"), stores)
     now = [0.0]
     app.state.store_log.clock = lambda: now[0]

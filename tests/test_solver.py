@@ -16,7 +16,7 @@ from cruel_tools.rules import PRESETS
 from cruel_tools.solver import exhaustive, pile1_lock, solution_log, solve
 from cruel_tools.verify import verify_bytes
 
-from .helpers import lowest_height, off_foundation, pile
+from .helpers import cards_off, pile, spread
 
 # The Python engine's paths too: .ci/run runs these again under CRUEL_ENGINE=python.
 pytestmark = pytest.mark.fallback
@@ -95,13 +95,7 @@ def small_position(seed: int, left: int, rules_name: str, lock_bias: bool) -> Ga
     """A random position with ``left`` cards still in piles, the rest on the foundations."""
     rng = random.Random(seed)
     rules = PRESETS[rules_name]
-    low = lowest_height(rules)
-    heights = [13] * 4
-    for _ in range(left):
-        s = rng.choice([i for i in range(4) if heights[i] > low])
-        heights[s] -= 1
-    remaining = [c for s in range(4) for c in off_foundation(s, heights[s], rules)]
-    rng.shuffle(remaining)
+    heights, remaining = cards_off(rng, left, rules)
     if lock_bias and len(remaining) >= 3:
         # Put a suit's low card under its king at the bottom of pile 1, often a lock.
         by_suit: dict[int, list[int]] = {}
@@ -114,14 +108,7 @@ def small_position(seed: int, left: int, rules_name: str, lock_bias: bool) -> Ga
                 remaining.remove(last)
                 remaining[:0] = [first, last]
                 break
-    n = rules.pile_count
-    piles: list[list[int]] = [[] for _ in range(n)]
-    k = 0
-    for card in remaining:
-        if k < n and piles[k] and rng.random() < 0.4:
-            k += 1
-        piles[min(k, n - 1)].append(card)
-    return Game(piles, heights, rules)
+    return Game(spread(rng, remaining, rules.pile_count, 0.4), heights, rules)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

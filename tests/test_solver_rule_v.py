@@ -14,7 +14,7 @@ from cruel_tools.game import Game, Move
 from cruel_tools.rules import PRESETS, Rules
 from cruel_tools.solver import exhaustive, last_deal, safe_home_move, solve, stuck_cards
 
-from .helpers import lowest_height, off_foundation, pile
+from .helpers import cards_off, pile, spread
 
 pytestmark = pytest.mark.fallback
 
@@ -88,20 +88,8 @@ def small(seed: int, left: int, name: str, redeals: int) -> Game:
     one its foundation takes first."""
     rng = random.Random(seed)
     rules = PROFILES[name]
-    low = lowest_height(rules)
-    heights = [13] * 4
-    for _ in range(left):
-        s = rng.choice([i for i in range(4) if heights[i] > low])
-        heights[s] -= 1
-    rest = [c for s in range(4) for c in off_foundation(s, heights[s], rules)]
-    rng.shuffle(rest)
-    n = rules.pile_count
-    piles: list[list[int]] = [[] for _ in range(n)]
-    k = 0
-    for card in rest:
-        if k < n and piles[k] and rng.random() < 0.45:
-            k += 1
-        piles[min(k, n - 1)].append(card)
+    heights, rest = cards_off(rng, left, rules)
+    piles = spread(rng, rest, rules.pile_count, 0.45)
     limit = rules.max_redeals or 0
     return Game(piles, heights, rules, redeals=min(redeals, limit))
 
