@@ -106,10 +106,18 @@ export class CruelError extends Error {
  * `redeal-not-stuck`, `move-after-end`. A game that throws one is left unchanged.
  */
 export class IllegalMove extends CruelError {
-  /** @param {string} code @param {string} message */
-  constructor(code, message) {
+  /**
+   * @param {string} code @param {string} message
+   * @param {Record<string, unknown>} [fields] the refusal's facts, for words in another
+   *   language than the engine's (docs/web.md "Languages"): `card` (the card that would move,
+   *   an int), `source`, `target` (piles; target null: the foundation), `onto` (the card it
+   *   would go onto), `needs` (the card it needs there, or null: none fits), `count`, ...
+   */
+  constructor(code, message, fields = {}) {
     super(code, message);
     this.name = 'IllegalMove';
+    /** @type {Record<string, unknown>} */
+    this.fields = fields;
   }
 }
 
@@ -568,7 +576,7 @@ export class Game {
   move(source, target, count = 1, card = null) {
     const n = this.rules.pile_count;
     if (!isPile(source, n) || !(target === null || isPile(target, n))) {
-      throw new IllegalMove('bad-pile', `piles are numbered 1 to ${n}`);
+      throw new IllegalMove('bad-pile', `piles are numbered 1 to ${n}`, { piles: n, source, target });
     }
     const piles = this.piles;
     const src = piles[source - 1];
@@ -576,10 +584,10 @@ export class Game {
       if (this.isWon()) {
         throw afterEnd();
       }
-      throw new IllegalMove('empty-source', `pile ${source} is empty`);
+      throw new IllegalMove('empty-source', `pile ${source} is empty`, { source });
     }
     if (target === source) {
-      throw new IllegalMove('same-pile', `pile ${source} cannot move onto itself`);
+      throw new IllegalMove('same-pile', `pile ${source} cannot move onto itself`, { source });
     }
     if (count !== 1) {
       checkRun(this, source, target, count);
@@ -588,7 +596,8 @@ export class Game {
     if (card !== null && card !== undefined && card !== moving) {
       const what = count === 1 ? 'top card' : `run of ${count} starts at`;
       throw new IllegalMove('card-mismatch',
-        `the log says ${cardSymbol(card)} but pile ${source}'s ${what} ${cardSymbol(moving)}`);
+        `the log says ${cardSymbol(card)} but pile ${source}'s ${what} ${cardSymbol(moving)}`,
+        { card: moving, logged: card, source, count });
     }
     if (target === null) {
       const found = this.foundations;
@@ -596,7 +605,8 @@ export class Game {
       if (!isNextOnFoundation(found, moving, this.rules)) {
         throw new IllegalMove('not-next-on-foundation',
           `${cardSymbol(moving)} from pile ${source} cannot go to the foundation ` +
-          `(needs ${foundationNeeds(s, found[s], this.rules)})`);
+          `(needs ${foundationNeeds(s, found[s], this.rules)})`,
+          { card: moving, source, target: null, needs: foundationCard(s, found[s], this.rules) });
       }
       found[s] += 1;
       src.pop();
@@ -605,7 +615,7 @@ export class Game {
       if (!dst.length) {
         throw new IllegalMove('empty-target',
           `${cardSymbol(moving)} from pile ${source} cannot go onto pile ${target}: ` +
-          'it is empty, and empty piles stay closed');
+          'it is empty, and empty piles stay closed', { card: moving, source, target });
       }
       const onto = dst[dst.length - 1];
       if (!fits(moving, onto, this.rules.tableau_build)) {
@@ -627,11 +637,12 @@ export class Game {
     }
     const rules = this.rules;
     if (rules.max_redeals !== null && this.redeals >= rules.max_redeals) {
-      return new IllegalMove('redeal-limit', `no redeals left: these rules allow ${rules.max_redeals}`);
+      return new IllegalMove('redeal-limit', `no redeals left: these rules allow ${rules.max_redeals}`,
+        { max: rules.max_redeals });
     }
     if (rules.redeal_only_when_stuck && this.hasCardMove()) {
       return new IllegalMove('redeal-not-stuck',
-        `${rules.preset} allows a redeal only when no card can move`);
+        `${rules.preset} allows a redeal only when no card can move`, { preset: rules.preset });
     }
     const unchanged = cruelLayout(rules)
       ? isPacked(this.piles)
@@ -738,17 +749,18 @@ export class Game {
 function checkRun(game, source, target, count) {
   if (!game.rules.run_moves) {
     throw new IllegalMove('runs-not-allowed',
-      `only one card moves at a time under ${game.rules.preset}`);
+      `only one card moves at a time under ${game.rules.preset}`,
+      { source, target, count, preset: game.rules.preset });
   }
   if (target === null) {
     throw new IllegalMove('run-to-foundation',
-      'runs move only onto piles; cards go to the foundation one by one');
+      'runs move only onto piles; cards go to the foundation one by one', { source, count });
   }
   const length = game.runLength(source);
   if (!(Number.isInteger(count) && count >= 1 && count <= length)) {
     throw new IllegalMove('not-a-run',
       `the top ${count} cards of pile ${source} are not a run ` +
-      `(its run is ${length} card${length !== 1 ? 's' : ''})`);
+      `(its run is ${length} card${length !== 1 ? 's' : ''})`, { source, target, count, length });
   }
 }
 
@@ -843,7 +855,7 @@ function buildError(source, target, moving, onto, build) {
     const needs = successor(moving);
     const code = cardSuit(onto) === cardSuit(moving) ? 'wrong-rank' : 'wrong-suit';
     const why = needs === null ? 'a king builds on no card' : `needs ${cardSymbol(needs)}`;
-    return new IllegalMove(code, `${head} (${why})`);
+    return new IllegalMove(code, `${head} (${why})`, { card: moving, source, target, onto, needs, build });
   }
   const rank = RANK_NAMES[cardRank(moving)];
   let needs;
@@ -854,7 +866,8 @@ function buildError(source, target, moving, onto, build) {
   }
   needs += ' of the other colour';
   const code = RED[cardSuit(moving)] === RED[cardSuit(onto)] ? 'wrong-colour' : 'wrong-rank';
-  return new IllegalMove(code, `${head} (a ${rank} needs ${needs})`);
+  return new IllegalMove(code, `${head} (a ${rank} needs ${needs})`,
+    { card: moving, source, target, onto, needs: null, build });
 }
 
 /** The card `card` may be built onto (same suit, one rank higher), or null for a king. */
@@ -868,6 +881,14 @@ function isPile(n, count = NUM_PILES) {
 
 function afterEnd() {
   return new IllegalMove('move-after-end', 'the game is already won');
+}
+
+/** The card a foundation takes next (an int), or null when it is complete. */
+function foundationCard(suit, count, rules) {
+  if (count === KING) {
+    return null;
+  }
+  return makeCard(suit, rules.foundation_direction === 'up' ? count + 1 : KING - count);
 }
 
 function foundationNeeds(suit, count, rules) {
@@ -992,10 +1013,16 @@ export const MAX_PILES = 13;
  * `path`: a JSON pointer into the log (`/moves/3/from`), `''` for the text as a whole.
  */
 export class LogError extends CruelError {
-  /** @param {string} code @param {string} path @param {string} message */
-  constructor(code, path, message) {
+  /**
+   * @param {string} code @param {string} path @param {string} message
+   * @param {Record<string, unknown>} [fields] the facts, for words in another language
+   *   (`too-large`: size, max; `claim-mismatch`: field, claimed, actual)
+   */
+  constructor(code, path, message, fields = {}) {
     super(code, message);
     this.name = 'LogError';
+    /** @type {Record<string, unknown>} */
+    this.fields = fields;
     /** @type {string} */
     this.path = path;
   }
@@ -1678,7 +1705,8 @@ export function readLog(input, limits = {}) {
   if (typeof input === 'string') {
     const size = new TextEncoder().encode(input).length;
     if (size > maxBytes) {
-      throw new LogError('too-large', '', `log is ${size} bytes, over the limit of ${maxBytes}`);
+      throw new LogError('too-large', '', `log is ${size} bytes, over the limit of ${maxBytes}`,
+        { size, max: maxBytes });
     }
     obj = parseJson(input.startsWith('\uFEFF') ? input.slice(1) : input);
   } else {
@@ -1755,7 +1783,8 @@ export function claimProblem(game, claim) {
     const said = claim[key] ?? null;
     if (said !== null && said !== value) {
       return new LogError('claim-mismatch', `/claim/${key}`,
-        `the claim says ${key} ${said}, the replay gives ${value}`);
+        `the claim says ${key} ${said}, the replay gives ${value}`,
+        { field: key, claimed: said, actual: value });
     }
   }
   return null;

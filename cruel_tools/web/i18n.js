@@ -1,18 +1,28 @@
 /**
  * i18n.js: every word a page shows comes from one message catalog per language
- * (messages-en.js, messages-nl.js), chosen by the player's switch (remembered in
- * localStorage "cruel.lang"), else by the browser's languages, else English.
- * Only the chosen catalog is loaded.
+ * (messages-en.js, messages-nl.js), chosen by `?lang=` in the address, else the player's switch
+ * (remembered in localStorage "cruel.lang"), else the browser's languages, else English.
+ * Only the chosen catalog is loaded (docs/web.md "Languages").
  *
- * Use: `t('play.undone', { step: '…' })` in scripts; `data-i18n="key"` on an element whose
- * text is a message (`data-i18n-attr="aria-label:key;title:key2"` for attributes), filled by
- * `translatePage()`.
+ * Use: `t('play.undone', { step: '…' })` in scripts (`tn(key, count, params)` for a message
+ * with a singular and a plural: keys `key.one` and `key.other`); `data-i18n="key"` on an element
+ * whose text is a message (`data-i18n-attr="aria-label:key;title:key2"` for attributes), filled
+ * by `translatePage()`, which runs once when this module loads. Dates and numbers: `formatDate`,
+ * `formatNumber` (Intl, in the page's language).
+ *
+ * `?lang=qps` (never remembered, never offered by the switch) is a test-only pseudo language:
+ * the English catalog with each message wrapped in ⟦…⟧ (and each date or number Intl formats
+ * in ⟪…⟫), so that a test can see any text that escapes the catalog.
  *
  * @module i18n
  */
 
+/** The languages a player can choose, each with its name in itself (the switch's options). */
 export const LANGUAGES = ['en', 'nl'];
+export const LANGUAGE_NAMES = { en: 'English', nl: 'Nederlands' };
 export const LANG_KEY = 'cruel.lang';
+/** The test-only pseudo language (docs/web.md "Languages"). */
+export const PSEUDO = 'qps';
 
 function stored() {
   try {
@@ -22,20 +32,42 @@ function stored() {
   }
 }
 
-/** The language to show: the remembered switch, else the browser's first known language. */
+function base(want) {
+  return typeof want === 'string' ? want.trim().toLowerCase().split(/[-_]/)[0] : '';
+}
+
+/** The language to show: `?lang=`, else the remembered switch, else the browser's first known
+ * language, else English. */
 export function chooseLanguage() {
   const asked = new URLSearchParams(globalThis.location?.search ?? '').get('lang');
+  if (base(asked) === PSEUDO) {
+    return PSEUDO;
+  }
   for (const want of [asked, stored(), ...(globalThis.navigator?.languages ?? [])]) {
-    const base = typeof want === 'string' ? want.toLowerCase().split('-')[0] : '';
-    if (LANGUAGES.includes(base)) {
-      return base;
+    if (LANGUAGES.includes(base(want))) {
+      return base(want);
     }
   }
   return 'en';
 }
 
 export const lang = chooseLanguage();
-const catalog = (await import(lang === 'nl' ? './messages-nl.js' : './messages-en.js')).default;
+/** The locale Intl formats dates and numbers in (the pseudo language's is English). */
+export const locale = lang === PSEUDO ? 'en' : lang;
+const pseudo = lang === PSEUDO;
+
+const catalog = await (async () => {
+  const messages = (await import(lang === 'nl' ? './messages-nl.js' : './messages-en.js')).default;
+  if (!pseudo) {
+    return messages;
+  }
+  return Object.fromEntries(Object.entries(messages).map(([k, v]) => [k, `\u27e6${v}\u27e7`]));
+})();
+
+/** Whether the catalog has a message `key`. */
+export function has(key) {
+  return typeof catalog[key] === 'string';
+}
 
 /**
  * The message `key` in the player's language, with `{name}` replaced by `params.name`.
@@ -53,26 +85,99 @@ export function t(key, params = {}) {
   return message.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
 }
 
-/** Remember the player's language and show the page in it. */
+const plurals = new Intl.PluralRules(locale);
+
+/**
+ * A message with a number: `key.one` or `key.other` (as Intl.PluralRules chooses for the
+ * language; English and Dutch have these two), with `{count}` set to `count`.
+ * @param {string} key @param {number} count @param {Record<string, unknown>} [params]
+ */
+export function tn(key, count, params = {}) {
+  const form = `${key}.${plurals.select(count)}`;
+  return t(has(form) ? form : `${key}.other`, { count: formatNumber(count), ...params });
+}
+
+function marked(text) {
+  return pseudo ? `\u27ea${text}\u27eb` : text;
+}
+
+/** A number in the page's language (`1,234.5` or `1.234,5`). */
+export function formatNumber(n, options = {}) {
+  return marked(new Intl.NumberFormat(locale, options).format(n));
+}
+
+/** A date (a Date) in the page's language, by Intl's `options`. */
+export function formatDate(date, options = {}) {
+  return marked(date.toLocaleString(locale, options));
+}
+
+/** Remember the player's language and show the page in it (a `?lang=` in the address is
+ * dropped: the switch wins). */
 export function setLanguage(language) {
   try {
     globalThis.localStorage?.setItem(LANG_KEY, language);
   } catch {
-    // storage refused: the switch holds for this page only
+    // storage refused: the address carries the choice for this page
   }
-  location.reload();
+  const url = new URL(location.href);
+  url.searchParams.delete('lang');
+  if (stored() !== language) {
+    url.searchParams.set('lang', language);
+  }
+  location.assign(url.href);
 }
 
 /** Fill every `data-i18n` element's text and `data-i18n-attr` attributes under `root`. */
 export function translatePage(root = document) {
-  document.documentElement.lang = lang;
+  document.documentElement.lang = locale;
   for (const el of root.querySelectorAll('[data-i18n]')) {
     el.textContent = t(el.dataset.i18n);
   }
   for (const el of root.querySelectorAll('[data-i18n-attr]')) {
     for (const pair of el.dataset.i18nAttr.split(';')) {
       const [attr, key] = pair.split(':');
-      el.setAttribute(attr.trim(), t(key.trim()));
+      if (attr && key) {
+        el.setAttribute(attr.trim(), t(key.trim()));
+      }
     }
   }
+}
+
+/**
+ * The language switch (a `<select id="lang-switch">`) in the site header's nav, on every page:
+ * its options are the languages' own names; choosing one remembers it and reloads the page.
+ */
+export function installSwitch(doc = document) {
+  const nav = doc.querySelector('header nav') ?? doc.querySelector('header');
+  if (!nav || doc.getElementById('lang-switch')) {
+    return;
+  }
+  const select = doc.createElement('select');
+  select.id = 'lang-switch';
+  select.className = 'lang-switch';
+  select.setAttribute('aria-label', t('site.language'));
+  select.title = t('site.language');
+  for (const code of LANGUAGES) {
+    const option = doc.createElement('option');
+    option.value = code;
+    option.lang = code;
+    option.textContent = LANGUAGE_NAMES[code];
+    option.selected = code === lang;
+    select.append(option);
+  }
+  select.addEventListener('change', () => setLanguage(select.value));
+  const list = nav.querySelector('ul');
+  if (list) {
+    const li = doc.createElement('li');
+    li.className = 'lang-item';
+    li.append(select);
+    list.append(li);
+  } else {
+    nav.append(select);
+  }
+}
+
+if (globalThis.document) {
+  translatePage();
+  installSwitch();
 }
