@@ -53,6 +53,7 @@ STATIC: Final[dict[str, tuple[bytes, str]]] = _web_files()
 PAGES: Final = {
     "/": "index.html",
     "/play/{id}": "play.html",
+    "/play/deal/{number}": "play.html",  # free play: any deal number, ?rules=preset
     "/replay": "replay.html",
     "/leaderboard/{id}": "leaderboard.html",
 }

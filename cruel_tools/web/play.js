@@ -9,14 +9,20 @@ import {
 import { renderBoard } from './board.js';
 import { renderStats, recordGame } from './stats.js';
 import { call, rankedName, storedName } from './tokens.js';
+import { t } from './i18n.js';
+import { readRoute, freePuzzle, fillFreeForm } from './freeplay.js';
 
 const $ = (id) => document.getElementById(id);
-const puzzleId = decodeURIComponent(location.pathname.replace(/\/+$/, '').split('/').pop());
+// What the address asks for: a published puzzle (/play/{id}) or free play (/play/deal/{n}).
+const route = readRoute(location);
+const puzzleId = route.kind === 'puzzle' ? route.id : null;
 const KEYS = {
-  progress: `cruel.progress.${puzzleId}`,
+  progress: puzzleId !== null ? `cruel.progress.${puzzleId}` : `cruel.progress.deal.${route.number}.${route.rules}`,
   result: `cruel.result.${puzzleId}`,
   auto: 'cruel.auto',
 };
+// The pause between two automatic moves the page makes (cards go up one by one).
+const AUTO_MS = matchMedia('(prefers-reduced-motion: reduce)').matches ? 60 : 160;
 // The keys that pick a target pile: 1-9, 0 for 10, - for 11, = for 12.
 const PILE_KEYS = ['1', '2', '3', '4', '5', '6', '7', '8', '9', '0', '-', '='];
 // A request the network lost, or the service could not take (5xx, 429), is tried again after
@@ -25,9 +31,17 @@ const RETRY_MS = [300, 1000, 3000];
 
 const state = {
   puzzle: null,
+  mode: 'daily', // daily (open: ranked with a name) | practice (a closed puzzle) | free (a deal number)
+  autoToken: 0, // the run of automatic moves the page makes; a new step or an undo ends it
+  autoCards: [], // the cards of the current run, for its note
+  hint: null, // {at, step, card}: the hint shown for the position after `at` steps
+  givenUp: false, // an unranked game given up: over, counted as played
+  helpPending: false, // a hint or winnability request on its way
+  helpAt: null, // the position (steps played) the help's note speaks of
+  clickedPile: null, // the pile of the last single click (a double-click's first)
   rec: null, // a Recorder at the current position: the game replayed from the deal
   steps: [], // the line that stands (undo pops)
-  autos: [], // for each step of the line: made by the server's automatic moves
+  autos: [], // for each step of the line: an automatic move (the server's, or this page's)
   startedAt: null,
   finishedAt: null, // set once the game is recorded in cruel.games (won, or started over)
   live: null, // the ranked game's live attempt (newLive())
@@ -97,6 +111,9 @@ function saveProgress() {
   if (state.finishedAt) {
     progress.finished_at = state.finishedAt;
   }
+  if (state.givenUp) {
+    progress.given_up = true;
+  }
   store(KEYS.progress, state.steps.length || progress.live ? progress : null);
 }
 
@@ -162,6 +179,15 @@ function gameLog() {
   if (meta.player === null) {
     delete meta.player;
   }
+  if (puzzleId === null) {
+    delete meta.puzzle;
+  }
+  if (state.mode !== 'daily') {
+    meta.play = state.mode; // practice or free: never ranked
+  }
+  if (state.givenUp) {
+    meta.given_up = true;
+  }
   if (state.live?.id) {
     meta.attempt = state.live.id;
   }
@@ -191,6 +217,10 @@ function describe(step, g) {
 
 /** Play a step: true when played; an illegal one changes nothing and says why. */
 function play(step) {
+  if (state.givenUp) {
+    say(t('play.given-up-over'), 'error');
+    return false;
+  }
   const g = game();
   let words;
   let moved = null;
@@ -224,7 +254,7 @@ function play(step) {
   if (state.startedAt === null) {
     state.startedAt = localTime();
   }
-  if (state.live === null && state.steps.length === 1 && rankedName()) {
+  if (state.live === null && state.steps.length === 1 && rankedName() && state.mode === 'daily') {
     startLive(rankedName()); // at the first move: looking at the deal costs no time
   }
   if (liveActive()) {
@@ -235,10 +265,58 @@ function play(step) {
     outcome === 'won' ? 'ok' : '');
   saveProgress();
   render();
+  scheduleAutos();
   return true;
 }
 
+// --- the page's automatic moves (unranked games: a ranked game's are the server's) ------------
+
+/** After a step of the player's: make the automatic moves cruel.js finds safe, one by one. */
+function scheduleAutos() {
+  const token = ++state.autoToken;
+  state.autoCards = [];
+  if (autoSetting() !== 'foundations' || liveActive() || state.givenUp) {
+    $('board').dataset.auto = 'idle';
+    return;
+  }
+  const next = () => {
+    if (token !== state.autoToken) {
+      return;
+    }
+    const m = game().automaticMove();
+    if (m === null) {
+      $('board').dataset.auto = 'idle';
+      return;
+    }
+    playAuto(m);
+    setTimeout(next, AUTO_MS);
+  };
+  $('board').dataset.auto = 'running';
+  setTimeout(next, AUTO_MS);
+}
+
+/** Play automatic move `m` (a step of the log, marked auto) and say so. */
+function playAuto(m) {
+  const card = game().top(m.source);
+  state.rec.push(m);
+  state.steps.push(m);
+  state.autos.push(true);
+  state.highlight = card;
+  state.autoCards.push(cardSymbol(card));
+  const won = game().outcome() === 'won';
+  const key = m.why === 'finish' ? 'play.auto-finish' : 'play.auto-moved';
+  say(t(key, { cards: state.autoCards.join(' ') }) + (won ? ` ${t('play.you-won')}` : ''), won ? 'ok' : '');
+  $('message').dataset.auto = String(state.autoCards.length);
+  saveProgress();
+  render();
+}
+
 function undo() {
+  if (state.givenUp) {
+    say(t('play.given-up-over'), 'error');
+    return;
+  }
+  state.autoToken++; // an automatic run in progress stops: its moves so far are undone too
   const n = undoCount(state.autos);
   if (!n) {
     say('Nothing to undo', 'error');
@@ -290,6 +368,9 @@ function restart() {
     recordGame(gameLog());
   }
   replay([]);
+  state.autoToken++;
+  state.givenUp = false;
+  state.hint = null;
   state.startedAt = null;
   state.finishedAt = null;
   state.live = null;
@@ -692,9 +773,11 @@ function fail(message) {
   render();
 }
 
-/** End the ranked game as given up (once the queued steps are sent). */
+/** End the ranked game as given up (once the queued steps are sent); an unranked game ends
+ * here (giveUpHere). */
 function giveUp() {
   if (!liveActive()) {
+    giveUpHere();
     return;
   }
   if (!state.giveUpArmed) {
@@ -708,6 +791,34 @@ function giveUp() {
   flush();
   say('Giving up this ranked game…');
   render();
+}
+
+/** Whether an unranked game may be given up: begun, not over, not ranked. */
+function canGiveUpHere() {
+  return !liveActive() && !state.givenUp && state.steps.length > 0 && !state.finishedAt;
+}
+
+/** Give up an unranked game (press twice): it is over, and counts as played, not won. */
+function giveUpHere() {
+  if (!canGiveUpHere()) {
+    return;
+  }
+  if (!state.giveUpArmed) {
+    state.giveUpArmed = true;
+    say(t('play.give-up-confirm'));
+    render();
+    return;
+  }
+  state.giveUpArmed = false;
+  state.autoToken++;
+  state.givenUp = true;
+  state.finishedAt = localTime();
+  recordGame(gameLog());
+  clearChoice();
+  saveProgress();
+  say(t('play.given-up'));
+  render();
+  showStats();
 }
 
 /** Give up an attempt the page has left (started over): after its request in flight, if any;
@@ -776,8 +887,12 @@ function render() {
   for (const m of state.options) {
     keys[m.target ?? 'foundation'] = targetKey(m.target);
   }
+  const hint = shownHint();
+  if (hint && hint.step.type === 'move' && hint.step.target !== null) {
+    targets.push(hint.step.target);
+  }
   renderBoard($('board'), g, {
-    interactive: true, highlight: state.highlight, selected: state.selected, targets,
+    interactive: !state.givenUp, highlight: hint?.card ?? state.highlight, selected: state.selected, targets,
     targetKeys: keys, label: `Puzzle ${puzzleId}`, idPrefix: 'play',
   });
   if (keepFocus !== null && !focusPile(keepFocus)) {
@@ -796,7 +911,7 @@ function render() {
   $('redeal').classList.toggle('unavailable', problem !== null); // still clickable: it says why
   $('undo').disabled = !state.steps.length;
   $('restart').textContent = state.restartArmed ? 'Really start over?' : 'Start over';
-  $('give-up').hidden = !liveActive();
+  $('give-up').hidden = !liveActive() && !canGiveUpHere();
   $('give-up').textContent = state.giveUpArmed ? 'Really give up?' : 'Give up';
   $('preview').setAttribute('aria-pressed', String(state.preview));
   $('preview-wrap').hidden = !state.preview;
@@ -808,6 +923,74 @@ function render() {
   renderChoice();
   renderEnd();
   renderLive();
+  renderHelp(hint);
+}
+
+// --- hints and "still winnable?" (free play and practice; hinting.js asks POST /v1/hint) ---
+
+/** The hint for the position shown, if one was asked for it and no card is picked up. */
+function shownHint() {
+  const h = state.hint;
+  return h && h.at === state.steps.length && state.selected === null && !state.givenUp ? h : null;
+}
+
+/** Ask the service for the next step of a win (`kind` 'hint') or whether one is left
+ * ('winnable'), for the position shown. */
+async function askHelp(kind) {
+  if (state.mode === 'daily' || state.helpPending) {
+    return;
+  }
+  const at = state.steps.length;
+  state.helpPending = true;
+  helpNote(t('play.hint-asking'), 'pending', at);
+  const { askHint } = await import('./hinting.js');
+  const answer = await askHint(state.rec.log({ claim: false }));
+  state.helpPending = false;
+  if (state.steps.length !== at) {
+    helpNote('', 'stale', null); // the game moved on meanwhile: the answer is of another position
+    return;
+  }
+  const note = $('hint-note');
+  note.dataset.ms = String(Math.round(answer.ms));
+  if (answer.status === 'win-next' && kind === 'hint') {
+    const g = game();
+    state.hint = { at, step: answer.step, card: answer.step.type === 'move' ? g.top(answer.step.source) : null };
+    note.dataset.step = stepText(answer.step);
+    helpNote(t('play.hint-next', { step: describe(answer.step, g) }), 'win-next', at);
+    render();
+    return;
+  }
+  const words = {
+    'win-next': () => t('play.winnable-yes', { actions: answer.actions }),
+    'no-win': () => t('play.hint-no-win', { reason: answer.reason }),
+    unknown: () => t('play.hint-unknown'),
+    won: () => t('play.hint-won'),
+    error: () => answer.message,
+  }[answer.status];
+  helpNote(words(), answer.status, at);
+}
+
+/** Show `text` as the help's answer for the position after `at` steps (hidden once it moves on). */
+function helpNote(text, status, at) {
+  const note = $('hint-note');
+  note.textContent = text;
+  note.dataset.status = status;
+  note.className = 'hint-note' + (status === 'error' || status === 'no-win' ? ' error' : '');
+  state.helpAt = at;
+  if (status !== 'win-next') {
+    delete note.dataset.step;
+  }
+  note.hidden = at === null;
+}
+
+function renderHelp(hint) {
+  const note = $('hint-note');
+  if (state.helpAt !== state.steps.length && !state.helpPending) {
+    note.hidden = true;
+  }
+  $('redeal').classList.toggle('hinted', hint?.step.type === 'redeal');
+  $('hint').disabled = Boolean(state.helpPending) || state.givenUp || game().isWon();
+  $('winnable').disabled = $('hint').disabled;
 }
 
 function renderChoice() {
@@ -860,6 +1043,14 @@ function renderEnd() {
   const end = $('end');
   const actions = $('end-actions');
   actions.replaceChildren();
+  if (state.givenUp) {
+    end.hidden = false;
+    $('end-title').textContent = t('play.given-up-title');
+    $('end-text').textContent = t('play.given-up-text');
+    $('result').replaceChildren();
+    actions.append(endButton(state.restartArmed ? 'Really start over?' : 'Start over', restart));
+    return;
+  }
   if (outcome === 'in_progress') {
     end.hidden = true;
     return;
@@ -886,6 +1077,8 @@ function renderEnd() {
       showNote(`This win could not be recorded (${live.note}): it is kept in this browser only.`, 'error', 'failed');
     } else if (live) {
       showNote(`This game was not ranked (the server says: ${live.status}).`, 'error', live.status);
+    } else if (state.mode !== 'daily') {
+      showNote(t(state.mode === 'free' ? 'play.won-free' : 'play.won-practice'), '', state.mode);
     } else {
       showNote('Played unranked: nothing was sent. Choose a name under "Ranked play" to put your ' +
         'next win on the leaderboard.', '', 'unranked');
@@ -917,6 +1110,11 @@ function renderLive() {
   const ready = !live && rankedName() && !state.steps.length;
   box.dataset.status = live ? live.status : ready ? 'ready' : 'unranked';
   box.dataset.pending = String(pending);
+  if (state.mode !== 'daily') {
+    box.dataset.status = state.mode;
+    box.textContent = t(state.mode === 'free' ? 'play.live-free' : 'play.live-practice');
+    return;
+  }
   let text;
   if (!live) {
     text = ready ? `Ranked as ${rankedName()}: your first move starts the server's clock.`
@@ -978,7 +1176,11 @@ function onBoardClick(event) {
     state.suppressClick = false;
     return;
   }
+  if (event.detail >= 2 && secondClick()) {
+    return;
+  }
   const card = event.target.closest('button.card');
+  state.clickedPile = card?.dataset.pile ? Number(card.dataset.pile) : null;
   if (!card) {
     return;
   }
@@ -991,6 +1193,25 @@ function onBoardClick(event) {
     return;
   }
   activatePile(Number(card.dataset.pile));
+}
+
+/** The second click of a double-click (or double-tap) on a card: sends the card of the first
+ * click's pile (the board may have moved under the pointer) to the foundation when that click
+ * offered it among its places; after a first click that played a step, does nothing more (the
+ * card has gone). True when the click is handled. */
+function secondClick() {
+  const n = state.clickedPile;
+  if (n === null) {
+    return false;
+  }
+  state.clickedPile = null;
+  const home = state.selected === n ? state.options.find((m) => m.target === null) : undefined;
+  if (home) {
+    play(home);
+  } else if (state.selected === n) {
+    say(t('play.no-foundation-move', { card: cardSymbol(game().top(n)) }), 'error');
+  }
+  return true;
 }
 
 function dropTarget(x, y) {
@@ -1160,28 +1381,73 @@ function rulesWords(spec) {
 
 // --- start -----------------------------------------------------------------------------------
 
-async function start() {
+/** What to play: a free deal (from the address), or the puzzle, open (daily) or closed
+ * (practice: the service's date, GET /v1/health, is on or after its solution_from). Null when
+ * there is nothing to play (the page says why). */
+async function loadGame() {
+  fillFreeForm($('free-form'), route);
+  if (route.kind === 'free') {
+    $('leaderboard-link').hidden = true;
+    if (route.error) {
+      $('title').textContent = t('play.free-title-bad');
+      say(route.error, 'error');
+      $('message').dataset.code = 'bad-free-play';
+      return null;
+    }
+    state.mode = 'free';
+    return freePuzzle(route.number, route.rules);
+  }
   $('leaderboard-link').href = `/leaderboard/${encodeURIComponent(puzzleId)}`;
   let answer;
+  let health;
   try {
-    answer = await call(`/v1/puzzles/${encodeURIComponent(puzzleId)}`);
+    [answer, health] = await Promise.all([call(`/v1/puzzles/${encodeURIComponent(puzzleId)}`), call('/v1/health')]);
   } catch (e) {
     say(`Could not reach the service: ${e.message}`, 'error');
-    return;
+    return null;
   }
   if (!answer.ok) {
     $('title').textContent = 'Cruel: no such puzzle';
     say(answer.data?.message ?? `the service answered ${answer.status}`, 'error');
     $('message').dataset.code = answer.data?.code ?? '';
+    return null;
+  }
+  const today = health.ok ? health.data.today : null;
+  const from = answer.data.solution_from;
+  state.mode = typeof today === 'string' && typeof from === 'string' && today >= from ? 'practice' : 'daily';
+  return answer.data;
+}
+
+/** The heading, the counters' par and the line that says what kind of game this is. */
+function showGame(puzzle) {
+  if (puzzle.free) {
+    document.title = t('play.free-doc-title', { number: puzzle.deal.number });
+    $('title').textContent = t('play.free-title', { number: puzzle.deal.number, rules: puzzle.rules });
+    $('puzzle-meta').textContent = t('play.free-meta');
+  } else {
+    document.title = `Cruel ${puzzle.id}`;
+    $('title').textContent = `Cruel · ${puzzle.date} · ${puzzle.tier}`;
+    $('puzzle-meta').textContent = `Puzzle ${puzzle.id}, par ${puzzle.par?.actions ?? '?'} actions`;
+  }
+  $('par').textContent = String(puzzle.par?.actions ?? '–');
+  $('rules-text').textContent = rulesWords(puzzle.rules);
+  const note = $('mode-note');
+  note.dataset.mode = state.mode;
+  note.hidden = state.mode === 'daily';
+  note.textContent = state.mode === 'practice' ? t('play.practice-note', { date: puzzle.solution_from })
+    : state.mode === 'free' ? t('play.free-note') : '';
+  $('hint-tools').hidden = state.mode === 'daily';
+  $('hints-off').hidden = state.mode !== 'daily';
+  $('hints-off').textContent = state.mode === 'daily' ? t('play.hints-off-open') : '';
+}
+
+async function start() {
+  const puzzle = await loadGame();
+  if (puzzle === null) {
     return;
   }
-  const puzzle = answer.data;
   state.puzzle = puzzle;
-  document.title = `Cruel ${puzzle.id}`;
-  $('title').textContent = `Cruel · ${puzzle.date} · ${puzzle.tier}`;
-  $('puzzle-meta').textContent = `Puzzle ${puzzle.id}, par ${puzzle.par?.actions ?? '?'} actions`;
-  $('par').textContent = String(puzzle.par?.actions ?? '?');
-  $('rules-text').textContent = rulesWords(puzzle.rules);
+  showGame(puzzle);
 
   const saved = load(KEYS.progress);
   let steps = [];
@@ -1196,9 +1462,11 @@ async function start() {
     autos = Array.isArray(saved.auto) ? saved.auto : [];
     state.startedAt = typeof saved.started_at === 'string' ? saved.started_at : null;
     state.finishedAt = typeof saved.finished_at === 'string' ? saved.finished_at : null;
-    if (saved.live && typeof saved.live.id === 'string' && typeof saved.live.player === 'string') {
+    if (saved.live && typeof saved.live.id === 'string' && typeof saved.live.player === 'string' &&
+      state.mode === 'daily') {
       savedLive = saved.live;
     }
+    state.givenUp = saved.given_up === true && state.finishedAt !== null;
   }
   replay(steps, autos);
 
@@ -1214,12 +1482,17 @@ async function start() {
   $('preview').addEventListener('click', togglePreview);
   $('restart').addEventListener('click', restart);
   $('give-up').addEventListener('click', () => giveUp());
+  $('hint').addEventListener('click', () => askHelp('hint'));
+  $('winnable').addEventListener('click', () => askHelp('winnable'));
   const auto = $('auto-moves');
   auto.checked = autoSetting() === 'foundations';
   auto.addEventListener('change', () => {
     store(KEYS.auto, auto.checked ? 'foundations' : 'off');
     say(liveActive() ? 'Automatic moves: from your next ranked game on (this one keeps its setting).'
-      : `Automatic moves ${auto.checked ? 'on' : 'off'} for your ranked games.`);
+      : t(auto.checked ? 'play.auto-on' : 'play.auto-off'));
+    if (!state.finishedAt) {
+      scheduleAutos();
+    }
   });
   $('claim-form').addEventListener('submit', async (e) => {
     e.preventDefault();
@@ -1241,6 +1514,8 @@ async function start() {
   showStats();
   if (savedLive) {
     restoreLive(savedLive);
+  } else if (!state.finishedAt) {
+    scheduleAutos(); // a reload in the middle of a run of automatic moves finishes it
   }
   if (storedName()) {
     (await panel()).claimRemembered();
@@ -1256,7 +1531,7 @@ function panel() {
 
 /** The ranked name changed (claimed, linked, forgotten, deleted). */
 function playerChanged() {
-  if (!state.live && state.steps.length && rankedName()) {
+  if (!state.live && state.steps.length && rankedName() && state.mode === 'daily') {
     say('This game stays unranked: start over to play it ranked.');
   }
   render();

@@ -27,6 +27,7 @@ from typing import Any
 import pytest
 import uvicorn
 
+from cruel_tools.keys import RateLimit
 from cruel_tools.service import Settings, create_app
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -87,6 +88,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         # moves on a person's pace per request (HumanClock), so that ranked wins are not held
         # for review as batched or metronomic; rate limits refill fast (many names claimed).
         speed_floor_ms=0,
+        # A game won by hints alone asks one hint a step (test_freeplay.py): more than the
+        # analyses' default burst of 10.
+        analyze_limit=RateLimit(rate=10.0, burst=500),
         wall_clock=HumanClock(),
         clock=lambda: time.monotonic() * 1000,
     )

@@ -81,7 +81,11 @@ def counters(page: Any) -> dict[str, int]:
     return {i: int(page.inner_text(f"#{i}")) for i in ids}
 
 
-def open_play(page: Any, pid: str = PUZZLE) -> None:
+def open_play(page: Any, pid: str = PUZZLE, auto: bool = True) -> None:
+    """Open the play page of ``pid``; ``auto=False`` turns the page's automatic moves off first
+    (a test that clicks a whole solution: the page would finish the game before its end)."""
+    if not auto:
+        page.add_init_script("localStorage.setItem('cruel.auto', 'off')")
     page.goto(f"/play/{pid}")
     page.wait_for_selector('#board[data-ready="true"] .board')
 
@@ -137,7 +141,7 @@ def test_click_the_solution_to_an_unranked_win_nothing_sent(page: Any) -> None:
     """Without a name the game is the browser's own: played to a win, recorded in this
     browser, and nothing is sent (the ranked win, streamed to the server: test_ranked.py)."""
     sent: list[str] = []
-    open_play(page)
+    open_play(page, auto=False)
     page.on("request", lambda r: sent.append(f"{r.method} {r.url}"))
     steps = solution()
     assert page.inner_text("#par") == str(puzzle().par.actions)

@@ -100,7 +100,7 @@ def _play_and_compare(page: Any, tmp_path: Path) -> None:
     page.evaluate(
         "(games) => localStorage.setItem('cruel.games', games)", json.dumps(seeded_logs(today))
     )
-    open_play(page)
+    open_play(page, auto=False)  # the whole solution by clicks: no automatic moves
     # a game started over counts as played (a loss) ...
     steps = solution()
     play_by_clicks(page, steps[:7])
