@@ -185,7 +185,7 @@ function gameLog() {
   if (state.mode !== 'daily') {
     meta.play = state.mode; // practice or free: never ranked
   }
-  if (state.givenUp) {
+  if (state.givenUp || state.live?.status === 'given-up') {
     meta.given_up = true;
   }
   if (state.live?.id) {
@@ -566,6 +566,7 @@ async function flush() {
       }
       if (answer.ok) {
         adoptStatus(live, answer.data);
+        recordEnded();
         saveProgress();
         say(live.status === 'blocked' ? 'This ranked game ends lost: no move was left.'
           : 'You gave up this ranked game: what you play now is unranked. Start over to play it again.');
@@ -791,6 +792,16 @@ function giveUp() {
   flush();
   say('Giving up this ranked game…');
   render();
+}
+
+/** A ranked game given up (or ended blocked) on the server: recorded in this browser's stats
+ * once, as played and not won (what is played after it, unranked, is not counted again). */
+function recordEnded() {
+  if (!state.finishedAt) {
+    state.finishedAt = localTime();
+    recordGame(gameLog());
+    showStats();
+  }
 }
 
 /** Whether an unranked game may be given up: begun, not over, not ranked. */

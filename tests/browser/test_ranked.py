@@ -286,6 +286,10 @@ def test_give_up_ends_the_ranked_game(page: Any) -> None:
     assert synced(page) == "given-up"
     assert attempt_state(page, "Quitter", attempt=attempt)["status"] == "given-up"
     assert page.is_hidden("#give-up")
+    # counted once in this browser's stats: played, not won
+    games = page.evaluate("JSON.parse(localStorage.getItem('cruel.games'))")
+    assert len(games) == 1 and games[0]["meta"]["given_up"] is True
+    assert games[0]["meta"]["attempt"] == attempt
     assert "unranked" in page.inner_text("#live-status")
     # what is played after it is the browser's own, and a reload keeps it so
     play_by_clicks_from(page, solution()[:4], 3)
