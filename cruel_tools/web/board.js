@@ -3,18 +3,18 @@
 // every rule comes from cruel.js.
 
 import { parseCard, cardSuit, cardRank, cardName, SUITS, SUIT_SYMBOLS, RANK_NAMES, KING } from './cruel.js';
+import { t } from './i18n.js';
+import { cardWords, suitWords } from './words.js';
 
-const SUIT_WORDS = ['spades', 'hearts', 'diamonds', 'clubs'];
-const RANK_WORDS = ['', 'ace', '2', '3', '4', '5', '6', '7', '8', '9', '10', 'jack', 'queen', 'king'];
+export { cardWords };
 
 function toCard(c) {
   return typeof c === 'string' ? parseCard(c) : c;
 }
 
-/** "7 of hearts", "ace of spades": a card in words (for screen readers). */
-export function cardWords(card) {
-  const c = toCard(card);
-  return `${RANK_WORDS[cardRank(c)]} of ${SUIT_WORDS[cardSuit(c)]}`;
+/** A target's label: `words (move here)`, with its key when it has one. */
+function moveHere(words, key) {
+  return key ? t('board.move-here-key', { what: words, key }) : t('board.move-here', { what: words });
 }
 
 /** "7♥" with the rank as printed on the card. */
@@ -83,7 +83,7 @@ function cardElement(card, { button, label, classes }) {
 export function renderBoard(container, position, options = {}) {
   const {
     interactive = false, highlight = null, selected = null, targets = [], targetKeys = {},
-    label = 'Board', compact = false, idPrefix = 'board',
+    label = t('board.label'), compact = false, idPrefix = 'board',
   } = options;
   const pos = normalizePosition(position);
   const hl = highlight === null || highlight === undefined ? null : toCard(highlight);
@@ -98,22 +98,22 @@ export function renderBoard(container, position, options = {}) {
   const targetSuit = sel.length ? cardSuit(sel[sel.length - 1]) : null;
   const founds = document.createElement('ul');
   founds.className = 'foundations';
-  founds.setAttribute('aria-label', 'Foundations');
+  founds.setAttribute('aria-label', t('board.foundations'));
   pos.foundations.forEach((rank, s) => {
     const li = document.createElement('li');
     li.className = 'foundation';
     li.dataset.suit = SUITS[s];
     li.dataset.target = 'foundation';
     const words = rank >= 1
-      ? `${SUIT_WORDS[s]} foundation: ${RANK_WORDS[rank]} of ${SUIT_WORDS[s]}` +
-        (rank === KING ? ', complete' : '')
-      : `${SUIT_WORDS[s]} foundation: empty`;
+      ? t(rank === KING ? 'board.foundation-full' : 'board.foundation',
+        { suit: suitWords(s), card: cardWords(s * 13 + rank - 1) })
+      : t('board.foundation-empty', { suit: suitWords(s) });
     if (rank >= 1) {
       const card = s * 13 + rank - 1;
       const isTarget = targetSet.has('foundation') && (targetSuit === null || s === targetSuit);
       const el = cardElement(card, {
         button: interactive,
-        label: words + (isTarget ? (targetKeys.foundation ? ` (move here: key ${targetKeys.foundation})` : ' (move here)') : ''),
+        label: isTarget ? moveHere(words, targetKeys.foundation) : words,
         classes: 'top' + (card === hl ? ' highlight' : ''),
       });
       el.dataset.target = 'foundation';
@@ -137,13 +137,14 @@ export function renderBoard(container, position, options = {}) {
 
   const piles = document.createElement('ol');
   piles.className = 'piles';
-  piles.setAttribute('aria-label', 'Piles');
+  piles.setAttribute('aria-label', t('board.piles'));
   pos.piles.forEach((cards, i) => {
     const n = i + 1;
     const li = document.createElement('li');
     li.className = 'pile' + (cards.length ? '' : ' empty') +
       (selected === n ? ' selected' : '') + (targetSet.has(n) ? ' target' : '');
     li.dataset.pile = String(n);
+    li.style.setProperty('--count', String(Math.max(cards.length, 1))); // the fan (style.css)
     li.id = `${idPrefix}-pile-${n}`;
     const num = document.createElement('span');
     num.className = 'pile-number';
@@ -151,19 +152,19 @@ export function renderBoard(container, position, options = {}) {
     num.textContent = String(n);
     li.append(num);
     if (!cards.length) {
-      li.setAttribute('aria-label', `pile ${n}, empty`);
+      li.setAttribute('aria-label', t('board.pile-empty', { n }));
     }
     cards.forEach((card, k) => {
       const top = k === cards.length - 1;
       let words = top
-        ? `${cardWords(card)}, top of pile ${n}`
-        : `${cardWords(card)}, pile ${n}, card ${k + 1} of ${cards.length}`;
+        ? t('board.top', { card: cardWords(card), n })
+        : t('board.in-pile', { card: cardWords(card), n, k: k + 1, count: cards.length });
       const isTarget = top && targetSet.has(n);
       if (isTarget) {
-        words += targetKeys[n] ? ` (move here: key ${targetKeys[n]})` : ' (move here)';
+        words = moveHere(words, targetKeys[n]);
       }
       if (top && selected === n) {
-        words += ' (selected)';
+        words = t('board.selected', { what: words });
       }
       const el = cardElement(card, {
         button: interactive && top,

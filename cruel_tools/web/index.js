@@ -2,11 +2,14 @@
  * The front page (/): today's four puzzles with tier and par and the player's results on them,
  * the stats panel, and the past days with their public solutions and leaderboards.
  */
+import { apiErrorText } from '/static/words.js';
 import {
   api, addDays, dayName, h, hasProgress, parText, showError, storedGames, storedPlayer,
   storedResult, tierName, versusPar,
 } from '/static/site.js';
 import { renderStats } from '/static/stats.js';
+import { learnGameDay, gameDay } from '/static/gameday.js';
+import { t, tn } from '/static/i18n.js';
 
 const PAST_DAYS = 7;
 
@@ -16,58 +19,62 @@ function resultLine(puzzle) {
   if (result) {
     if (result.accepted) {
       // rank null: kept off the board until a moderator clears it (a win too fast for a person)
-      const rank = result.rank != null ? `, rank ${result.rank}` : ', held for review';
+      const rank = result.rank != null ? t('index.rank', { rank: result.rank }) : t('index.held');
       const vs = result.versus_par == null ? ''
-        : result.versus_par === 0 ? ' (at par)' : ` (par ${versusPar(result.versus_par)})`;
+        : result.versus_par === 0 ? t('index.at-par') : t('index.vs-par', { n: versusPar(result.versus_par) });
       return h('p', { class: 'result result-won' },
-        `Your entry: ${result.actions} actions${vs}${rank}`);
+        t('index.entry', { actions: tn('site.actions', result.actions), vs, rank }));
     }
     const reason = result.reason && typeof result.reason === 'object' ? result.reason.message : result.reason;
-    const why = reason ? `: ${reason}` : '';
-    return h('p', { class: 'result result-rejected' }, `Submitted, not accepted${why}`);
+    return h('p', { class: 'result result-rejected' },
+      reason ? t('index.rejected-why', { reason }) : t('index.rejected'));
   }
   const games = storedGames().filter((g) => g.meta && g.meta.puzzle === puzzle.id);
   const wins = games.filter((g) => g.claim && g.claim.outcome === 'won');
   if (wins.length > 0) {
     const best = Math.min(...wins.map((g) => g.claim.moves + g.claim.redeals));
-    return h('p', { class: 'result result-won' }, `Won in ${best} actions (unranked)`);
+    return h('p', { class: 'result result-won' }, t('index.won-unranked', { actions: tn('site.actions', best) }));
   }
   if (hasProgress(puzzle.id)) {
-    return h('p', { class: 'result' }, 'Game in progress');
+    return h('p', { class: 'result' }, t('index.in-progress'));
   }
   if (games.length > 0) {
-    const times = games.length === 1 ? 'once' : `${games.length} times`;
-    return h('p', { class: 'result' }, `Played ${times}, not won yet`);
+    return h('p', { class: 'result' }, tn('index.played', games.length));
   }
   return null;
+}
+
+/** A tier in running text: `easy` (English, lower case), `makkelijk`. */
+function tierWord(tier) {
+  return tierName(tier).toLowerCase();
 }
 
 function todayCard(puzzle) {
   const title = `${tierName(puzzle.tier)}`;
   return h('li', { class: `puzzle-card tier-${puzzle.tier}`, 'data-puzzle': puzzle.id },
     h('h3', {}, title),
-    h('p', { class: 'par' }, h('span', { class: 'label' }, 'Par: '), parText(puzzle.par)),
+    h('p', { class: 'par' }, h('span', { class: 'label' }, t('index.par-label')), parText(puzzle.par)),
     resultLine(puzzle),
     h('p', { class: 'actions' },
       h('a', { class: 'button primary', href: `/play/${encodeURIComponent(puzzle.id)}`,
-        'aria-label': `Play today's ${puzzle.tier} puzzle` }, 'Play'),
+        'aria-label': t('index.play-label', { tier: tierWord(puzzle.tier) }) }, t('index.play')),
       ' ',
       h('a', { class: 'button', href: `/leaderboard/${encodeURIComponent(puzzle.id)}`,
-        'aria-label': `Leaderboard of today's ${puzzle.tier} puzzle` }, 'Leaderboard')));
+        'aria-label': t('index.leaderboard-label', { tier: tierWord(puzzle.tier) }) }, t('index.leaderboard'))));
 }
 
 function pastRow(puzzle) {
   const id = encodeURIComponent(puzzle.id);
   return h('li', { class: 'past-puzzle', 'data-puzzle': puzzle.id },
     h('span', { class: 'past-tier' }, tierName(puzzle.tier)),
-    h('span', { class: 'past-par' }, `par ${parText(puzzle.par)}`),
+    h('span', { class: 'past-par' }, t('index.past-par', { par: parText(puzzle.par) })),
     resultLine(puzzle),
     h('span', { class: 'past-links' },
       h('a', { href: `/replay?puzzle=${id}`, class: 'solution-link',
-        'aria-label': `Solution of ${puzzle.id}` }, 'Solution'),
+        'aria-label': t('index.solution-of', { id: puzzle.id }) }, t('index.solution')),
       ' · ',
       h('a', { href: `/leaderboard/${id}`, class: 'leaderboard-link',
-        'aria-label': `Leaderboard of ${puzzle.id}` }, 'Leaderboard')));
+        'aria-label': t('index.leaderboard-of', { id: puzzle.id }) }, t('index.leaderboard'))));
 }
 
 async function showToday(errorBox) {
@@ -75,7 +82,7 @@ async function showToday(errorBox) {
   const list = document.getElementById('today-list');
   try {
     const day = await api('/v1/puzzles/daily/today');
-    document.getElementById('today-title').textContent = `Today, ${dayName(day.date)}`;
+    document.getElementById('today-title').textContent = t('index.today-date', { date: dayName(day.date) });
     list.replaceChildren(...day.puzzles.map(todayCard));
     return day.date;
   } catch (e) {
@@ -101,7 +108,7 @@ async function showPast(today, errorBox) {
         h('ul', { class: 'past-list' }, ...day.puzzles.map(pastRow))));
     }
     if (!box.hasChildNodes()) {
-      box.append(h('p', {}, 'No past days yet.'));
+      box.append(h('p', {}, t('index.no-past')));
     }
   } catch (e) {
     showError(errorBox, e);
@@ -138,11 +145,12 @@ async function showServerRecord() {
   document.getElementById('stats').append(line);
   try {
     const rec = await api(`/v1/players/${encodeURIComponent(name)}`);
-    const days = rec.best_streak === 1 ? 'day' : 'days';
-    line.textContent = `On the leaderboards as ${name}: ${rec.played} entries, ${rec.wins} wins, `
-      + `best streak ${rec.best_streak} ${days}.`;
+    line.textContent = t('index.record', {
+      name, entries: tn('index.record-entries', rec.played), wins: tn('index.record-wins', rec.wins),
+      days: tn('stats.days', rec.best_streak),
+    });
   } catch (e) {
-    line.textContent = `Your record on the leaderboards: ${e.message}`;
+    line.textContent = t('index.record-error', { error: apiErrorText(e) });
   }
 }
 
@@ -154,6 +162,14 @@ async function main() {
     showError(errorBox, e);
   }
   const today = await showToday(errorBox);
+  if (today !== null) { // the stats panel counts its streaks to the game day (gameday.js)
+    await learnGameDay(today);
+    try {
+      renderStats(document.getElementById('stats'), undefined, gameDay());
+    } catch (e) {
+      showError(errorBox, e);
+    }
+  }
   await showServerRecord();
   if (today !== null) {
     await showPast(today, errorBox);

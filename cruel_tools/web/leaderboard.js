@@ -7,6 +7,8 @@
 import {
   api, dayName, duration, h, isClosed, parText, serviceToday, showError, tierName, when,
 } from '/static/site.js';
+import { t, tn } from '/static/i18n.js';
+import { learnGameDay, onGameDay } from '/static/gameday.js';
 
 const $ = (id) => document.getElementById(id);
 const id = decodeURIComponent(location.pathname.replace(/^\/leaderboard\//, ''));
@@ -42,30 +44,30 @@ function writeState() {
 
 function showPuzzle(puzzle, today) {
   closed = isClosed(puzzle, today);
-  document.title = `Leaderboard of ${puzzle.id}: Cruel`;
-  $('title').textContent = `Leaderboard: ${tierName(puzzle.tier)} puzzle of ${puzzle.date ?? puzzle.id}`;
+  document.title = t('lb.doc-title-of', { id: puzzle.id });
+  $('title').textContent = t('lb.heading-puzzle', { tier: tierName(puzzle.tier), date: puzzle.date ?? puzzle.id });
   $('meta').replaceChildren(
-    h('li', {}, h('span', { class: 'label' }, 'Puzzle: '), puzzle.id),
-    puzzle.date ? h('li', {}, h('span', { class: 'label' }, 'Date: '), dayName(puzzle.date)) : null,
-    h('li', {}, h('span', { class: 'label' }, 'Tier: '), tierName(puzzle.tier)),
-    h('li', {}, h('span', { class: 'label' }, 'Par: '), parText(puzzle.par)));
+    h('li', {}, h('span', { class: 'label' }, t('lb.label-puzzle')), puzzle.id),
+    puzzle.date ? h('li', {}, h('span', { class: 'label' }, t('lb.label-date')), dayName(puzzle.date)) : null,
+    h('li', {}, h('span', { class: 'label' }, t('lb.label-tier')), tierName(puzzle.tier)),
+    h('li', {}, h('span', { class: 'label' }, t('lb.label-par')), parText(puzzle.par)));
   if (closed) {
-    $('links').replaceChildren('Closed: its solution and every entry’s game can be replayed. ',
-      h('a', { href: `/replay?puzzle=${enc}`, id: 'solution-link' }, 'Replay the par solution'), '.');
+    $('links').replaceChildren(t('lb.closed'),
+      h('a', { href: `/replay?puzzle=${enc}`, id: 'solution-link' }, t('lb.replay-solution')), '.');
   } else {
     const opens = puzzle.solution_from
-      ? `Open: entries’ games and the solution are shown once it closes, on ${dayName(puzzle.solution_from)}. `
-      : 'Open. ';
+      ? t('lb.open-until', { date: dayName(puzzle.solution_from) })
+      : t('lb.open');
     $('links').replaceChildren(opens,
-      h('a', { href: `/play/${enc}`, id: 'play-link' }, 'Play this puzzle'), '.');
+      h('a', { href: `/play/${enc}`, id: 'play-link' }, t('lb.play')), '.');
   }
 }
 
 function row(entry, showTime) {
   const replay = closed
     ? h('a', { href: `/replay?puzzle=${enc}&entry=${entry.submission_id}`, class: 'replay-link',
-      'aria-label': `Replay ${entry.player}'s game (entry ${entry.submission_id})` }, 'Replay')
-    : h('span', { class: 'muted' }, 'after close');
+      'aria-label': t('lb.replay-label', { player: entry.player, id: entry.submission_id }) }, t('lb.replay'))
+    : h('span', { class: 'muted' }, t('lb.after-close'));
   return h('tr', { 'data-submission': entry.submission_id },
     h('td', { class: 'num rank' }, entry.rank),
     h('td', { class: 'player' }, entry.player),
@@ -74,7 +76,8 @@ function row(entry, showTime) {
     h('td', { class: 'num wide-only redeals' }, entry.redeals),
     showTime ? h('td', { class: 'num time' }, entry.elapsed_ms == null ? '—' : duration(entry.elapsed_ms)) : null,
     h('td', { class: 'wide-only submitted' },
-      h('time', { datetime: entry.submitted_at }, when(entry.submitted_at))),
+      // on the game day of a demo (gameday.js): the entry was sent on the puzzle's day
+      h('time', { datetime: entry.submitted_at }, when(onGameDay(entry.submitted_at)))),
     h('td', { class: 'replay' }, replay));
 }
 
@@ -94,10 +97,12 @@ async function loadEntries() {
     const last = board.offset + board.entries.length;
     const kind = state.best ? 'players' : 'entries';
     $('status').textContent = board.total === 0
-      ? `No ${kind} yet${state.by === 'time' ? ' with a server time' : ''}.`
-      : `${board.total} ${board.total === 1 ? (state.best ? 'player' : 'entry') : kind}, `
-        + `ranked by ${state.by === 'time' ? 'time' : 'fewest actions'}.`;
-    $('page-info').textContent = board.total ? `${first}–${last} of ${board.total}` : '';
+      ? t(`lb.none-${kind}${state.by === 'time' ? '-time' : ''}`)
+      : t('lb.status', {
+        count: tn(state.best ? 'lb.players' : 'lb.entries-count', board.total),
+        by: t(state.by === 'time' ? 'lb.by-time-short' : 'lb.by-actions'),
+      });
+    $('page-info').textContent = board.total ? t('lb.page-info', { first, last, total: board.total }) : '';
     $('prev').disabled = state.offset === 0;
     $('next').disabled = last >= board.total;
     $('entries').dataset.loaded = `${state.by}:${state.best}:${state.offset}:${state.limit}`;
@@ -137,11 +142,12 @@ async function main() {
   wire();
   try {
     const [puzzle, today] = await Promise.all([api(`/v1/puzzles/${enc}`), serviceToday()]);
+    await learnGameDay(today);
     showPuzzle(puzzle, today);
     $('board-section').hidden = false;
     await loadEntries();
   } catch (e) {
-    $('title').textContent = `Leaderboard of ${id}`;
+    $('title').textContent = t('lb.heading-of', { id });
     showError($('error'), e);
   }
   document.body.dataset.ready = 'true';

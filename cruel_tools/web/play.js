@@ -9,7 +9,8 @@ import {
 import { renderBoard } from './board.js';
 import { renderStats, recordGame } from './stats.js';
 import { call, rankedName, storedName } from './tokens.js';
-import { t } from './i18n.js';
+import { t, tn, has, formatNumber } from './i18n.js';
+import { apiErrorText, explain, stepWords } from './words.js';
 import { readRoute, freePuzzle, fillFreeForm } from './freeplay.js';
 
 const $ = (id) => document.getElementById(id);
@@ -201,18 +202,9 @@ function say(text, kind = '') {
   el.className = 'message' + (kind ? ` ${kind}` : '');
 }
 
+/** A step in the player's words, before it is played on `g` (words.js). */
 function describe(step, g) {
-  if (step.type === 'redeal') {
-    return `Redeal ${g.redeals + 1}: the piles are dealt again in packets of four`;
-  }
-  const src = g.piles[step.source - 1];
-  const card = cardSymbol(src[src.length - (step.count ?? 1)]);
-  if (step.target === null) {
-    return `${card} from pile ${step.source} to the foundation`;
-  }
-  const onto = cardSymbol(g.top(step.target));
-  const run = (step.count ?? 1) > 1 ? ` (${step.count} cards)` : '';
-  return `${card}${run} from pile ${step.source} onto ${onto} on pile ${step.target}`;
+  return stepWords(step, g);
 }
 
 /** Play a step: true when played; an illegal one changes nothing and says why. */
@@ -239,7 +231,7 @@ function play(step) {
   } catch (e) {
     if (e instanceof IllegalMove) {
       clearChoice();
-      say(e.message, 'error');
+      say(explain(e), 'error');
       render();
       return false;
     }
@@ -319,7 +311,7 @@ function undo() {
   state.autoToken++; // an automatic run in progress stops: its moves so far are undone too
   const n = undoCount(state.autos);
   if (!n) {
-    say('Nothing to undo', 'error');
+    say(t('play.nothing-to-undo'), 'error');
     return;
   }
   const last = state.steps.at(-n);
@@ -340,7 +332,7 @@ function redeal() {
   const problem = game().redealProblem();
   if (problem !== null) {
     clearChoice();
-    say(`No redeal: ${problem.message}`, 'error');
+    say(t('play.no-redeal', { reason: explain(problem) }), 'error');
     render();
     return;
   }
@@ -349,14 +341,14 @@ function redeal() {
 
 function restart() {
   if (!state.steps.length && !liveActive()) {
-    say('The game is at its deal already');
+    say(t('play.at-deal'));
     return;
   }
   if (!state.restartArmed) {
     state.restartArmed = true;
     say(liveActive()
-      ? 'Press Start over again to start this puzzle over: this ranked game then counts as given up.'
-      : 'Press Start over again to start this puzzle over (this game then counts as played).');
+      ? t('play.restart-confirm-ranked')
+      : t('play.restart-confirm'));
     render();
     return;
   }
@@ -379,8 +371,7 @@ function restart() {
   state.giveUpArmed = false;
   clearChoice();
   saveProgress();
-  say(rankedName() ? 'Started over: the deal again. Your first move starts a new ranked game.'
-    : 'Started over: the deal again.');
+  say(rankedName() ? t('play.started-over-ranked') : t('play.started-over'));
   render();
   showStats();
 }
@@ -395,7 +386,7 @@ function activatePile(n) {
   if (state.selected !== null) {
     if (n === state.selected) {
       clearChoice();
-      say('Choice cancelled');
+      say(t('play.choice-cancelled'));
       render();
       return;
     }
@@ -407,7 +398,7 @@ function activatePile(n) {
   }
   const g = game();
   if (!g.piles[n - 1].length) {
-    say(`Pile ${n} is empty`, 'error');
+    say(t('play.pile-empty', { n }), 'error');
     return;
   }
   const options = g.cardMoves().filter((m) => m.source === n);
@@ -417,11 +408,11 @@ function activatePile(n) {
   }
   if (options.length === 0) {
     clearChoice();
-    let why = `${cardSymbol(g.top(n))} from pile ${n} has no move`;
+    let why = t('play.no-move', { card: cardSymbol(g.top(n)), n });
     try {
       g.copy().move(n, null);
     } catch (e) {
-      why = `${e.message}, and no pile takes it`;
+      why = t('play.no-move-why', { why: explain(e) });
     }
     say(why, 'error');
     render();
@@ -449,7 +440,7 @@ function optionWords(m) {
 function moveTo(target) {
   const source = state.selected ?? focusedPile();
   if (source === null) {
-    say('Choose a pile first: arrow keys or Tab, then F or the key of a pile', 'error');
+    say(t('play.choose-pile-first'), 'error');
     return;
   }
   const offered = state.options.find((m) => m.target === target) ??
@@ -513,7 +504,7 @@ async function reliably(path, options, check = null) {
       }
       last = answer;
     } catch (e) {
-      last = { ok: false, status: 0, data: { message: `the service cannot be reached (${e.message})` } };
+      last = { ok: false, status: 0, data: { code: 'network', message: `the service cannot be reached (${e.message})` } };
     }
   }
   return last;
@@ -534,7 +525,7 @@ async function startLive(player) {
     return;
   }
   if (!answer.ok) {
-    fail(answer.data.message);
+    fail(apiErrorText(answer.data));
     return;
   }
   live.id = answer.data.attempt;
@@ -568,11 +559,10 @@ async function flush() {
         adoptStatus(live, answer.data);
         recordEnded();
         saveProgress();
-        say(live.status === 'blocked' ? 'This ranked game ends lost: no move was left.'
-          : 'You gave up this ranked game: what you play now is unranked. Start over to play it again.');
+        say(live.status === 'blocked' ? t('play.gave-up-blocked') : t('play.gave-up'));
         render();
       } else {
-        fail(answer.data.message);
+        fail(apiErrorText(answer.data));
       }
     }
     return;
@@ -604,12 +594,12 @@ async function flush() {
     live.queue = live.queue.slice(batch.length);
     adopt(answer.data, batch);
   } else if (answer.status === 0 || answer.status >= 500 || answer.status === 429) {
-    fail(answer.data.message);
+    fail(apiErrorText(answer.data));
     return;
   } else {
     // Refused (an illegal step, an attempt that has ended): nothing of the batch was taken.
     // The server's position stands, and the steps played here after it are dropped.
-    const refused = answer.data.message ?? `the service answered ${answer.status}`;
+    const refused = apiErrorText({ status: answer.status, code: 'http', message: `the service answered ${answer.status}`, ...answer.data });
     live.queue = [];
     let now = null;
     try {
@@ -625,8 +615,7 @@ async function flush() {
       return;
     }
     adopt(now.data, null);
-    say(`The server refused ${batch.map((q) => q.text).join(', ')}: ${refused}. ` +
-      'The board shows the server\'s position.', 'error');
+    say(t('play.server-refused', { steps: batch.map((q) => q.text).join(', '), reason: refused }), 'error');
   }
   flush();
 }
@@ -684,7 +673,7 @@ function adopt(doc, batch) {
   try {
     line = readLine(doc);
   } catch (e) {
-    fail(`the server's line cannot be read here (${e.message})`);
+    fail(t('play.line-unreadable', { detail: e.message }));
     return;
   }
   const shownBefore = state.steps.map(stepText);
@@ -711,7 +700,7 @@ function adopt(doc, batch) {
       g.push(step);
     });
   } catch (e) {
-    fail(`the server's line does not play here (${e.message})`);
+    fail(t('play.line-unplayable', { detail: e.message }));
     return;
   }
   live.confirmed = line;
@@ -719,7 +708,7 @@ function adopt(doc, batch) {
   try {
     next = lineWith(line, live.queue);
   } catch (e) {
-    fail(`the server's line does not play here (${e.message})`);
+    fail(t('play.line-unplayable', { detail: e.message }));
     return;
   }
   live.queue = next.kept;
@@ -729,13 +718,14 @@ function adopt(doc, batch) {
   }
   adoptStatus(live, doc);
   if (differs) {
-    say('The server\'s line differs from this page\'s: the board shows the server\'s position.', 'error');
+    say(t('play.line-differs'), 'error');
   } else if (next.dropped) {
-    say(`${next.dropped.text} could not be played after the server's automatic moves: the board shows the server's position.`, 'error');
+    say(t('play.step-dropped', { step: next.dropped.text }), 'error');
   } else if (autoCards.length) {
     state.highlight = autoCards.at(-1) === null ? null : parseCard(autoCards.at(-1));
-    say(`Moved to the foundations automatically: ${autoCards.filter(Boolean).map((c) => cardSymbol(parseCard(c))).join(' ')}` +
-      (game().outcome() === 'won' ? '. You won!' : ''), game().outcome() === 'won' ? 'ok' : '');
+    const cards = autoCards.filter(Boolean).map((c) => cardSymbol(parseCard(c))).join(' ');
+    say(t(game().outcome() === 'won' ? 'play.auto-moved-won' : 'play.auto-moved', { cards }),
+      game().outcome() === 'won' ? 'ok' : '');
     $('message').dataset.auto = String(autoCards.length);
   }
   saveProgress();
@@ -769,7 +759,7 @@ function fail(message) {
   state.live.status = 'failed';
   state.live.queue = [];
   state.live.note = message;
-  say(`This game could not be recorded (${message}): it goes on here, unranked.`, 'error');
+  say(t('play.not-recorded', { reason: message }), 'error');
   saveProgress();
   render();
 }
@@ -783,14 +773,14 @@ function giveUp() {
   }
   if (!state.giveUpArmed) {
     state.giveUpArmed = true;
-    say('Press Give up again to end this ranked game (it counts as played, not won).');
+    say(t('play.give-up-confirm-ranked'));
     render();
     return;
   }
   state.giveUpArmed = false;
   state.live.givingUp = true;
   flush();
-  say('Giving up this ranked game…');
+  say(t('play.giving-up'));
   render();
 }
 
@@ -860,14 +850,16 @@ async function restoreLive(saved) {
     return;
   }
   if (!answer.ok) {
-    fail(answer.data.message);
+    fail(apiErrorText(answer.data));
     return;
   }
   const had = state.steps.length;
   adopt(answer.data, null);
   if (liveActive()) {
-    say(`Your ranked game is restored from the server: ${state.steps.length} step${state.steps.length === 1 ? '' : 's'} stand` +
-      (had > state.steps.length ? ` (${had - state.steps.length} not recorded before the reload are gone).` : '.'));
+    const stand = tn('play.steps-stand', state.steps.length);
+    say(had > state.steps.length
+      ? t('play.restored-live-lost', { stand, lost: had - state.steps.length })
+      : t('play.restored-live', { stand }));
   }
   flush();
 }
@@ -904,7 +896,7 @@ function render() {
   }
   renderBoard($('board'), g, {
     interactive: !state.givenUp, highlight: hint?.card ?? state.highlight, selected: state.selected, targets,
-    targetKeys: keys, label: `Puzzle ${puzzleId}`, idPrefix: 'play',
+    targetKeys: keys, label: t('play.board-label', { id: puzzleId }), idPrefix: 'play',
   });
   if (keepFocus !== null && !focusPile(keepFocus)) {
     for (let k = 1; k <= 12; k++) {
@@ -918,17 +910,17 @@ function render() {
   $('actions').textContent = String(g.moves + g.redeals);
   $('foundation-cards').textContent = String(g.foundationCards);
   const problem = g.redealProblem();
-  $('redeal-note').textContent = problem ? `Redeal not allowed: ${problem.message}` : '';
+  $('redeal-note').textContent = problem ? t('play.redeal-not-allowed', { reason: explain(problem) }) : '';
   $('redeal').classList.toggle('unavailable', problem !== null); // still clickable: it says why
   $('undo').disabled = !state.steps.length;
-  $('restart').textContent = state.restartArmed ? 'Really start over?' : 'Start over';
+  $('restart').textContent = state.restartArmed ? t('play.restart-really') : t('play.restart');
   $('give-up').hidden = !liveActive() && !canGiveUpHere();
-  $('give-up').textContent = state.giveUpArmed ? 'Really give up?' : 'Give up';
+  $('give-up').textContent = state.giveUpArmed ? t('play.give-up-really') : t('play.give-up');
   $('preview').setAttribute('aria-pressed', String(state.preview));
   $('preview-wrap').hidden = !state.preview;
   if (state.preview) {
     renderBoard($('preview-board'), { piles: g.redealPreview(), foundations: g.foundations }, {
-      label: 'The piles after a redeal', compact: true, idPrefix: 'preview',
+      label: t('play.preview-label'), compact: true, idPrefix: 'preview',
     });
   }
   renderChoice();
@@ -1033,11 +1025,16 @@ function renderChoice() {
   box.append(cancel);
 }
 
+/** Server milliseconds as `12.4 s` in the page's language. */
+function seconds(ms) {
+  return t('site.seconds', { s: formatNumber(ms / 1000, { minimumFractionDigits: 1, maximumFractionDigits: 1 }) });
+}
+
 function versusWords(gap) {
   if (gap > 0) {
-    return `${gap} over par`;
+    return t('play.over-par', { n: gap });
   }
-  return gap < 0 ? `${-gap} under par` : 'at par';
+  return gap < 0 ? t('play.under-par', { n: -gap }) : t('play.at-par');
 }
 
 function endButton(text, handler) {
@@ -1059,7 +1056,7 @@ function renderEnd() {
     $('end-title').textContent = t('play.given-up-title');
     $('end-text').textContent = t('play.given-up-text');
     $('result').replaceChildren();
-    actions.append(endButton(state.restartArmed ? 'Really start over?' : 'Start over', restart));
+    actions.append(endButton(state.restartArmed ? t('play.restart-really') : t('play.restart'), restart));
     return;
   }
   if (outcome === 'in_progress') {
@@ -1076,32 +1073,31 @@ function renderEnd() {
       saveProgress();
       showStats();
     }
-    $('end-title').textContent = 'You won!';
+    $('end-title').textContent = t('play.won-title');
     const n = g.moves + g.redeals;
-    $('end-text').textContent = `${n} actions (${g.moves} moves, ${g.redeals} redeals)` +
-      (par ? `: par is ${par}, you are ${versusWords(n - par)}.` : '.');
+    const counts = { n, moves: g.moves, redeals: g.redeals };
+    $('end-text').textContent = par ? t('play.won-text-par', { ...counts, par, versus: versusWords(n - par) })
+      : t('play.won-text', counts);
     if (live && live.entry) {
       showResult(live.entry, live.flags);
     } else if (liveActive()) {
-      showNote('Recording your win on the server…', '', 'pending');
+      showNote(t('play.recording-win'), '', 'pending');
     } else if (live && live.status === 'failed') {
-      showNote(`This win could not be recorded (${live.note}): it is kept in this browser only.`, 'error', 'failed');
+      showNote(t('play.win-not-recorded', { reason: live.note }), 'error', 'failed');
     } else if (live) {
-      showNote(`This game was not ranked (the server says: ${live.status}).`, 'error', live.status);
+      showNote(t('play.not-ranked', { status: live.status }), 'error', live.status);
     } else if (state.mode !== 'daily') {
       showNote(t(state.mode === 'free' ? 'play.won-free' : 'play.won-practice'), '', state.mode);
     } else {
-      showNote('Played unranked: nothing was sent. Choose a name under "Ranked play" to put your ' +
-        'next win on the leaderboard.', '', 'unranked');
+      showNote(t('play.played-unranked'), '', 'unranked');
     }
   } else {
-    $('end-title').textContent = 'No move is left';
-    $('end-text').textContent = 'No card can move, and a redeal would change nothing: this game ' +
-      'is lost. Undo to go back and try another line, or start over.';
+    $('end-title').textContent = t('play.blocked-title');
+    $('end-text').textContent = t('play.blocked-text');
     $('result').replaceChildren();
-    actions.append(endButton('Undo', undo));
+    actions.append(endButton(t('play.undo'), undo));
   }
-  actions.append(endButton(state.restartArmed ? 'Really start over?' : 'Start over', restart));
+  actions.append(endButton(state.restartArmed ? t('play.restart-really') : t('play.restart'), restart));
 }
 
 function showNote(text, kind, verdict) {
@@ -1128,20 +1124,19 @@ function renderLive() {
   }
   let text;
   if (!live) {
-    text = ready ? `Ranked as ${rankedName()}: your first move starts the server's clock.`
-      : rankedName() ? 'Unranked: this game began without the server. Start over to play it ranked.'
-        : 'Unranked: the game stays in this browser.';
+    text = ready ? t('play.live-ready', { name: rankedName() })
+      : rankedName() ? t('play.live-began-unranked') : t('play.live-unranked');
   } else if (liveActive()) {
-    text = `Ranked as ${live.player}: ` + (pending ? 'sending your moves…' : 'every move is recorded.') +
-      (live.status === 'blocked' ? ' No move is left: undo, or give up.' : '');
+    text = t(pending ? 'play.live-sending' : 'play.live-recorded', { name: live.player }) +
+      (live.status === 'blocked' ? t('play.live-blocked') : '');
   } else if (live.status === 'won') {
-    text = `Ranked as ${live.player}: won` +
-      (live.elapsedMs != null ? ` in ${(live.elapsedMs / 1000).toFixed(1)} s (server time).` : '.');
+    text = live.elapsedMs != null ? t('play.live-won', { name: live.player, time: seconds(live.elapsedMs) })
+      : t('play.live-won-plain', { name: live.player });
   } else if (live.status === 'failed') {
-    text = 'Not recorded: this game goes on unranked.';
+    text = t('play.live-failed');
   } else {
-    const words = { blocked: 'lost (no move was left)', 'given-up': 'given up', expired: 'expired (too long)' };
-    text = `Ranked game ${words[live.status] ?? live.status}: what you play now is unranked.`;
+    const how = has(`play.live-how.${live.status}`) ? t(`play.live-how.${live.status}`) : live.status;
+    text = t('play.live-ended', { how });
   }
   box.textContent = text;
 }
@@ -1151,23 +1146,25 @@ function showResult(result, flags = []) {
   const p = document.createElement('p');
   const link = document.createElement('a');
   link.href = `/leaderboard/${encodeURIComponent(puzzleId)}`;
-  link.textContent = 'See the leaderboard';
+  link.textContent = t('play.see-leaderboard');
   if (result.accepted) {
     p.className = 'ok';
-    const optimal = result.optimal ? ' (optimal)' : '';
-    p.textContent = `${result.duplicate ? 'Already on the leaderboard' : 'Accepted'}: ` +
-      `rank ${result.rank ?? '–'} for ${result.player}, ${result.actions} actions, ` +
-      `${versusWords(result.versus_par)}${result.versus_par <= 0 ? optimal : ''}` +
-      (result.elapsed_ms !== null && result.elapsed_ms !== undefined
-        ? `, server time ${(result.elapsed_ms / 1000).toFixed(1)} s` : '') + '. ';
+    const optimal = result.optimal ? t('play.result-optimal') : '';
+    p.textContent = t('play.result', {
+      what: t(result.duplicate ? 'play.already' : 'play.accepted'),
+      rank: result.rank ?? '–', player: result.player, actions: result.actions,
+      versus: versusWords(result.versus_par), optimal: result.versus_par <= 0 ? optimal : '',
+      time: result.elapsed_ms !== null && result.elapsed_ms !== undefined
+        ? t('play.result-time', { time: seconds(result.elapsed_ms) }) : '',
+    });
     p.dataset.verdict = 'accepted';
     if (flags.length || isHeld(result)) {
-      p.textContent += 'Held for review: a moderator looks at wins this fast before they show on the leaderboard. ';
+      p.textContent += t('play.held');
       p.dataset.verdict = 'held';
     }
   } else {
     p.className = 'error';
-    p.textContent = `Not accepted: ${result.reason?.message ?? 'rejected'}. `;
+    p.textContent = t('play.not-accepted', { reason: result.reason?.message ?? t('play.rejected') });
     p.dataset.verdict = 'rejected';
   }
   p.append(link);
@@ -1199,7 +1196,7 @@ function onBoardClick(event) {
     if (state.selected !== null) {
       moveTo(null);
     } else {
-      say('Choose a card first, then its foundation', 'error');
+      say(t('play.choose-card-first'), 'error');
     }
     return;
   }
@@ -1290,7 +1287,7 @@ function endDrag(event, drop) {
   }
   const target = dropTarget(event.clientX, event.clientY);
   if (target === undefined || target === d.source) {
-    say('Dropped on no pile: nothing moved');
+    say(t('play.dropped-nowhere'));
     return;
   }
   state.selected = null;
@@ -1359,7 +1356,7 @@ function onKey(event) {
   } else if (key === 'Escape') {
     if (state.selected !== null) {
       clearChoice();
-      say('Choice cancelled');
+      say(t('play.choice-cancelled'));
       render();
     }
   } else if (key === '?') {
@@ -1371,7 +1368,7 @@ function onKey(event) {
 
 function togglePreview() {
   state.preview = !state.preview;
-  say(state.preview ? 'Redeal preview shown below the board' : 'Redeal preview hidden');
+  say(state.preview ? t('play.preview-shown') : t('play.preview-hidden'));
   render();
 }
 
@@ -1381,11 +1378,11 @@ function showStats() {
 
 function rulesWords(spec) {
   const r = rulesOf(spec);
-  const parts = [`Rules: ${r.preset}`];
-  parts.push(r.run_moves ? 'runs of one suit move together' : 'one card moves at a time');
-  parts.push(r.max_redeals === null ? 'unlimited redeals' : `at most ${r.max_redeals} redeal${r.max_redeals === 1 ? '' : 's'}`);
+  const parts = [t('play.rules', { preset: r.preset })];
+  parts.push(t(r.run_moves ? 'play.rules-runs' : 'play.rules-single'));
+  parts.push(r.max_redeals === null ? t('play.rules-unlimited') : tn('play.rules-max', r.max_redeals));
   if (r.redeal_only_when_stuck) {
-    parts.push('a redeal only when no card can move');
+    parts.push(t('play.rules-stuck'));
   }
   return parts.join(', ') + '.';
 }
@@ -1414,12 +1411,12 @@ async function loadGame() {
   try {
     [answer, health] = await Promise.all([call(`/v1/puzzles/${encodeURIComponent(puzzleId)}`), call('/v1/health')]);
   } catch (e) {
-    say(`Could not reach the service: ${e.message}`, 'error');
+    say(t('play.unreachable', { detail: e.message }), 'error');
     return null;
   }
   if (!answer.ok) {
-    $('title').textContent = 'Cruel: no such puzzle';
-    say(answer.data?.message ?? `the service answered ${answer.status}`, 'error');
+    $('title').textContent = t('play.no-such');
+    say(apiErrorText({ status: answer.status, code: 'http', message: `the service answered ${answer.status}`, ...answer.data }), 'error');
     $('message').dataset.code = answer.data?.code ?? '';
     return null;
   }
@@ -1436,9 +1433,11 @@ function showGame(puzzle) {
     $('title').textContent = t('play.free-title', { number: puzzle.deal.number, rules: puzzle.rules });
     $('puzzle-meta').textContent = t('play.free-meta');
   } else {
-    document.title = `Cruel ${puzzle.id}`;
-    $('title').textContent = `Cruel · ${puzzle.date} · ${puzzle.tier}`;
-    $('puzzle-meta').textContent = `Puzzle ${puzzle.id}, par ${puzzle.par?.actions ?? '?'} actions`;
+    document.title = t('play.doc-title-puzzle', { id: puzzle.id });
+    $('title').textContent = t('play.title', {
+      date: puzzle.date, tier: has(`tier.${puzzle.tier}`) ? t(`tier.${puzzle.tier}`) : puzzle.tier,
+    });
+    $('puzzle-meta').textContent = t('play.meta', { id: puzzle.id, par: puzzle.par?.actions ?? '?' });
   }
   $('par').textContent = String(puzzle.par?.actions ?? '–');
   $('rules-text').textContent = rulesWords(puzzle.rules);
@@ -1499,7 +1498,7 @@ async function start() {
   auto.checked = autoSetting() === 'foundations';
   auto.addEventListener('change', () => {
     store(KEYS.auto, auto.checked ? 'foundations' : 'off');
-    say(liveActive() ? 'Automatic moves: from your next ranked game on (this one keeps its setting).'
+    say(liveActive() ? t('play.auto-next')
       : t(auto.checked ? 'play.auto-on' : 'play.auto-off'));
     if (!state.finishedAt) {
       scheduleAutos();
@@ -1518,8 +1517,8 @@ async function start() {
   $('game').hidden = false;
   render();
   say(state.steps.length
-    ? `Your game is restored: ${state.steps.length} step${state.steps.length === 1 ? '' : 's'} played.`
-    : 'Click or tap a top card to move it; drag it; or use the keyboard (press ? for the keys).');
+    ? tn('play.restored', state.steps.length)
+    : t('play.intro'));
   board.dataset.ready = 'true';
   performance.mark('board-ready');
   showStats();
@@ -1543,7 +1542,7 @@ function panel() {
 /** The ranked name changed (claimed, linked, forgotten, deleted). */
 function playerChanged() {
   if (!state.live && state.steps.length && rankedName() && state.mode === 'daily') {
-    say('This game stays unranked: start over to play it ranked.');
+    say(t('play.stays-unranked'));
   }
   render();
 }

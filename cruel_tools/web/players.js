@@ -7,6 +7,13 @@
  */
 
 import { byName, call, claim, keepToken, link, rankedName, rememberName, storedName, tokenOf } from './tokens.js';
+import { formatDate, t } from './i18n.js';
+import { apiErrorText } from './words.js';
+
+/** The service's refusal in the player's words (a common code), else its own. */
+const refusal = (data) => apiErrorText(data ?? {});
+/** A request that never reached the service. */
+const unreachable = (e) => t('players.unreachable', { detail: e.message });
 
 // --- the panel ---------------------------------------------------------------------------------
 
@@ -50,47 +57,45 @@ export function renderPlayerPanel(box, { onChange = () => {} } = {}) {
 
   async function doClaim(name) {
     if (!name) {
-      note('Type a name first.', 'error');
+      note(t('players.type-name'), 'error');
       return;
     }
     try {
       const got = await claim(name);
       if (got.ok) {
         view.mode = 'idle';
-        view.note = `You play ranked as ${name}. Your games under this name need this browser ` +
-          '(or a device you link).';
+        view.note = t('players.ranked-as-note', { name });
         view.noteKind = 'ok';
         changed();
       } else if (got.taken) {
         view.mode = 'link';
         view.name = name;
-        note(`The name ${name} is taken: someone already plays under it. If it is yours, link ` +
-          'this device with a code from the device you play on; else choose another name.', 'error');
+        note(t('players.taken', { name }), 'error');
       } else {
-        note(got.message, 'error');
+        note(refusal(got), 'error');
       }
     } catch (e) {
-      note(`Could not reach the service: ${e.message}`, 'error');
+      note(unreachable(e), 'error');
     }
   }
 
   async function doLink(name, code) {
     if (!name || !code) {
-      note('Type the name and the code shown on your other device.', 'error');
+      note(t('players.need-name-code'), 'error');
       return;
     }
     try {
       const got = await link(name, code);
       if (got.ok) {
         view.mode = 'idle';
-        view.note = `This device is linked: you play ranked as ${name} here too.`;
+        view.note = t('players.linked', { name });
         view.noteKind = 'ok';
         changed();
       } else {
-        note(got.message, 'error');
+        note(refusal(got), 'error');
       }
     } catch (e) {
-      note(`Could not reach the service: ${e.message}`, 'error');
+      note(unreachable(e), 'error');
     }
   }
 
@@ -98,13 +103,13 @@ export function renderPlayerPanel(box, { onChange = () => {} } = {}) {
     try {
       const answer = await call(`${byName(name)}/link-codes`, { method: 'POST', body: {}, player: name });
       if (!answer.ok) {
-        note(answer.data.message, 'error');
+        note(refusal(answer.data), 'error');
         return;
       }
       view.code = answer.data;
       note('');
     } catch (e) {
-      note(`Could not reach the service: ${e.message}`, 'error');
+      note(unreachable(e), 'error');
     }
   }
 
@@ -112,7 +117,7 @@ export function renderPlayerPanel(box, { onChange = () => {} } = {}) {
     try {
       const answer = await call(`${byName(name)}/data`, { player: name });
       if (!answer.ok) {
-        note(answer.data.message, 'error');
+        note(refusal(answer.data), 'error');
         return;
       }
       const blob = new Blob([JSON.stringify(answer.data, null, 2)], { type: 'application/json' });
@@ -121,9 +126,9 @@ export function renderPlayerPanel(box, { onChange = () => {} } = {}) {
       a.click();
       a.remove();
       setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
-      note(`Your data is downloaded: cruel-${name}.json.`, 'ok');
+      note(t('players.downloaded', { file: `cruel-${name}.json` }), 'ok');
     } catch (e) {
-      note(`Could not reach the service: ${e.message}`, 'error');
+      note(unreachable(e), 'error');
     }
   }
 
@@ -132,18 +137,18 @@ export function renderPlayerPanel(box, { onChange = () => {} } = {}) {
       const answer = await call(byName(name), { method: 'DELETE', player: name });
       if (!answer.ok) {
         view.confirmDelete = false;
-        note(answer.data.message, 'error');
+        note(refusal(answer.data), 'error');
         return;
       }
       keepToken(name, null);
       rememberName('');
       view.confirmDelete = false;
       view.code = null;
-      view.note = `${name} and all their games are deleted from the service.`;
+      view.note = t('players.deleted', { name });
       view.noteKind = 'ok';
       changed();
     } catch (e) {
-      note(`Could not reach the service: ${e.message}`, 'error');
+      note(unreachable(e), 'error');
     }
   }
 
@@ -151,45 +156,43 @@ export function renderPlayerPanel(box, { onChange = () => {} } = {}) {
     rememberName('');
     view.code = null;
     view.confirmDelete = false;
-    view.note = 'Games are unranked until you choose a name. This browser keeps the token of ' +
-      'your name: choose it again to play ranked under it.';
+    view.note = t('players.forgot');
     view.noteKind = '';
     changed();
   }
 
   function draw() {
     const ranked = rankedName();
-    const parts = [el('h2', { id: 'ranked-title' }, 'Ranked play')];
+    const parts = [el('h2', { id: 'ranked-title' }, t('play.ranked-title'))];
     if (ranked) {
-      parts.push(el('p', { id: 'ranked-as' }, 'You play ranked as ', el('b', {}, ranked),
-        '. Each move goes to the server as you play it; the server times the game.'));
+      parts.push(el('p', { id: 'ranked-as' }, t('players.ranked-as-before'), el('b', {}, ranked),
+        t('players.ranked-as-after')));
       const actions = el('div', { class: 'toolbar' },
-        button('Link another device', 'make-code', () => makeCode(ranked)),
-        button('Use another name', 'forget-name', forget));
+        button(t('players.make-code'), 'make-code', () => makeCode(ranked)),
+        button(t('players.forget'), 'forget-name', forget));
       parts.push(actions);
       if (view.code) {
         const until = new Date(view.code.expires_at);
-        parts.push(el('p', { id: 'link-code-text' }, 'On your other device, choose ',
-          el('b', {}, ranked), ', then enter the code ', el('code', { id: 'link-code' }, view.code.code),
-          Number.isNaN(until.getTime()) ? '.' : ` before ${until.toLocaleTimeString()}. It works once.`));
+        parts.push(el('p', { id: 'link-code-text' }, t('players.code-before'),
+          el('b', {}, ranked), t('players.code-middle'), el('code', { id: 'link-code' }, view.code.code),
+          Number.isNaN(until.getTime()) ? t('players.code-end')
+            : t('players.code-until', { time: formatDate(until, { hour: '2-digit', minute: '2-digit', second: '2-digit' }) })));
       }
-      const data = el('details', { id: 'your-data' }, el('summary', {}, 'Your data'),
-        el('p', { class: 'muted' }, 'What the service keeps under your name: your games, their ' +
-          'times, your tokens. Download it, or delete it for good.'));
+      const data = el('details', { id: 'your-data' }, el('summary', {}, t('players.your-data')),
+        el('p', { class: 'muted' }, t('players.data-text')));
       const tools = el('div', { class: 'toolbar' },
-        button('Download your data', 'export-data', () => download(ranked)));
+        button(t('players.download'), 'export-data', () => download(ranked)));
       if (view.confirmDelete) {
         tools.append(
-          button(`Delete ${ranked} for good`, 'delete-confirm', () => erase(ranked), 'primary'),
-          button('Keep my data', 'delete-cancel', () => {
+          button(t('players.delete-confirm', { name: ranked }), 'delete-confirm', () => erase(ranked), 'primary'),
+          button(t('players.keep'), 'delete-cancel', () => {
             view.confirmDelete = false;
             draw();
           }));
       } else {
-        tools.append(button('Delete your data…', 'delete-data', () => {
+        tools.append(button(t('players.delete'), 'delete-data', () => {
           view.confirmDelete = true;
-          view.note = `Deleting removes ${ranked}, every game and entry under this name and ` +
-            "this browser's token. It cannot be undone.";
+          view.note = t('players.delete-warning', { name: ranked });
           view.noteKind = 'error';
           draw();
           box.querySelector('#delete-cancel')?.focus();
@@ -206,11 +209,11 @@ export function renderPlayerPanel(box, { onChange = () => {} } = {}) {
       name.value = view.name;
       const code = el('input', { type: 'text', id: 'link-code-input', autocomplete: 'one-time-code', maxlength: 64 });
       const form = el('form', { id: 'link-form' },
-        el('label', { for: 'link-name' }, 'Your name'), name,
-        el('label', { for: 'link-code-input' }, 'The code shown on your other device'), code,
+        el('label', { for: 'link-name' }, t('players.your-name')), name,
+        el('label', { for: 'link-code-input' }, t('players.code-label')), code,
         el('div', { class: 'toolbar' },
-          el('button', { type: 'submit', class: 'primary', id: 'link-device' }, 'Link this device'),
-          button('Choose another name', 'link-cancel', () => {
+          el('button', { type: 'submit', class: 'primary', id: 'link-device' }, t('players.link-device')),
+          button(t('players.choose-other'), 'link-cancel', () => {
             view.mode = 'idle';
             note('');
           })));
@@ -220,16 +223,14 @@ export function renderPlayerPanel(box, { onChange = () => {} } = {}) {
       });
       parts.push(form);
     } else {
-      parts.push(el('p', { class: 'muted' }, 'Without a name you play unranked: the game stays ' +
-        'in this browser. With a name, each move goes to the server, which times the game and ' +
-        'puts your wins on the leaderboard.'));
+      parts.push(el('p', { class: 'muted' }, t('play.ranked-text')));
       const name = el('input', { type: 'text', id: 'claim-name', autocomplete: 'nickname', maxlength: 40 });
       name.value = storedName();
       const form = el('form', { id: 'claim-form' },
-        el('label', { for: 'claim-name' }, 'Your name for the leaderboard'),
+        el('label', { for: 'claim-name' }, t('play.name-label')),
         el('div', { class: 'toolbar' }, name,
-          el('button', { type: 'submit', class: 'primary', id: 'claim' }, 'Play ranked')),
-        el('p', {}, button('I play on another device: link this one', 'show-link', () => {
+          el('button', { type: 'submit', class: 'primary', id: 'claim' }, t('play.play-ranked'))),
+        el('p', {}, button(t('play.link-other'), 'show-link', () => {
           view.mode = 'link';
           view.name = name.value.trim();
           note('');

@@ -11,6 +11,8 @@
 import { Game, SUITS, cardName, readLog } from '/static/cruel.js';
 import { renderBoard } from '/static/board.js';
 import { api, clearError, h, parText, showError } from '/static/site.js';
+import { t, tn } from '/static/i18n.js';
+import { apiErrorText, explain, lineWords } from '/static/words.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -22,7 +24,7 @@ let replay = null;
 let current = 0;
 let timer = null;
 let keepStepInUrl = false;
-const ANALYSIS_HINT = 'Where was a lost game lost; how far is a win from the best?';
+const ANALYSIS_HINT = t('replay.analysis-hint');
 
 // --- reading a log --------------------------------------------------------------------------
 
@@ -73,18 +75,38 @@ function stopsOf(log, doc) {
   const stops = [];
   const read = readOrNull(log);
   const start = read === null ? null : startPosition(read);
-  stops.push({ text: 'The deal', position: start, moved: null });
+  stops.push({ text: t('replay.the-deal'), position: start, moved: null });
+  // The steps in the player's words, played here by cruel.js (the service's own words, in
+  // English, where this page cannot play the log).
+  let game = null;
+  try {
+    game = read === null ? null : new Game(read.deal.piles, read.rules);
+  } catch {
+    game = null;
+  }
   doc.steps.forEach((step, i) => {
     const before = stops[stops.length - 1].position;
     const played = read === null ? undefined : read.steps[(step.step ?? i + 1) - 1];
     const redeal = played === undefined || played.type === 'redeal';
     const moved = redeal || before === null ? null : movedBetween(before, step.position);
-    stops.push({ text: step.text, position: step.position, moved, step: step.step ?? i + 1 });
+    let text = step.text;
+    if (game !== null && played !== undefined) {
+      try {
+        text = lineWords(played, game);
+        game.push(played);
+      } catch {
+        game = null;
+      }
+    }
+    stops.push({ text, position: step.position, moved, step: step.step ?? i + 1 });
   });
+  if (doc.error) {
+    doc.error.words = refusalWords(doc.error, read, game);
+  }
   if (doc.error && doc.error.index != null) {
     const last = stops[stops.length - 1];
     stops.push({
-      text: `error: ${doc.error.message} [${doc.error.code}]`,
+      text: t('replay.error-step', { message: doc.error.words, code: doc.error.code }),
       position: last.position,
       moved: null,
       step: doc.error.index + 1,
@@ -94,17 +116,40 @@ function stopsOf(log, doc) {
   return stops;
 }
 
+/**
+ * The service's refusal of a log in the player's words: an illegal step played again here by
+ * cruel.js (its code and fields), or the log's error by its code; the service's own words when
+ * this page cannot tell more.
+ */
+function refusalWords(error, read, game) {
+  if (error.index != null && game !== null && read !== null && read.steps[error.index]) {
+    try {
+      game.copy().push(read.steps[error.index]);
+    } catch (e) {
+      if (e.code === error.code) {
+        return t('replay.move-error', { n: error.index + 1, message: explain(e) });
+      }
+    }
+  }
+  return explain({ code: error.code, path: error.path, message: error.message, name: error.index != null ? 'IllegalMove' : 'LogError' });
+}
+
 // --- showing it -----------------------------------------------------------------------------
 
 function summaryText(doc) {
   if (doc.outcome == null) {
-    return 'This log cannot be played.';
+    return t('replay.cannot-play');
   }
-  const outcome = doc.outcome.replace('_', ' ');
-  const actions = doc.moves + doc.redeals;
-  const words = `${doc.foundation_cards} foundation cards, ${doc.moves} moves, ${doc.redeals} redeals (${actions} actions)`;
-  const validity = doc.error ? 'Not valid' : 'Valid';
-  return `${validity}. Result: ${outcome}, ${words}.`;
+  const outcome = ['won', 'blocked', 'in_progress'].includes(doc.outcome)
+    ? t(`replay.outcome.${doc.outcome}`) : doc.outcome.replace('_', ' ');
+  return t('replay.summary', {
+    validity: t(doc.error ? 'replay.not-valid' : 'replay.valid'),
+    outcome,
+    cards: tn('replay.cards', doc.foundation_cards),
+    moves: tn('replay.moves', doc.moves),
+    redeals: tn('replay.redeals', doc.redeals),
+    actions: tn('site.actions', doc.moves + doc.redeals),
+  });
 }
 
 function renderSteps() {
@@ -140,17 +185,17 @@ function show(index) {
   const now = $('step-now');
   now.classList.toggle('error', Boolean(stop.error));
   now.replaceChildren(
-    h('span', { class: 'step-label' }, current === 0 ? 'Step 0: ' : `Step ${stop.step}: `),
+    h('span', { class: 'step-label' }, current === 0 ? t('replay.step-label-0') : t('replay.step-label', { n: stop.step })),
     h('span', { id: 'step-text', class: 'step-text' }, stop.text));
   $('scrubber').value = String(current);
-  $('scrubber').setAttribute('aria-valuetext', `step ${current} of ${last}`);
+  $('scrubber').setAttribute('aria-valuetext', t('replay.step-of', { n: current, last }));
   $('counter').textContent = `${current} / ${last}`;
   $('jump').value = String(current);
   $('board').dataset.step = String(current);
   if (stop.position) {
     renderBoard($('board'), stop.position, {
       highlight: stop.moved ? stop.moved.card : null,
-      label: `Position after step ${current}`,
+      label: t('replay.position-after', { n: current }),
       idPrefix: 'replay',
     });
   }
@@ -185,13 +230,13 @@ function play() {
   }
   clearInterval(timer);
   timer = setInterval(() => show(current + 1), Number($('speed').value));
-  $('play').textContent = 'Pause';
+  $('play').textContent = t('replay.pause');
 }
 
 function pause() {
   clearInterval(timer);
   timer = null;
-  $('play').textContent = '▶ Play';
+  $('play').textContent = t('replay.play');
 }
 
 function toggle() {
@@ -215,12 +260,12 @@ async function start(log, rawText, { title, source, step = 0, inUrl = false }) {
   $('source').replaceChildren(...source);
   $('summary').textContent = summaryText(doc);
   if (doc.error) {
-    const where = doc.error.index != null ? `step ${doc.error.index + 1}` : doc.error.path;
-    showError($('error'), `${where}: ${doc.error.message} [${doc.error.code}]`);
+    const where = doc.error.index != null ? t('replay.step-n', { n: doc.error.index + 1 }) : doc.error.path;
+    showError($('error'), t('replay.error-at', { where, message: doc.error.words, code: doc.error.code }));
     $('error').dataset.step = doc.error.index != null ? String(doc.error.index + 1) : '';
   }
   if (replay.stops[0].position === null && doc.outcome === null && !doc.error) {
-    showError($('error'), 'the deal of this log cannot be played');
+    showError($('error'), t('replay.deal-unplayable'));
   }
   const last = replay.stops.length - 1;
   $('scrubber').max = String(last);
@@ -228,7 +273,7 @@ async function start(log, rawText, { title, source, step = 0, inUrl = false }) {
   renderSteps();
   // An illegal log cannot be analysed (the service would say so): the button is for games.
   $('analyze').disabled = Boolean(doc.error) || doc.outcome === null;
-  $('analysis').textContent = doc.error ? 'Only a legal game can be analysed.' : ANALYSIS_HINT;
+  $('analysis').textContent = doc.error ? t('replay.only-legal') : ANALYSIS_HINT;
   $('player').hidden = false;
   document.body.dataset.ready = 'true';
   show(Number.isFinite(step) ? step : 0);
@@ -255,45 +300,49 @@ function showAnalysis(a) {
     const loss = a.loss;
     if (loss.status === 'lost-at-step' && loss.losing_step) {
       const step = loss.losing_step;
-      mark(step.number, '!!', 'the losing step');
+      mark(step.number, '!!', t('replay.mark-loss'));
       const wins = loss.alternatives.filter((alt) => alt.verdict === 'won').length;
       const others = loss.alternatives.length;
       // The step in the words of cruel replay, as the list shows it.
       const words = replay.stops[step.number]?.text ?? step.words;
-      out.push(`!! Lost at step ${step.number} (${words}): the game could still be won before it, not after.`);
+      out.push(t('replay.lost-at', { n: step.number, words }));
       if (loss.reason) {
-        out.push(`After it: ${loss.reason}.`);
+        out.push(t('replay.after-it', { reason: loss.reason }));
       }
-      out.push(others === 0 ? 'There was no other step.'
-        : `${wins} of the ${others} other step${others === 1 ? '' : 's'} there still win${wins === 1 ? 's' : ''}.`);
+      out.push(others === 0 ? t('replay.no-other') : tn('replay.others-win', others, { wins }));
     } else if (loss.status === 'lost-from-start') {
-      out.push('No win from the deal: this game was lost from the start.');
+      out.push(t('replay.lost-from-start'));
     } else if (loss.status === 'still-winnable') {
-      out.push('Not lost: the last position can still be won.');
+      out.push(t('replay.still-winnable'));
     } else {
       const first = loss.first_step == null ? 0 : loss.first_step + 1;
       const last = loss.last_step == null ? first : loss.last_step + 1;
       for (let n = Math.max(1, first); n <= last; n++) {
-        mark(n, '??', 'the losing step may be this one (undecided)');
+        mark(n, '??', t('replay.mark-undecided'));
       }
-      out.push(`?? The losing step lies between ${first ? `step ${first}` : 'the deal'} and step ${last}: the solver could not narrow it within its budget.`);
+      out.push(t('replay.lost-between', {
+        from: first ? t('replay.step-n', { n: first }) : t('replay.the-deal-lower'), last,
+      }));
     }
   } else if (a.win) {
     const win = a.win;
-    let text = `Won in ${win.actions} actions`;
+    let text = t('replay.won-in', { actions: tn('site.actions', win.actions) });
     if (win.par && win.over_par != null) {
-      text += `, ${win.over_par === 0 ? 'at' : win.over_par > 0 ? `${win.over_par} over` : `${-win.over_par} under`} par (${win.par.actions})`;
+      const par = win.par.actions;
+      text += win.over_par === 0 ? t('replay.vs-at', { par })
+        : win.over_par > 0 ? t('replay.vs-over', { n: win.over_par, par })
+          : t('replay.vs-under', { n: -win.over_par, par });
     }
     const best = win.optimum;
     if (win.over_optimum != null) {
-      text += win.over_optimum === 0 ? ': optimal.'
-        : `; the optimum is ${best.actions} actions (${win.over_optimum} fewer).`;
+      text += win.over_optimum === 0 ? t('replay.optimal')
+        : t('replay.optimum', { best: tn('site.actions', best.actions), fewer: win.over_optimum });
     } else {
-      text += `; every win takes at least ${best.lower_bound} actions, so this one is at most ${win.at_most_over_optimum} over the optimum.`;
+      text += t('replay.at-most', { bound: tn('site.actions', best.lower_bound), over: win.at_most_over_optimum });
     }
     out.push(text);
     for (const costly of win.costly_steps ?? []) {
-      mark(costly.step.number, '++', `cost ${costly.cost} action${costly.cost === 1 ? '' : 's'}`);
+      mark(costly.step.number, '++', tn('replay.mark-cost', costly.cost));
     }
   }
   $('analysis').textContent = out.join(' ');
@@ -305,13 +354,13 @@ async function analyze() {
   }
   const button = $('analyze');
   button.disabled = true;
-  $('analysis').textContent = 'Analysing…';
+  $('analysis').textContent = t('replay.analysing');
   try {
     const log = replay.log; // the user's text as it is, or the object the service gave
     showAnalysis(await api('/v1/analyze', typeof log === 'string' ? { method: 'POST', raw: log }
       : { method: 'POST', body: log }));
   } catch (e) {
-    $('analysis').textContent = e.message;
+    $('analysis').textContent = apiErrorText(e);
     button.disabled = false;
   }
 }
@@ -328,28 +377,29 @@ async function fromUrl() {
     return;
   }
   const id = encodeURIComponent(puzzle);
-  const board = h('a', { href: `/leaderboard/${id}` }, 'leaderboard');
+  const board = h('a', { href: `/leaderboard/${id}` }, t('replay.leaderboard-link'));
   try {
     if (entry) {
       const log = await api(`/v1/puzzles/${id}/submissions/${encodeURIComponent(entry)}/log`);
-      const player = log.meta && log.meta.player ? ` by ${log.meta.player}` : '';
+      const player = log.meta && log.meta.player ? log.meta.player : null;
       await start(log, null, {
-        title: `Entry ${entry} of ${puzzle}${player}`,
-        source: ['A game from the ', board, ' of ', puzzle, '.'],
+        title: player === null ? t('replay.entry-title', { entry, puzzle })
+          : t('replay.entry-title-by', { entry, puzzle, player }),
+        source: [t('replay.entry-source-before'), board, t('replay.entry-source-after', { puzzle })],
         step, inUrl: true,
       });
     } else {
       const solution = await api(`/v1/puzzles/${id}/solution`);
       await start(solution.log, null, {
-        title: `Solution of ${puzzle}`,
-        source: [`The par solution (${parText(solution.par)}) of ${solution.date}'s puzzle; see its `,
-          board, '.'],
+        title: t('replay.solution-title', { puzzle }),
+        source: [t('replay.solution-source-before', { par: parText(solution.par), date: solution.date }),
+          board, t('replay.solution-source-after')],
         step, inUrl: true,
       });
     }
-    $('load').querySelector('h2').textContent = 'Or replay your own log';
+    $('load').querySelector('h2').textContent = t('replay.load-title-or');
   } catch (e) {
-    $('title').textContent = entry ? `Entry ${entry} of ${puzzle}` : `Solution of ${puzzle}`;
+    $('title').textContent = entry ? t('replay.entry-title', { entry, puzzle }) : t('replay.solution-title', { puzzle });
     showError($('error'), e);
     document.body.dataset.ready = 'true';
   }
@@ -357,14 +407,14 @@ async function fromUrl() {
 
 async function fromText(text, what) {
   if (!text.trim()) {
-    showError($('error'), 'paste a log first, or choose a file');
+    showError($('error'), t('replay.paste-first'));
     return;
   }
   try {
     const url = new URL(location.href);
     url.search = '';
     history.replaceState(null, '', url);
-    await start(null, text, { title: 'Replay of your log', source: [what], step: 0, inUrl: false });
+    await start(null, text, { title: t('replay.your-log'), source: [what], step: 0, inUrl: false });
     $('player').scrollIntoView({ block: 'start' });
   } catch (e) {
     replay = null;
@@ -376,8 +426,8 @@ async function fromText(text, what) {
 function readFile(file) {
   file.text().then((text) => {
     $('log-text').value = text;
-    fromText(text, `The log in ${file.name}.`);
-  }, (e) => showError($('error'), `cannot read ${file.name}: ${e.message}`));
+    fromText(text, t('replay.from-file', { file: file.name }));
+  }, (e) => showError($('error'), t('replay.cannot-read', { file: file.name, detail: e.message })));
 }
 
 // --- wiring ---------------------------------------------------------------------------------
@@ -430,7 +480,7 @@ function wire() {
   });
   $('load-form').addEventListener('submit', (e) => {
     e.preventDefault();
-    fromText($('log-text').value, 'A pasted log.');
+    fromText($('log-text').value, t('replay.pasted'));
   });
   $('log-file').addEventListener('change', () => {
     const file = $('log-file').files[0];
@@ -451,7 +501,7 @@ function wire() {
       const text = e.dataTransfer?.getData('text/plain');
       if (text) {
         $('log-text').value = text;
-        fromText(text, 'A dropped log.');
+        fromText(text, t('replay.dropped'));
       }
     }
   });

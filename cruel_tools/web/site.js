@@ -6,6 +6,9 @@
  * @module site
  */
 
+import { t, tn, formatDate, formatNumber } from './i18n.js';
+import { apiErrorText } from './words.js';
+
 /** An answer of the service that is not a success: its `cruel-error/1` fields. */
 export class ApiError extends Error {
   /**
@@ -65,7 +68,8 @@ export async function api(path, { method = 'GET', body = undefined, raw = undefi
  * @param {unknown} error an ApiError, an Error, or text
  */
 export function showError(el, error) {
-  el.textContent = error instanceof Error ? error.message : String(error);
+  el.textContent = error instanceof ApiError ? apiErrorText(error)
+    : error instanceof Error ? error.message : String(error);
   el.hidden = false;
 }
 
@@ -102,9 +106,13 @@ export function h(tag, attrs = {}, ...children) {
 
 // --- what the pages show --------------------------------------------------------------------
 
-/** A tier's name as shown: `Easy`. */
+/** A tier's name as shown: `Easy`, `Makkelijk`. */
 export function tierName(tier) {
-  return tier ? tier[0].toUpperCase() + tier.slice(1) : '';
+  if (!tier) {
+    return '';
+  }
+  return ['easy', 'medium', 'hard', 'expert'].includes(tier) ? t(`tier.${tier}`)
+    : tier[0].toUpperCase() + tier.slice(1);
 }
 
 /**
@@ -115,9 +123,9 @@ export function parText(par) {
   if (!par) {
     return '';
   }
-  const bound = par.optimal ? 'optimal'
-    : par.lower_bound != null ? `optimum \u2265 ${par.lower_bound}` : 'optimum unknown';
-  return `${par.actions} actions, ${bound}`;
+  const bound = par.optimal ? t('site.bound-optimal')
+    : par.lower_bound != null ? t('site.bound-lower', { n: par.lower_bound }) : t('site.bound-unknown');
+  return t('site.par', { actions: tn('site.actions', par.actions), bound });
 }
 
 /** `+3`, `0`, `-1`: a result against par. */
@@ -134,7 +142,7 @@ export function when(iso) {
   if (Number.isNaN(d.getTime())) {
     return iso ?? '';
   }
-  return d.toLocaleString(undefined, {
+  return formatDate(d, {
     day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit',
   });
 }
@@ -145,17 +153,18 @@ export function duration(ms) {
     return '';
   }
   const s = ms / 1000;
+  const tenths = { minimumFractionDigits: 1, maximumFractionDigits: 1 };
   if (s < 60) {
-    return `${s.toFixed(1)} s`;
+    return t('site.seconds', { s: formatNumber(s, tenths) });
   }
   const m = Math.floor(s / 60);
-  return `${m}:${(s - m * 60).toFixed(1).padStart(4, '0')}`;
+  return `${m}:${formatNumber(s - m * 60, { ...tenths, minimumIntegerDigits: 2 })}`;
 }
 
 /** A date `YYYY-MM-DD` in words: `Tuesday 5 January 2027` (the date itself, no time zone). */
 export function dayName(date) {
   const [y, m, d] = date.split('-').map(Number);
-  return new Date(Date.UTC(y, m - 1, d)).toLocaleDateString(undefined, {
+  return formatDate(new Date(Date.UTC(y, m - 1, d)), {
     weekday: 'long', day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC',
   });
 }

@@ -3,6 +3,7 @@
 // (cruel_tools/stats.py: aggregate() and record()). See docs/web.md "Statistics panel".
 
 import { Game, claimProblem, readLog } from './cruel.js';
+import { t, tn, formatNumber } from './i18n.js';
 
 export const GAMES_KEY = 'cruel.games';
 export const MAX_GAMES = 1000;
@@ -163,16 +164,20 @@ export function computeStats(games = loadGames(), today = null) {
   return aggregate(games.map(gameFacts).filter((f) => f !== null), today);
 }
 
-function clock(seconds) {
+/** A duration in words: `12 s`, `1 min 05 s`, `1 h 02 min 05 s` (issue #27). */
+export function clock(seconds) {
   const s = Math.round(seconds);
   const h = Math.floor(s / 3600);
   const m = Math.floor((s % 3600) / 60);
   const sec = String(s % 60).padStart(2, '0');
-  return h ? `${h}h ${String(m).padStart(2, '0')}m ${sec}s` : `${m}m ${sec}s`;
+  if (h) {
+    return t('stats.clock-h', { h, m: String(m).padStart(2, '0'), s: sec });
+  }
+  return m ? t('stats.clock-m', { m, s: sec }) : t('stats.clock-s', { s: s % 60 });
 }
 
 function days(n) {
-  return n === 1 ? '1 day' : `${n} days`;
+  return tn('stats.days', n);
 }
 
 /**
@@ -183,19 +188,20 @@ function days(n) {
 export function renderStats(container, games = loadGames(), today = null) {
   const rec = computeStats(games, today);
   const rows = [
-    ['played', 'Played', rec.played, String(rec.played)],
-    ['wins', 'Wins', rec.wins, String(rec.wins)],
-    ['winRate', 'Win rate', rec.winRate, rec.winRate === null ? '—' : `${(rec.winRate * 100).toFixed(1)}%`],
-    ['fastestWinSeconds', 'Fastest win', rec.fastestWinSeconds,
+    ['played', t('stats.played'), rec.played, String(rec.played)],
+    ['wins', t('stats.wins'), rec.wins, String(rec.wins)],
+    ['winRate', t('stats.win-rate'), rec.winRate, rec.winRate === null ? '—'
+      : formatNumber(rec.winRate, { style: 'percent', minimumFractionDigits: 1, maximumFractionDigits: 1 })],
+    ['fastestWinSeconds', t('stats.fastest'), rec.fastestWinSeconds,
       rec.fastestWinSeconds === null ? '—' : clock(rec.fastestWinSeconds)],
-    ['fewestMovesWin', 'Fewest moves', rec.fewestMovesWin,
+    ['fewestMovesWin', t('stats.fewest'), rec.fewestMovesWin,
       rec.fewestMovesWin === null ? '—' : String(rec.fewestMovesWin)],
-    ['bestScore', 'Best score', rec.bestScore, rec.bestScore === null ? '—' : `${rec.bestScore}/52`],
-    ['currentStreak', 'Current streak', rec.currentStreak, days(rec.currentStreak)],
-    ['bestStreak', 'Best streak', rec.bestStreak, days(rec.bestStreak)],
+    ['bestScore', t('stats.best-score'), rec.bestScore, rec.bestScore === null ? '—' : `${rec.bestScore}/52`],
+    ['currentStreak', t('stats.current-streak'), rec.currentStreak, days(rec.currentStreak)],
+    ['bestStreak', t('stats.best-streak'), rec.bestStreak, days(rec.bestStreak)],
   ];
   const h = document.createElement('h2');
-  h.textContent = 'Stats on this device';
+  h.textContent = t('stats.title');
   const dl = document.createElement('dl');
   dl.className = 'stats-list';
   for (const [key, name, value, text] of rows) {
@@ -211,9 +217,9 @@ export function renderStats(container, games = loadGames(), today = null) {
   }
   const note = document.createElement('p');
   note.className = 'muted';
-  note.textContent = 'Kept only in this browser. A game counts when it is won, given up or ' +
-    'started over. Streaks: days with a win, to ' +
-    (rec.referenceDay ? `${rec.referenceDay} (your latest game day).` : 'your latest game day.');
+  // given `today` (the game day, gameday.js), the streaks run to it; else to the latest game
+  note.textContent = !rec.referenceDay ? t('stats.note-none')
+    : t(today ? 'stats.note-today' : 'stats.note', { day: rec.referenceDay });
   container.replaceChildren(h, dl, note);
   return rec;
 }

@@ -103,7 +103,7 @@ export async function call(path, { method = undefined, body = undefined, player 
     data = null;
   }
   if (!data || typeof data !== 'object') {
-    data = { message: `the service answered ${res.status}` };
+    data = { code: 'http', status: res.status, message: `the service answered ${res.status}` };
   }
   return { ok: res.ok, status: res.status, data };
 }

@@ -11,7 +11,7 @@
  */
 
 import { SUITS, SUIT_SYMBOLS, RANK_NAMES, cardRank, cardSuit, parseCard } from './cruel.js';
-import { t, tn, has } from './i18n.js';
+import { t, tn, has, locale } from './i18n.js';
 
 function toCard(c) {
   return typeof c === 'string' ? parseCard(c) : c;
@@ -59,14 +59,34 @@ export function stepWords(step, game) {
   return t('game.step-pile', { card, source: step.source, onto, target: step.target });
 }
 
-/** A step in the log's short notation (3F, 3-7, R) in words that need no position. */
-export function stepNotation(step) {
+const ordinals = new Intl.PluralRules(locale, { type: 'ordinal' });
+
+/** `1st`, `2nd` / `1e`, `2e`. */
+export function ordinal(n) {
+  const form = `game.nth.${ordinals.select(n)}`;
+  return t(has(form) ? form : 'game.nth.other', { count: n });
+}
+
+/**
+ * A step as `cruel replay` lists it, before it is played on `game`: `4♦ pile 3 → pile 7, onto
+ * 5♦`, `Redeal (2nd)` (render.py's describe(), in the player's language).
+ */
+export function lineWords(step, game) {
   if (step.type === 'redeal') {
-    return t('game.notation-redeal');
+    return t('game.line-redeal', { nth: ordinal(game.redeals + 1) });
   }
-  return step.target === null
-    ? t('game.notation-foundation', { source: step.source })
-    : t('game.notation-pile', { source: step.source, target: step.target });
+  const n = game.piles.length;
+  const src = step.source >= 1 && step.source <= n ? game.piles[step.source - 1] : [];
+  const count = step.count ?? 1;
+  const moving = count > 0 && count <= src.length ? src.slice(src.length - count) : [];
+  const cards = moving.length ? moving.slice().reverse().map(cardText).join(' ') : t('game.nothing');
+  if (step.target === null) {
+    return t('game.line-foundation', { cards, source: step.source });
+  }
+  const dst = step.target >= 1 && step.target <= n ? game.piles[step.target - 1] : [];
+  return dst.length
+    ? t('game.line-pile', { cards, source: step.source, target: step.target, onto: cardText(dst[dst.length - 1]) })
+    : t('game.line-empty', { cards, source: step.source, target: step.target });
 }
 
 /**

@@ -1,0 +1,213 @@
+"""The pages in English and Dutch (docs/web.md "Languages").
+
+- No page string escapes the catalogs: under ``?lang=qps`` (a test-only pseudo language: the
+  English catalog with each message in ⟦…⟧, each date or number Intl formats in ⟪…⟫), every
+  visible text, every label a screen reader reads (aria-label, title, placeholder) and the
+  document's title is inside the markers, or is data (numbers, cards, puzzle ids, keys,
+  player names, code).
+- The Dutch pages, at 1280×800, with a browser that asks for Dutch: no English message of the
+  catalog (one that differs from its Dutch) is left on them.
+- The switch in the header: choosing a language is remembered across reloads and pages.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from .conftest import DESKTOP, SHOTS
+
+OPEN = "2027-01-05-easy"  # open on the served date
+CLOSED = "2027-01-04-easy"  # closed: its solution and entries are public
+
+#: Every page, as a player reaches it, and what says it is drawn.
+PAGES = [
+    ("/", "body[data-ready=true]"),
+    (f"/play/{OPEN}", "#board[data-ready=true]"),
+    (f"/play/{CLOSED}", "#board[data-ready=true]"),
+    ("/play/deal/17", "#board[data-ready=true]"),
+    ("/replay", "body[data-ready=true]"),
+    (f"/replay?puzzle={CLOSED}&step=5", "body[data-ready=true]"),
+    (f"/leaderboard/{OPEN}", "body[data-ready=true]"),
+    (f"/leaderboard/{CLOSED}", "body[data-ready=true]"),
+]
+
+#: The texts on a page: visible text nodes (with the tag of their element), the labels of
+#: visible elements, the document's title. Elements that hold data (card faces, keys, code,
+#: player names, the language switch's own names) are left out.
+TEXTS = """() => {
+  const DATA = ['script', 'style', 'kbd', 'code', '.face', '.pip', '.pile-number', '.target-key',
+    'td.player', '#lang-switch', '.site-name', '#link-code'].join(', ');
+  const visible = (el) => el.checkVisibility ? el.checkVisibility() : el.offsetParent !== null;
+  const out = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const el = node.parentElement;
+    const text = node.textContent.trim();
+    if (!text || !el || el.closest(DATA) || !visible(el)) continue;
+    out.push(text);
+  }
+  for (const el of document.body.querySelectorAll('[aria-label], [title], [placeholder]')) {
+    if (!visible(el) || el.closest('#lang-switch')) continue;
+    for (const attr of ['aria-label', 'title', 'placeholder']) {
+      const value = el.getAttribute(attr);
+      if (value) out.push(value);
+    }
+  }
+  out.push(document.title);
+  return out;
+}"""
+
+#: What may stand outside the markers: data, not words.
+DATA = re.compile(
+    r"""^(
+        \d{4}-\d{2}-\d{2}(-[a-z]+)?       # a date, a puzzle id
+      | (10|[2-9AJQK])[♠♥♦♣]             # a card
+      | [♠♥♦♣]
+      | [-+−]?\d+([.,:]\d+)*[×%s]?        # a number, 1:05.3, 0.5×, 12 s
+      | Cruel
+      | [\s.,:;!?()\[\]/+\-–—·=…'"“”’←→↑↓◀▶≥#|]
+    )+$""",
+    re.X,
+)
+
+
+def outside_markers(text: str) -> str:
+    """What is left of ``text`` once every ⟦message⟧ and ⟪formatted value⟫ is taken out
+    (innermost first: a message's fields may hold messages)."""
+    inner = re.compile(r"⟦[^⟦⟧]*⟧|⟪[^⟪⟫]*⟫")
+    while True:
+        shorter = inner.sub(" ", text)
+        if shorter == text:
+            return text
+        text = shorter
+
+
+def escapes(texts: list[str]) -> list[str]:
+    return [t for t in texts if (rest := outside_markers(t).strip()) and not DATA.match(rest)]
+
+
+@pytest.mark.parametrize(("path", "ready"), PAGES)
+def test_no_page_string_escapes_the_catalog(
+    new_page: Callable[..., Any], path: str, ready: str
+) -> None:
+    page = new_page()
+    page.goto(path + ("&" if "?" in path else "?") + "lang=qps")
+    page.wait_for_selector(ready)
+    page.wait_for_timeout(300)  # late answers (the stats' server record, the leaderboard rows)
+    assert page.evaluate("document.documentElement.lang") == "en"
+    texts = page.evaluate(TEXTS)
+    assert any("⟦" in t for t in texts), "the pseudo language is not on"
+    assert escapes(texts) == [], f"{path}: texts outside the catalog"
+
+
+def test_the_pseudo_language_sees_an_escaped_string(new_page: Callable[..., Any]) -> None:
+    """The check above can fail: a text a script writes past the catalog is caught."""
+    page = new_page()
+    page.goto("/?lang=qps")
+    page.wait_for_selector("body[data-ready=true]")
+    page.evaluate("document.querySelector('h1').append(' Daily puzzles')")
+    assert escapes(page.evaluate(TEXTS)) != []
+
+
+def english_only(page: Any) -> list[str]:
+    """The fragments of the English catalog that are not Dutch: each message that differs from
+    its Dutch, cut at its fields, fragments of two words or more that the Dutch lacks."""
+    both = page.evaluate(
+        """async () => ({
+          en: (await import('/static/messages-en.js')).default,
+          nl: (await import('/static/messages-nl.js')).default,
+        })"""
+    )
+    out: set[str] = set()
+    for key, english in both["en"].items():
+        dutch = both["nl"].get(key, "")
+        if english == dutch:
+            continue
+        for fragment in re.split(r"\{\w+\}", english):
+            fragment = fragment.strip(" .,:;()")
+            if len(fragment.split()) >= 2 and fragment not in dutch:
+                out.add(fragment)
+    return sorted(out)
+
+
+@pytest.mark.parametrize(("path", "ready"), PAGES)
+def test_the_dutch_page_has_no_english_left(
+    new_page: Callable[..., Any], path: str, ready: str
+) -> None:
+    page = new_page(viewport=DESKTOP, locale="nl-NL")
+    page.goto(path)
+    page.wait_for_selector(ready)
+    page.wait_for_timeout(300)
+    assert page.evaluate("document.documentElement.lang") == "nl"
+    texts = "\n".join(page.evaluate(TEXTS))
+    left = [f for f in english_only(page) if f in texts]
+    assert left == [], f"{path}: English on the Dutch page"
+    if path == f"/play/{OPEN}":
+        assert "Zo speel je" in texts and "fundament" in texts
+        label = page.locator("#board li[data-pile='1'] .card.top").get_attribute("aria-label")
+        assert re.search(r"^(schoppen|harten|ruiten|klaveren) \w+, bovenop stapel 1$", label)
+        page.screenshot(path=str(SHOTS / "play-nl-1280.png"))
+
+
+def test_the_switch_is_remembered_across_reloads_and_pages(new_page: Callable[..., Any]) -> None:
+    page = new_page()  # the browser asks for English
+    page.goto(f"/play/{OPEN}")
+    page.wait_for_selector("#board[data-ready=true]")
+    assert page.evaluate("document.documentElement.lang") == "en"
+    assert page.locator("#restart").inner_text() == "Start over"
+    switch = page.locator("header #lang-switch")
+    assert switch.input_value() == "en"
+    with page.expect_navigation():
+        switch.select_option("nl")
+    page.wait_for_selector("#board[data-ready=true]")
+    assert page.evaluate("document.documentElement.lang") == "nl"
+    assert page.locator("#restart").inner_text() == "Opnieuw beginnen"
+    assert page.evaluate("localStorage.getItem('cruel.lang')") == "nl"
+    page.reload()
+    page.wait_for_selector("#board[data-ready=true]")
+    assert page.locator("#restart").inner_text() == "Opnieuw beginnen"
+    page.goto("/")  # another page: the same choice, its own switch shows it
+    page.wait_for_selector("body[data-ready=true]")
+    assert page.evaluate("document.documentElement.lang") == "nl"
+    assert page.locator("header #lang-switch").input_value() == "nl"
+    assert page.locator("h1").inner_text() == "Dagelijkse puzzels"
+    with page.expect_navigation():
+        page.locator("header #lang-switch").select_option("en")
+    page.wait_for_selector("body[data-ready=true]")
+    assert page.locator("h1").inner_text() == "Daily puzzles"
+    assert page.evaluate("localStorage.getItem('cruel.lang')") == "en"
+
+
+def test_an_illegal_move_is_explained_in_dutch(new_page: Callable[..., Any]) -> None:
+    page = new_page(locale="nl-NL")
+    page.goto(f"/play/{OPEN}")
+    page.wait_for_selector("#board[data-ready=true]")
+    page.wait_for_timeout(300)  # automatic moves, if any, are played
+    tops = page.eval_on_selector_all(
+        "#board li.pile",
+        "els => els.map((li) => [...li.querySelectorAll('.card')].map((c) => c.dataset.card).pop() ?? null)",
+    )
+    ranks = ["", "A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K"]
+
+    def successor(card: str) -> str | None:
+        rank = ranks.index(card[:-1].replace("10", "T"))
+        return None if rank == 13 else ranks[rank + 1] + card[-1]
+
+    source, target = next(
+        (s, t)
+        for s, a in enumerate(tops, 1)
+        for t, b in enumerate(tops, 1)
+        if a and b and s != t and successor(a) != b.replace("10", "T") and t <= 9
+    )
+    page.focus(f"#board li[data-pile='{source}'] button.card")
+    page.keyboard.press(str(target))
+    message = page.locator("#message").inner_text()
+    assert re.fullmatch(
+        rf".+ van stapel {source} kan niet op .+ op stapel {target} "
+        r"\((hij past alleen op .+|een heer past op geen enkele kaart)\)",
+        message,
+    ), message
