@@ -472,6 +472,7 @@ export default {
   'players.choose-other': 'Choose another name',
   'play.give-up-confirm-ranked': 'Press Give up again to end this ranked game (it counts as played, not won).',
   'replay.move-error': 'move {n}: {message}',
+  'notfound.doc-title': 'Cruel: no such page',
   // --- end of languages (#27) ---
   // play page: free play, practice, hints, automatic moves, give up (hinting.js, freeplay.js)
   'play.free-bad-rules': 'No free play under “{rules}”: the board plays {known}.',

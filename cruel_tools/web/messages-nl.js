@@ -472,6 +472,7 @@ export default {
   'players.choose-other': 'Een andere naam kiezen',
   'play.give-up-confirm-ranked': 'Druk nog eens op Opgeven om dit spel voor de ranglijst te beëindigen (het telt als gespeeld, niet als gewonnen).',
   'replay.move-error': 'zet {n}: {message}',
+  'notfound.doc-title': 'Cruel: deze pagina bestaat niet',
   // --- einde talen (#27) ---
   // play page: free play, practice, hints, automatic moves, give up (hinting.js, freeplay.js)
   'play.free-bad-rules': 'Vrij spelen kan niet met “{rules}”: het bord speelt {known}.',

@@ -1319,8 +1319,8 @@ function onKey(event) {
   if (!state.rec || event.altKey || event.metaKey) {
     return;
   }
-  const t = event.target;
-  if (t && (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA' || t.tagName === 'SELECT' || t.isContentEditable)) {
+  const field = event.target;
+  if (field && (field.tagName === 'INPUT' || field.tagName === 'TEXTAREA' || field.tagName === 'SELECT' || field.isContentEditable)) {
     return;
   }
   const key = event.key;

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import DESKTOP, SHOTS
+from .conftest import DESKTOP, SHOTS, Watch
 
 OPEN = "2027-01-05-easy"  # open on the served date
 CLOSED = "2027-01-04-easy"  # closed: its solution and entries are public
@@ -33,6 +33,7 @@ PAGES = [
     (f"/replay?puzzle={CLOSED}&step=5", "body[data-ready=true]"),
     (f"/leaderboard/{OPEN}", "body[data-ready=true]"),
     (f"/leaderboard/{CLOSED}", "body[data-ready=true]"),
+    ("/no/such/page", "main h1 + p.muted"),  # the HTML 404 page
 ]
 
 #: The texts on a page: visible text nodes (with the tag of their element), the labels of
@@ -92,8 +93,9 @@ def escapes(texts: list[str]) -> list[str]:
 
 @pytest.mark.parametrize(("path", "ready"), PAGES)
 def test_no_page_string_escapes_the_catalog(
-    new_page: Callable[..., Any], path: str, ready: str
+    new_page: Callable[..., Any], watch: Watch, path: str, ready: str
 ) -> None:
+    watch.allowed.append("status of 404")
     page = new_page()
     page.goto(path + ("&" if "?" in path else "?") + "lang=qps")
     page.wait_for_selector(ready)
@@ -136,8 +138,9 @@ def english_only(page: Any) -> list[str]:
 
 @pytest.mark.parametrize(("path", "ready"), PAGES)
 def test_the_dutch_page_has_no_english_left(
-    new_page: Callable[..., Any], path: str, ready: str
+    new_page: Callable[..., Any], watch: Watch, path: str, ready: str
 ) -> None:
+    watch.allowed.append("status of 404")
     page = new_page(viewport=DESKTOP, locale="nl-NL")
     page.goto(path)
     page.wait_for_selector(ready)
@@ -211,3 +214,38 @@ def test_an_illegal_move_is_explained_in_dutch(new_page: Callable[..., Any]) -> 
         r"\((hij past alleen op .+|een heer past op geen enkele kaart)\)",
         message,
     ), message
+
+
+@pytest.mark.parametrize("lang", ["qps", "nl"])
+def test_a_won_game_the_ranked_panel_and_the_stats_speak_the_language(
+    new_page: Callable[..., Any], lang: str
+) -> None:
+    """Beyond the first view: the end of a won game, the Ranked play panel's linking form, the
+    stats panel and the front page's record of the game."""
+    page = new_page(locale="nl-NL" if lang == "nl" else "en-US")
+    moves = page.request.get(f"/v1/puzzles/{CLOSED}/solution").json()["log"]["moves"]
+    progress = {"steps": moves, "started_at": "2027-01-04T10:00:00+00:00"}
+    query = "?lang=qps" if lang == "qps" else ""
+    page.goto(f"/play/{CLOSED}{query}")
+    page.wait_for_selector("#board[data-ready=true]")
+    page.evaluate(
+        "(p) => localStorage.setItem(p.key, JSON.stringify(p.value))",
+        {"key": f"cruel.progress.{CLOSED}", "value": progress},
+    )
+    page.reload()
+    page.wait_for_selector("#end:not([hidden])")
+    page.click("#show-link")
+    page.wait_for_selector("#link-form")
+    pages = {"play": page.evaluate(TEXTS)}
+    page.goto(f"/{query}")
+    page.wait_for_selector("body[data-ready=true]")
+    pages["front"] = page.evaluate(TEXTS)
+    assert any("52/52" in t for t in pages["play"] + pages["front"]), "the win is not shown"
+    for where, texts in pages.items():
+        if lang == "qps":
+            assert escapes(texts) == [], f"{where}: texts outside the catalog"
+        else:
+            joined = "\n".join(texts)
+            assert [f for f in english_only(page) if f in joined] == [], where
+    if lang == "nl":
+        assert "Gewonnen" in "\n".join(pages["play"])
