@@ -299,3 +299,38 @@ def test_a_given_up_game_counts_as_played_not_won(page: Any) -> None:
     page.click("#end-actions button")
     assert board(page) == position(engine([], CLOSED))
     assert len(recorded(page)) == 1  # the given-up game is counted once
+
+
+def answering(answer: dict[str, Any]) -> Any:
+    """A route handler that fulfils the request with ``answer``."""
+    return lambda route, _request: route.fulfill(
+        status=answer["status"], headers=answer["headers"], body=answer["body"]
+    )
+
+
+def test_a_refused_or_failed_hint_is_said_politely(page: Any, watch: Watch) -> None:
+    """Too many hints (429, with Retry-After), a busy solver (503), the service not reached:
+    each is a sentence on the page, the game goes on, and the next hint works."""
+    watch.allowed.extend(["429", "503", "Failed to load resource", "net::ERR_FAILED"])
+    page.goto("/play/deal/17")
+    page.wait_for_selector('#board[data-ready="true"] .board')
+    answers = [
+        {"status": 429, "headers": {"Retry-After": "7"}, "body": '{"code": "rate-limited"}'},
+        {"status": 503, "headers": {"Retry-After": "1"}, "body": '{"code": "busy"}'},
+    ]
+    for answer, words in zip(
+        answers, ["Too many hints just now: try again in 7 s.", "The solver is busy"], strict=True
+    ):
+        page.route("**/v1/hint", answering(answer))
+        page.click("#hint")
+        page.wait_for_selector('#hint-note[data-status="error"]')
+        assert words in page.inner_text("#hint-note")
+        page.unroute("**/v1/hint")
+    page.route("**/v1/hint", lambda route: route.abort())
+    page.click("#winnable")
+    page.wait_for_selector('#hint-note[data-status="error"]')
+    assert "cannot be reached" in page.inner_text("#hint-note")
+    page.unroute("**/v1/hint")
+    assert not page.is_disabled("#hint")
+    page.click("#hint")
+    page.wait_for_selector('#hint-note[data-status="win-next"][data-step]')
