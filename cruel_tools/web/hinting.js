@@ -62,3 +62,23 @@ function refusal(res, data) {
   }
   return t('play.hint-refused', { message: data?.message ?? String(res.status) });
 }
+
+/**
+ * The player's words for an answer of {@link askHint} that is not a hint's next step: for
+ * "Still winnable?" (a win found), a proof that none is left, unknown, won, or a refusal.
+ * @param {object} answer
+ */
+export function answerWords(answer) {
+  switch (answer.status) {
+    case 'win-next':
+      return t('play.winnable-yes', { actions: answer.actions });
+    case 'no-win':
+      return t('play.hint-no-win', { reason: answer.reason });
+    case 'unknown':
+      return t('play.hint-unknown');
+    case 'won':
+      return t('play.hint-won');
+    default:
+      return answer.message;
+  }
+}

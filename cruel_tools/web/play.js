@@ -946,7 +946,7 @@ async function askHelp(kind) {
   const at = state.steps.length;
   state.helpPending = true;
   helpNote(t('play.hint-asking'), 'pending', at);
-  const { askHint } = await import('./hinting.js');
+  const { askHint, answerWords } = await import('./hinting.js');
   const answer = await askHint(state.rec.log({ claim: false }));
   state.helpPending = false;
   if (state.steps.length !== at) {
@@ -963,14 +963,7 @@ async function askHelp(kind) {
     render();
     return;
   }
-  const words = {
-    'win-next': () => t('play.winnable-yes', { actions: answer.actions }),
-    'no-win': () => t('play.hint-no-win', { reason: answer.reason }),
-    unknown: () => t('play.hint-unknown'),
-    won: () => t('play.hint-won'),
-    error: () => answer.message,
-  }[answer.status];
-  helpNote(words(), answer.status, at);
+  helpNote(answerWords(answer), answer.status, at);
 }
 
 /** Show `text` as the help's answer for the position after `at` steps (hidden once it moves on). */
