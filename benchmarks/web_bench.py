@@ -1,16 +1,19 @@
-"""The play page's weight and its time to a playable board, in Debian's Chromium (issue #12).
+"""The play page's weight and its time to a playable board, in Debian's Chromium (issues #12, #27).
 
 Starts the service as tests/browser/conftest.py does (the committed puzzles, ``--open``, today
 fixed at 2027-01-05, in a thread on a free loopback port), then loads ``/play/{id}`` N times,
 each in a fresh browser context (empty cache and storage: a first visit), and prints:
 
-- the page weight: the uncompressed bytes of the HTML, CSS and JavaScript the page loads;
+- the page weight: the uncompressed bytes of the HTML, CSS and JavaScript the page loads, and
+  (issue #27) the bytes transferred for everything it loads (headers and bodies as sent, the
+  service's gzip included; the puzzle's JSON and the service's day too), with each file's share;
 - the time from navigation start to the ``board-ready`` performance mark (play.js sets it when
   the board accepts input), median and p95 over the N loads.
 
     .venv/bin/python benchmarks/web_bench.py [--runs 20] [--puzzle 2027-01-05-easy]
 
-Targets (issue #12): weight < 150 KB, median < 300 ms.
+Targets: issue #12, weight < 150 KB, median < 300 ms; issue #27, under 80 KB transferred, the
+first board drawn in under 300 ms (median).
 """
 
 from __future__ import annotations
@@ -54,22 +57,30 @@ def serve(db: Path) -> tuple[str, uvicorn.Server, threading.Thread]:
     return f"http://127.0.0.1:{port}", server, thread
 
 
-def load_once(browser: Any, url: str, path: str) -> tuple[int, float]:
+def load_once(browser: Any, url: str, path: str) -> tuple[int, float, dict[str, int]]:
+    """One first visit: (uncompressed HTML+CSS+JS bytes, ms to the board, bytes transferred
+    per URL path)."""
     context = browser.new_context(viewport={"width": 1280, "height": 800}, base_url=url)
     page = context.new_page()
     sizes: dict[str, int] = {}
+    wire: dict[str, int] = {}
 
     def on_response(response: Any) -> None:
         if response.request.resource_type in ("document", "stylesheet", "script"):
             sizes[response.url] = len(response.body())
 
+    def on_finished(request: Any) -> None:
+        sent = request.sizes()
+        wire[request.url.removeprefix(url)] = sent["responseBodySize"] + sent["responseHeadersSize"]
+
     page.on("response", on_response)
+    page.on("requestfinished", on_finished)
     page.goto(path)
     page.wait_for_selector('#board[data-ready="true"]')
     page.wait_for_load_state("networkidle")
     ready = float(page.evaluate("performance.getEntriesByName('board-ready')[0].startTime"))
     context.close()
-    return sum(sizes.values()), ready
+    return sum(sizes.values()), ready, wire
 
 
 def main() -> None:
@@ -87,11 +98,13 @@ def main() -> None:
                     executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"]
                 )
                 load_once(browser, url, f"/play/{args.puzzle}")  # warm-up: not counted
-                weights, times = [], []
+                weights, times, transfers = [], [], []
+                wire: dict[str, int] = {}
                 for _ in range(args.runs):
-                    weight, ready = load_once(browser, url, f"/play/{args.puzzle}")
+                    weight, ready, wire = load_once(browser, url, f"/play/{args.puzzle}")
                     weights.append(weight)
                     times.append(ready)
+                    transfers.append(sum(wire.values()))
                 version = browser.version
                 browser.close()
         finally:
@@ -108,6 +121,13 @@ def main() -> None:
         f"page weight (HTML+CSS+JS, uncompressed): {max(weights)} bytes "
         f"({max(weights) / 1000:.1f} KB){'' if len(set(weights)) == 1 else ' (varied!)'}"
     )
+    print(
+        f"transferred (headers and bodies as sent, gzip): median "
+        f"{statistics.median(transfers):.0f} bytes ({statistics.median(transfers) / 1000:.1f} KB), "
+        f"max {max(transfers)}"
+    )
+    for name, n in sorted(wire.items(), key=lambda kv: -kv[1]):
+        print(f"  {n:>7}  {name}")
     print(
         f"time to a playable board: median {statistics.median(times):.0f} ms, "
         f"p95 {p95:.0f} ms, min {times[0]:.0f} ms, max {times[-1]:.0f} ms"

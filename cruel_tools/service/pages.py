@@ -141,11 +141,9 @@ def _file_response(
     packed = _gzipped(body) if _compressible(media_type) else None
     send = body
     tag = _etag(body)
-    headers = {
-        "Cache-Control": "no-cache",
-        "X-Content-Type-Options": "nosniff",
-        "Referrer-Policy": "no-referrer",
-    }
+    headers = {"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"}
+    if policy is not None:  # a page: its scripts' requests follow its policy (no referrer)
+        headers["Referrer-Policy"] = "no-referrer"
     if packed is not None:
         headers["Vary"] = "Accept-Encoding"
         if accepts_gzip(request):

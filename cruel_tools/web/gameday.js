@@ -7,6 +7,11 @@
  * submission times the leaderboard shows are moved by whole days onto it, and the stats panel
  * counts its streaks to it. Durations are unchanged; on a real service nothing moves.
  *
+ * On the play page it is the first script, and imports nothing: it starts the page's first
+ * requests at once, `GET /v1/puzzles/{id}`, `GET /v1/health` and the message catalog, while the
+ * other modules still load (the board is drawn round trips sooner: docs/web.md "Weight and
+ * speed"); play.js takes each answer once with `early(path)`.
+ *
  * @module gameday
  */
 
@@ -69,4 +74,58 @@ export function gameDay() {
 export function onGameDay(iso) {
   const ms = Date.parse(iso);
   return Number.isNaN(ms) || !shiftMs ? iso : new Date(ms + shiftMs).toISOString();
+}
+
+// --- the play page's first requests ---------------------------------------------------------
+
+const started = new Map();
+
+function get(path) {
+  const answer = fetch(path, { headers: { Accept: 'application/json' } }).then(async (res) => {
+    let data = null;
+    try {
+      data = await res.json();
+    } catch {
+      data = null;
+    }
+    if (!data || typeof data !== 'object') {
+      data = { code: 'http', status: res.status, message: `the service answered ${res.status}` };
+    }
+    return { ok: res.ok, status: res.status, data }; // the shape of tokens.js's call()
+  });
+  answer.catch(() => {}); // a failure is the caller's to see, when it takes the answer
+  started.set(path, answer);
+}
+
+const page = /^\/play\/(?!deal\/)([^/]+)\/?$/.exec(globalThis.location?.pathname ?? '');
+if (page) {
+  try {
+    get(`/v1/puzzles/${encodeURIComponent(decodeURIComponent(page[1]))}`);
+  } catch {
+    // a malformed address: play.js says so
+  }
+  get('/v1/health');
+}
+
+// The catalog i18n.js will load (its chooseLanguage(), in short: ?lang=, the remembered switch,
+// the browser's languages): fetched now, not after i18n.js has loaded. A wrong guess costs a
+// fetch, never a wrong page: i18n.js decides.
+try {
+  const wants = [new URLSearchParams(location.search).get('lang'), localStorage.getItem('cruel.lang'),
+    ...(navigator.languages ?? [])];
+  const base = wants.map((w) => (typeof w === 'string' ? w.trim().toLowerCase().split(/[-_]/)[0] : ''))
+    .find((w) => w === 'en' || w === 'nl' || w === 'qps');
+  const link = document.createElement('link');
+  link.rel = 'modulepreload';
+  link.href = `/static/messages-${base === 'nl' ? 'nl' : 'en'}.js`;
+  document.head.append(link);
+} catch {
+  // storage refused: i18n.js fetches its catalog itself
+}
+
+/** The answer of a GET started early (once: then it is forgotten), or null. */
+export function early(path) {
+  const answer = started.get(path) ?? null;
+  started.delete(path);
+  return answer;
 }

@@ -12,6 +12,8 @@ import { call, rankedName, storedName } from './tokens.js';
 import { t, tn, has, formatNumber } from './i18n.js';
 import { apiErrorText, explain, stepWords } from './words.js';
 import { readRoute, freePuzzle, fillFreeForm } from './freeplay.js';
+import { snapshot, flip, touchScreen, startClock, MoveList, undoneWords } from './motion.js';
+import { learnGameDay, gameNow, gameDay, early } from './gameday.js';
 
 const $ = (id) => document.getElementById(id);
 // What the address asks for: a published puzzle (/play/{id}) or free play (/play/deal/{n}).
@@ -90,7 +92,7 @@ function autoSetting() {
 }
 
 /** An ISO 8601 time with the player's own offset, e.g. 2027-01-05T21:04:05+01:00. */
-function localTime(date = new Date()) {
+function localTime(date = gameNow()) {
   const pad = (n) => String(Math.abs(n)).padStart(2, '0');
   const off = -date.getTimezoneOffset();
   const sign = off >= 0 ? '+' : '-';
@@ -319,12 +321,13 @@ function undo() {
     send({ text: 'undo', card: null });
   }
   replay(state.steps.slice(0, -n), state.autos.slice(0, -n));
+  const undone = undoneWords(last, game()); // in the player's words, on the game before it
   state.highlight = null;
   state.restartArmed = false;
   clearChoice();
   saveProgress();
-  const also = n > 1 ? ` (and ${n - 1} automatic move${n === 2 ? '' : 's'})` : '';
-  say(`Undone: ${stepText(last)}${also}. ${state.steps.length} step${state.steps.length === 1 ? '' : 's'} stand.`);
+  const also = n > 1 ? tn('play.undone-also', n - 1) : '';
+  say(t('play.undone', { undone, also, stand: tn('play.steps-stand', state.steps.length) }));
   render();
 }
 
@@ -421,7 +424,9 @@ function activatePile(n) {
   state.selected = n;
   state.options = options;
   const card = cardSymbol(g.top(n));
-  say(`${card} can go to ${options.length} places: ${options.map(optionWords).join(' or ')}. Choose one, or press Esc.`);
+  // On a touch screen, words only: no key is named (docs/web.md "Phones").
+  say(t(touchScreen() ? 'play.choice-prompt-touch' : 'play.choice-prompt',
+    { card, count: options.length, options: options.map(optionWords).join(t('play.choice-or')) }));
   render();
 }
 
@@ -430,10 +435,12 @@ function targetKey(target) {
 }
 
 function optionWords(m) {
+  const touch = touchScreen();
   if (m.target === null) {
-    return `the foundation (key F)`;
+    return t(touch ? 'play.option-foundation' : 'play.option-foundation-key', { key: 'F' });
   }
-  return `onto ${cardSymbol(game().top(m.target))} on pile ${m.target} (key ${targetKey(m.target)})`;
+  return t(touch ? 'play.option-pile' : 'play.option-pile-key',
+    { onto: cardSymbol(game().top(m.target)), pile: m.target, key: targetKey(m.target) });
 }
 
 /** Move the selected or focused pile's card to `target` (null: the foundation). */
@@ -894,10 +901,14 @@ function render() {
   if (hint && hint.step.type === 'move' && hint.step.target !== null) {
     targets.push(hint.step.target);
   }
+  const places = snapshot($('board')); // motion.js: moved cards slide from here
   renderBoard($('board'), g, {
     interactive: !state.givenUp, highlight: hint?.card ?? state.highlight, selected: state.selected, targets,
-    targetKeys: keys, label: t('play.board-label', { id: puzzleId }), idPrefix: 'play',
+    targetKeys: touchScreen() ? {} : keys, label: t('play.board-label', { id: puzzleId }), idPrefix: 'play',
   });
+  flip($('board'), places);
+  inMotion.moves?.update(state.steps, state.autos);
+  inMotion.clock?.update();
   if (keepFocus !== null && !focusPile(keepFocus)) {
     for (let k = 1; k <= 12; k++) {
       if (focusPile(((keepFocus - 1 + k) % 12) + 1)) {
@@ -997,20 +1008,23 @@ function renderChoice() {
     return;
   }
   const label = document.createElement('span');
-  label.textContent = `Move ${cardSymbol(game().top(state.selected))}:`;
+  label.textContent = t('play.choice-label', { card: cardSymbol(game().top(state.selected)) });
   box.append(label);
+  const touch = touchScreen(); // the choice names the pile; on a touch screen no key
   for (const m of state.options) {
     const b = document.createElement('button');
     b.type = 'button';
     b.dataset.choice = m.target === null ? 'foundation' : String(m.target);
-    b.textContent = m.target === null ? 'To the foundation (F)'
-      : `Onto ${cardSymbol(game().top(m.target))}, pile ${m.target} (${targetKey(m.target)})`;
+    const words = { onto: m.target === null ? '' : cardSymbol(game().top(m.target)), pile: m.target, key: targetKey(m.target) };
+    b.textContent = m.target === null
+      ? t(touch ? 'play.choice-foundation' : 'play.choice-foundation-key', words)
+      : t(touch ? 'play.choice-pile' : 'play.choice-pile-key', words);
     b.addEventListener('click', () => play(m));
     box.append(b);
   }
   const cancel = document.createElement('button');
   cancel.type = 'button';
-  cancel.textContent = 'Cancel (Esc)';
+  cancel.textContent = t(touch ? 'play.choice-cancel' : 'play.choice-cancel-key');
   cancel.addEventListener('click', () => {
     clearChoice();
     render();
@@ -1366,7 +1380,26 @@ function togglePreview() {
 }
 
 function showStats() {
-  renderStats($('stats'));
+  renderStats($('stats'), undefined, gameDay()); // streaks to the game day (gameday.js)
+}
+
+// --- a game in motion: the move list and the clock (motion.js) --------------------------
+
+const inMotion = { moves: null, clock: null };
+
+function startInMotion() {
+  inMotion.moves = new MoveList({
+    list: $('move-list'), empty: $('moves-empty'), bar: $('past-bar'), board: $('board'),
+    past: $('past-board'), deal: () => newRecorder().game,
+  });
+  inMotion.moves.update(state.steps, state.autos);
+  inMotion.clock = startClock($('clock'), () => ({
+    start: state.startedAt,
+    end: state.finishedAt,
+    serverMs: state.live?.status === 'won' ? state.live.elapsedMs ?? null : null,
+    over: game().outcome() !== 'in_progress' || Boolean(state.givenUp),
+    now: gameNow,
+  }));
 }
 
 function rulesWords(spec) {
@@ -1402,7 +1435,8 @@ async function loadGame() {
   let answer;
   let health;
   try {
-    [answer, health] = await Promise.all([call(`/v1/puzzles/${encodeURIComponent(puzzleId)}`), call('/v1/health')]);
+    const path = `/v1/puzzles/${encodeURIComponent(puzzleId)}`; // started early by gameday.js
+    [answer, health] = await Promise.all([early(path) ?? call(path), early('/v1/health') ?? call('/v1/health')]);
   } catch (e) {
     say(t('play.unreachable', { detail: e.message }), 'error');
     return null;
@@ -1414,6 +1448,7 @@ async function loadGame() {
     return null;
   }
   const today = health.ok ? health.data.today : null;
+  learnGameDay(today ?? undefined).then(showStats); // the game day: no second request
   const from = answer.data.solution_from;
   state.mode = typeof today === 'string' && typeof from === 'string' && today >= from ? 'practice' : 'daily';
   return answer.data;
@@ -1511,10 +1546,13 @@ async function start() {
   render();
   say(state.steps.length
     ? tn('play.restored', state.steps.length)
-    : t('play.intro'));
+    : touchScreen() ? t('play.start-touch')
+      : t('play.intro'));
   board.dataset.ready = 'true';
   performance.mark('board-ready');
+  startInMotion();
   showStats();
+  learnGameDay().then(showStats); // free play: asked now (a puzzle's page knows it already)
   if (savedLive) {
     restoreLive(savedLive);
   } else if (!state.finishedAt) {
