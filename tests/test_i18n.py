@@ -1,6 +1,7 @@
 """The pages' languages (docs/web.md "Languages"): the message catalogs and the refusals.
 
-- the English and Dutch catalogs (``cruel_tools/web/messages-*.js``) have the same keys, the
+- the English and Dutch catalogs (``cruel_tools/web/messages-xx.js`` and the words of the front,
+  replay and leaderboard pages, ``messages-xx-site.js``) have the same keys, no key twice, the
   same ``{placeholders}``, and each ``.one`` message its ``.other``;
 - every refusal code the engine can raise (``game.MOVE_ERRORS``, the log's and the verifier's
   codes, and every code cruel.js's ``IllegalMove`` / ``LogError`` can raise) has a message in
@@ -51,7 +52,8 @@ def catalogs() -> dict[str, dict[str, str]]:
     script = (
         "const out = {};"
         "for (const l of ['en', 'nl']) {"
-        "  out[l] = (await import(`./cruel_tools/web/messages-${l}.js`)).default; }"
+        "  out[l] = {...(await import(`./cruel_tools/web/messages-${l}.js`)).default,"
+        "    ...(await import(`./cruel_tools/web/messages-${l}-site.js`)).default}; }"
         "process.stdout.write(JSON.stringify(out));"
     )
     result: dict[str, dict[str, str]] = json.loads(run_node("--input-type=module", "-e", script))
@@ -72,10 +74,12 @@ def test_both_catalogs_have_the_same_keys() -> None:
 
 def test_no_key_is_given_twice() -> None:
     for lang in ("en", "nl"):
-        text = (WEB / f"messages-{lang}.js").read_text(encoding="utf-8")
-        keys = re.findall(r"^\s*'([^']+)':", text, flags=re.M)
+        keys = []
+        for name in (f"messages-{lang}.js", f"messages-{lang}-site.js"):
+            text = (WEB / name).read_text(encoding="utf-8")
+            keys += re.findall(r"^\s*'([^']+)':", text, flags=re.M)
         twice = sorted({k for k in keys if keys.count(k) > 1})
-        assert twice == [], f"messages-{lang}.js gives these keys twice: {twice}"
+        assert twice == [], f"the {lang} catalogs give these keys twice: {twice}"
 
 
 def test_both_catalogs_have_the_same_placeholders() -> None:

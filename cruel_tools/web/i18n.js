@@ -2,7 +2,9 @@
  * i18n.js: every word a page shows comes from one message catalog per language
  * (messages-en.js, messages-nl.js), chosen by `?lang=` in the address, else the player's switch
  * (remembered in localStorage "cruel.lang"), else the browser's languages, else English.
- * Only the chosen catalog is loaded (docs/web.md "Languages").
+ * Only the chosen language's catalog is loaded: `messages-xx.js`, and on every page but the play
+ * page `messages-xx-site.js` too (the words of the front, replay and leaderboard pages)
+ * (docs/web.md "Languages").
  *
  * Use: `t('play.undone', { step: '…' })` in scripts (`tn(key, count, params)` for a message
  * with a singular and a plural: keys `key.one` and `key.other`); `data-i18n="key"` on an element
@@ -56,8 +58,17 @@ export const lang = chooseLanguage();
 export const locale = lang === PSEUDO ? 'en' : lang;
 const pseudo = lang === PSEUDO;
 
+/** Whether this page needs the words of the front, replay and leaderboard pages
+ * (`messages-xx-site.js`): every page but the play page, which does without them. */
+const sitePage = !/^\/play(\/|$)/.test(globalThis.location?.pathname ?? '/');
+
 const catalog = await (async () => {
-  const messages = (await import(lang === 'nl' ? './messages-nl.js' : './messages-en.js')).default;
+  const base = lang === 'nl' ? 'nl' : 'en';
+  const parts = await Promise.all([
+    import(base === 'nl' ? './messages-nl.js' : './messages-en.js'),
+    sitePage ? import(base === 'nl' ? './messages-nl-site.js' : './messages-en-site.js') : null,
+  ]);
+  const messages = Object.assign({}, ...parts.map((m) => m?.default ?? {}));
   if (!pseudo) {
     return messages;
   }

@@ -120,8 +120,10 @@ def english_only(page: Any) -> list[str]:
     its Dutch, cut at its fields, fragments of two words or more that the Dutch lacks."""
     both = page.evaluate(
         """async () => ({
-          en: (await import('/static/messages-en.js')).default,
-          nl: (await import('/static/messages-nl.js')).default,
+          en: {...(await import('/static/messages-en.js')).default,
+            ...(await import('/static/messages-en-site.js')).default},
+          nl: {...(await import('/static/messages-nl.js')).default,
+            ...(await import('/static/messages-nl-site.js')).default},
         })"""
     )
     out: set[str] = set()
