@@ -8,6 +8,8 @@ page records against the verifier (:func:`cruel_tools.verify.verify_bytes`).
 
 from __future__ import annotations
 
+import json
+import random
 import statistics
 import time
 from typing import Any
@@ -17,7 +19,7 @@ import orjson
 from cruel_tools import cards
 from cruel_tools.deals import deal_piles
 from cruel_tools.game import Game, Move, Step
-from cruel_tools.log import to_step
+from cruel_tools.log import compact, to_step
 from cruel_tools.rules import PRESETS
 from cruel_tools.verify import verify_bytes
 
@@ -334,3 +336,31 @@ def test_a_refused_or_failed_hint_is_said_politely(page: Any, watch: Watch) -> N
     assert not page.is_disabled("#hint")
     page.click("#hint")
     page.wait_for_selector('#hint-note[data-status="win-next"][data-step]')
+
+
+def test_still_winnable_says_no_with_the_proof(page: Any) -> None:
+    """A lost game of free play (restored from the browser's storage): *Still winnable?* and
+    *Hint* both say there is no win from here, in the solver's words, as POST /v1/hint does."""
+    rng = random.Random(5)
+    game = Game.from_deal(deal_piles(5), PRESETS["cruel"])
+    steps: list[Step] = []
+    while game.outcome() == "in_progress" and len(steps) < 400:
+        step = rng.choice(list(game.legal_steps()))
+        game.push(step)
+        steps.append(step)
+    assert game.outcome() == "blocked"
+    progress = {"steps": [compact(s) for s in steps], "started_at": "2027-01-05T10:00:00+00:00"}
+    page.add_init_script(
+        f"localStorage.setItem('cruel.progress.deal.5.cruel', {json.dumps(json.dumps(progress))})"
+    )
+    page.goto("/play/deal/5")
+    page.wait_for_selector('#board[data-ready="true"] .board')
+    assert board(page) == position(game)
+    log = {"format": "cruel-log/1", "deal": {"number": 5}, "moves": progress["steps"]}
+    expected = page.request.post("/v1/hint", data=log).json()
+    assert expected["status"] == "no-win"
+    for button in ("#winnable", "#hint"):
+        page.click(button)
+        page.wait_for_selector('#hint-note[data-status="no-win"]')
+        text = page.inner_text("#hint-note")
+        assert text == f"No win from here: {expected['reason']}. Undo to go back."
