@@ -251,3 +251,23 @@ def test_a_won_game_the_ranked_panel_and_the_stats_speak_the_language(
             assert [f for f in english_only(page) if f in joined] == [], where
     if lang == "nl":
         assert "Gewonnen" in "\n".join(pages["play"])
+
+
+@pytest.mark.parametrize("lang", ["qps", "nl"])
+def test_a_replays_analysis_speaks_the_language(new_page: Callable[..., Any], lang: str) -> None:
+    page = new_page(locale="nl-NL" if lang == "nl" else "en-US")
+    query = "&lang=qps" if lang == "qps" else ""
+    page.goto(f"/replay?puzzle={CLOSED}{query}")
+    page.wait_for_selector("body[data-ready=true]")
+    page.click("#analyze")
+    page.wait_for_function(
+        "() => /Won|Gewonnen/.test(document.getElementById('analysis').textContent)", timeout=60_000
+    )
+    page.keyboard.press("End")
+    texts = page.evaluate(TEXTS)
+    if lang == "qps":
+        assert escapes(texts) == []
+    else:
+        joined = "\n".join(texts)
+        assert [f for f in english_only(page) if f in joined] == []
+        assert "stapel" in joined and "Gewonnen in" in joined
