@@ -3,7 +3,7 @@
 // win, its proof that none is left, or "unknown within the budget") and turn the answer into
 // what the page shows. The step itself is read by cruel.js; no rule lives here.
 
-import { readEntry } from './cruel.js';
+import { readEntry, parseCard, cardSymbol } from './cruel.js';
 import { t } from './i18n.js';
 
 /**
@@ -73,7 +73,7 @@ export function answerWords(answer) {
     case 'win-next':
       return t('play.winnable-yes', { actions: answer.actions });
     case 'no-win':
-      return t('play.hint-no-win', { reason: answer.reason });
+      return t('play.hint-no-win', { reason: proofWords(answer.reason) });
     case 'unknown':
       return t('play.hint-unknown');
     case 'won':
@@ -81,4 +81,39 @@ export function answerWords(answer) {
     default:
       return answer.message;
   }
+}
+
+/**
+ * The solver's proof (a cruel-hint/1 `reason`: rule F or V, rule L, or the whole search; see
+ * docs/solver.md) in the player's language, its cards as symbols; a reason of another form is
+ * shown as the service words it.
+ * @param {string} reason
+ */
+export function proofWords(reason) {
+  const never = /^(\d+) cards can never move \((.*); rule ([FV])\)$/.exec(reason);
+  if (never) {
+    return t('play.proof-never-move', { count: never[1], cards: symbols(never[2]), rule: never[3] });
+  }
+  const lock = /^(\S+) in pile 1 can never leave \(rule L\)$/.exec(reason);
+  if (lock) {
+    return t('play.proof-pile-1', { card: symbols(lock[1]) });
+  }
+  if (reason === 'every reachable position searched or proven lost') {
+    return t('play.proof-searched');
+  }
+  return reason;
+}
+
+/** Card names as the log writes them ("2S 3S ...") as symbols ("2♠ 3♠ …"). */
+function symbols(names) {
+  return names.split(' ').map((name) => {
+    if (name === '...') {
+      return '…';
+    }
+    try {
+      return cardSymbol(parseCard(name));
+    } catch {
+      return name;
+    }
+  }).join(' ');
 }

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import statistics
 import time
 from typing import Any
@@ -363,4 +364,28 @@ def test_still_winnable_says_no_with_the_proof(page: Any) -> None:
         page.click(button)
         page.wait_for_selector('#hint-note[data-status="no-win"]')
         text = page.inner_text("#hint-note")
-        assert text == f"No win from here: {expected['reason']}. Undo to go back."
+        assert text == f"No win from here: {proof_words(expected['reason'])}. Undo to go back."
+    # in Dutch, the proof too
+    page.goto("/play/deal/5?lang=nl")
+    page.wait_for_selector('#board[data-ready="true"] .board')
+    page.click("#winnable")
+    page.wait_for_selector('#hint-note[data-status="no-win"]')
+    text = page.inner_text("#hint-note")
+    assert text.startswith("Vanaf hier is niet meer te winnen: ") and "never" not in text, text
+
+
+def proof_words(reason: str) -> str:
+    """A cruel-hint/1 proof as the page words it in English: its cards as symbols."""
+
+    def symbols(names: str) -> str:
+        return " ".join("…" if n == "..." else cards.symbol(cards.parse(n)) for n in names.split())
+
+    never = re.fullmatch(r"(\d+) cards can never move \((.*); rule ([FV])\)", reason)
+    if never:
+        count, names, rule = never.groups()
+        return f"{count} cards can never move again ({symbols(names)}; rule {rule})"
+    lock = re.fullmatch(r"(\S+) in pile 1 can never leave \(rule L\)", reason)
+    if lock:
+        return f"{symbols(lock.group(1))} in pile 1 can never leave it (rule L)"
+    assert reason == "every reachable position searched or proven lost", reason
+    return "every position that can be reached was searched, or proven lost"
