@@ -13,6 +13,7 @@ import { renderBoard } from '/static/board.js';
 import { api, clearError, h, parText, showError } from '/static/site.js';
 import { t, tn } from '/static/i18n.js';
 import { apiErrorText, explain, lineWords } from '/static/words.js';
+import { proofWords } from '/static/hinting.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -307,7 +308,7 @@ function showAnalysis(a) {
       const words = replay.stops[step.number]?.text ?? step.words;
       out.push(t('replay.lost-at', { n: step.number, words }));
       if (loss.reason) {
-        out.push(t('replay.after-it', { reason: loss.reason }));
+        out.push(t('replay.after-it', { reason: proofWords(loss.reason) }));
       }
       out.push(others === 0 ? t('replay.no-other') : tn('replay.others-win', others, { wins }));
     } else if (loss.status === 'lost-from-start') {

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from typing import Any
@@ -271,3 +272,37 @@ def test_a_replays_analysis_speaks_the_language(new_page: Callable[..., Any], la
         joined = "\n".join(texts)
         assert [f for f in english_only(page) if f in joined] == []
         assert "stapel" in joined and "Gewonnen in" in joined
+
+
+@pytest.mark.parametrize("lang", ["qps", "nl"])
+def test_a_lost_games_analysis_and_an_illegal_log_speak_the_language(
+    new_page: Callable[..., Any], lang: str
+) -> None:
+    """The losing step, the solver's proof after it, and an illegal step of a pasted log: in the
+    player's words (the proof as the hint's, hinting.js)."""
+    from .test_replay import lost_game
+
+    page = new_page(locale="nl-NL" if lang == "nl" else "en-US")
+    query = "?lang=qps" if lang == "qps" else ""
+    page.goto(f"/replay{query}")
+    page.wait_for_selector("body[data-ready=true]")
+    page.fill("#log-text", json.dumps(lost_game()))
+    page.click("#load-button")
+    page.wait_for_selector("#player:not([hidden])")
+    page.click("#analyze")
+    page.wait_for_selector("#steps .marks:not(:empty)", timeout=90_000)
+    texts = page.evaluate(TEXTS)
+    log = lost_game()
+    log["moves"][0] = {"type": "move", "from": 1, "to": 2}  # a card onto one it does not fit
+    page.fill("#log-text", json.dumps(log))
+    page.click("#load-button")
+    page.wait_for_selector("#error:not([hidden])")
+    page.keyboard.press("End")
+    texts += page.evaluate(TEXTS)
+    if lang == "qps":
+        assert escapes(texts) == []
+    else:
+        joined = "\n".join(texts)
+        assert [f for f in english_only(page) if f in joined] == []
+        assert "Verloren bij stap" in joined
+        assert re.search(r"zet 1: .+ van stapel 1 kan niet", joined), joined
