@@ -152,6 +152,7 @@ export function translatePage(root = document) {
       }
     }
   }
+  document.documentElement.dataset.i18nDone = ''; // style.css shows the page's words now
 }
 
 /**
