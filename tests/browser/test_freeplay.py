@@ -16,6 +16,7 @@ import time
 from typing import Any
 
 import orjson
+import pytest
 
 from cruel_tools import cards
 from cruel_tools.deals import deal_piles
@@ -182,25 +183,41 @@ def test_the_rest_forced_the_page_finishes_and_undo_takes_it_back(page: Any) -> 
     assert page_steps(page, OPEN)[0] == saved[: played - 1]
 
 
-def test_double_click_sends_a_card_home(page: Any) -> None:
-    """A card with two places (its foundation and a pile): one click offers both, a
-    double-click sends it to the foundation."""
-    number = None
-    for n in range(1, 400):  # a deal whose opening has such a card
-        g = Game.from_deal(deal_piles(n), PRESETS["cruel"])
+def two_place_card() -> tuple[int, int, Game]:
+    """A deal whose opening has a top card with two places, one its foundation: the deal
+    number, the pile, and the game."""
+    for number in range(1, 400):
+        game = Game.from_deal(deal_piles(number), PRESETS["cruel"])
         for pile in range(1, 13):
-            options = [m for m in g.card_moves() if m.source == pile]
+            options = [m for m in game.card_moves() if m.source == pile]
             if len(options) > 1 and any(m.target is None for m in options):
-                number, source, game = n, pile, g
-                break
-        if number is not None:
-            break
-    assert number is not None
+                return number, pile, game
+    raise AssertionError("no such deal")
+
+
+@pytest.mark.parametrize("pointer", ["mouse", "touch"])
+def test_double_click_or_tap_sends_a_card_home(new_page: Any, pointer: str) -> None:
+    """A card with two places (its foundation and a pile): one click offers both, a
+    double-click (with a mouse at 1280 px) or a double-tap (on a 390 px touch screen) sends it
+    to the foundation."""
+    number, source, game = two_place_card()
+    if pointer == "mouse":
+        page = new_page()
+    else:
+        page = new_page(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
     page.add_init_script("localStorage.setItem('cruel.auto', 'off')")
     page.goto(f"/play/deal/{number}")
     page.wait_for_selector('#board[data-ready="true"] .board')
-    page.dblclick(TOP.format(n=source))
+    if pointer == "mouse":
+        page.dblclick(TOP.format(n=source))
+    else:
+        box = page.locator(TOP.format(n=source)).bounding_box()
+        x, y = box["x"] + box["width"] / 2, box["y"] + 10
+        page.touchscreen.tap(x, y)
+        page.wait_for_timeout(60)
+        page.touchscreen.tap(x, y)
     game.move(source, None)
+    page.wait_for_function("document.getElementById('moves').textContent === '1'")
     assert board(page) == position(game)
     assert counters(page)["moves"] == 1
 
