@@ -216,6 +216,7 @@ export default {
   'play.key-redeal': 'redeal',
   'play.key-undo': 'undo',
   'play.key-preview': 'show or hide the redeal preview',
+  'play.key-hint': 'a hint (free play and practice)',
   'play.key-cancel': 'cancel a choice',
   'play.how-title': 'How to play',
   'play.how-goal': 'Move all 52 cards to the four suited foundations, from ace to king.',

@@ -216,6 +216,7 @@ export default {
   'play.key-redeal': 'herdelen',
   'play.key-undo': 'terugnemen',
   'play.key-preview': 'voorbeeld van de herdeling tonen of verbergen',
+  'play.key-hint': 'een tip (vrij spelen en oefenen)',
   'play.key-cancel': 'keuze annuleren',
   'play.how-title': 'Zo speel je',
   'play.how-goal': 'Het doel: alle 52 kaarten op de vier fundamenten, per kleur opgebouwd van aas tot en met heer.',

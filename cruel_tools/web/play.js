@@ -1360,6 +1360,9 @@ function onKey(event) {
   } else if (key === 'p' || key === 'P') {
     event.preventDefault();
     togglePreview();
+  } else if ((key === 'h' || key === 'H') && state.mode !== 'daily') {
+    event.preventDefault();
+    askHelp('hint');
   } else if (key === 'Escape') {
     if (state.selected !== null) {
       clearChoice();

@@ -245,10 +245,12 @@ def test_free_play_of_deal_17_and_its_rules(page: Any, watch: Watch) -> None:
     page.click("#winnable")
     page.wait_for_selector('#hint-note:not([data-status="pending"])')
     assert page.get_attribute("#hint-note", "data-status") == "win-next"
-    # a reload restores it
+    # a reload restores it; the key H asks for a hint too
     page.reload()
     page.wait_for_selector('#board[data-ready="true"] .board')
     assert board(page) == position(game)
+    page.keyboard.press("h")
+    page.wait_for_selector('#hint-note[data-status="win-next"][data-step]')
     # another preset, through the picker
     page.fill("#free-number", "17")
     page.select_option("#free-rules", "perseverance")
