@@ -5,6 +5,7 @@ page, HEAD and gzip, the game day of a demo, and /replay on a phone."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import re
@@ -301,6 +302,43 @@ def test_the_game_day_of_a_demo(page: Any) -> None:
     games = json.loads(page.evaluate("localStorage.getItem('cruel.games')"))
     assert games[-1]["meta"]["finished_at"].startswith(TODAY.isoformat())
     assert page.locator('#stats dd[data-stat="currentStreak"]').get_attribute("data-value") == "0"
+
+
+def test_the_leaderboard_shows_submission_times_on_the_game_day(page: Any) -> None:
+    """The service's clock is the machine's; its day is the demo's: a submission made now is
+    shown on the game day (gameday.js onGameDay, which leaderboard.js applies to each time)."""
+    page.goto("/leaderboard/2027-01-05-easy")
+    page.wait_for_selector("body[data-ready='true']", state="attached")
+    local = page.evaluate("() => new Date().toLocaleDateString('sv')")  # YYYY-MM-DD, local
+    shown = page.evaluate(
+        "async () => (await import('/static/gameday.js')).onGameDay(new Date().toISOString())"
+    )
+    far = abs((TODAY - dt.date.fromisoformat(local)).days) > 1
+    expected = TODAY if far else dt.date.fromisoformat(local)
+    day = dt.datetime.fromisoformat(shown.replace("Z", "+00:00")).astimezone().date()
+    assert abs((day - expected).days) <= 1  # the browser's zone and UTC may differ by a day
+    assert far or shown.startswith(local[:4])
+
+
+@pytest.mark.parametrize(
+    "viewport", [PHONE_844, {"width": 1280, "height": 800}], ids=["390", "1280"]
+)
+def test_the_board_keeps_its_size_as_piles_shrink(
+    new_page: Callable[..., Any], viewport: dict[str, int]
+) -> None:
+    page = new_page(viewport=viewport)
+    open_play(page, auto=False)
+    size = (
+        "() => { const r = document.querySelector('#board .board').getBoundingClientRect();"
+        " return [r.top, r.height]; }"
+    )
+    before = page.evaluate(size)
+    steps = solution()[:20]
+    game = play_by_clicks(page, steps)
+    page.evaluate("window.scrollTo(0, 0)")
+    assert any(len(p) < 4 for p in game.piles)  # piles have shrunk
+    if max(len(p) for p in game.piles) <= 5:  # none so long that it must grow
+        assert page.evaluate(size) == before
 
 
 def test_replay_on_a_phone_shows_the_board(new_page: Callable[..., Any]) -> None:
