@@ -306,3 +306,30 @@ def test_a_lost_games_analysis_and_an_illegal_log_speak_the_language(
         assert [f for f in english_only(page) if f in joined] == []
         assert "Verloren bij stap" in joined
         assert re.search(r"zet 1: .+ van stapel 1 kan niet", joined), joined
+
+
+@pytest.mark.parametrize("lang", ["qps", "nl"])
+def test_a_choice_between_two_places_speaks_the_language(
+    new_page: Callable[..., Any], lang: str
+) -> None:
+    """A card that can go to two places: the prompt, the choice row and the targets' labels."""
+    from .test_play import PUZZLE, TOP, engine, play_by_clicks, solution
+
+    page = new_page(locale="nl-NL" if lang == "nl" else "en-US")
+    page.add_init_script("localStorage.setItem('cruel.auto', 'off')")
+    page.goto(f"/play/{PUZZLE}" + ("?lang=qps" if lang == "qps" else ""))
+    page.wait_for_selector('#board[data-ready="true"] .board')
+    play_by_clicks(page, solution()[:1])
+    game = engine(solution()[:1])
+    source = next(
+        n for n in range(1, 13) if len([m for m in game.card_moves() if m.source == n]) > 1
+    )
+    page.click(TOP.format(n=source))
+    page.wait_for_selector("#choice:not([hidden])")
+    texts = page.evaluate(TEXTS)
+    if lang == "qps":
+        assert escapes(texts) == []
+    else:
+        joined = "\n".join(texts)
+        assert [f for f in english_only(page) if f in joined] == []
+        assert "(hierheen: toets" in joined
