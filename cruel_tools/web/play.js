@@ -35,6 +35,7 @@ const RETRY_MS = [300, 1000, 3000];
 const state = {
   puzzle: null,
   mode: 'daily', // daily (open: ranked with a name) | practice (a closed puzzle) | free (a deal number)
+  modeNote: '', // what the status line says of a practice or free game
   autoToken: 0, // the run of automatic moves the page makes; a new step or an undo ends it
   autoCards: [], // the cards of the current run, for its note
   hint: null, // {at, step, card}: the hint shown for the position after `at` steps
@@ -1126,7 +1127,7 @@ function renderLive() {
   box.dataset.pending = String(pending);
   if (state.mode !== 'daily') {
     box.dataset.status = state.mode;
-    box.textContent = t(state.mode === 'free' ? 'play.live-free' : 'play.live-practice');
+    box.textContent = state.modeNote;
     return;
   }
   let text;
@@ -1472,10 +1473,8 @@ function showGame(puzzle) {
   }
   $('par').textContent = String(puzzle.par?.actions ?? '–');
   $('rules-text').textContent = rulesWords(puzzle.rules);
-  const note = $('mode-note');
-  note.dataset.mode = state.mode;
-  note.hidden = state.mode === 'daily';
-  note.textContent = state.mode === 'practice' ? t('play.practice-note', { date: puzzle.solution_from })
+  // Practice and free play say so on the status line, before the first move (renderLive).
+  state.modeNote = state.mode === 'practice' ? t('play.practice-note', { date: puzzle.solution_from })
     : state.mode === 'free' ? t('play.free-note') : '';
   $('hint-tools').hidden = state.mode === 'daily';
   $('hints-off').hidden = state.mode !== 'daily';

@@ -83,10 +83,9 @@ def test_practice_on_a_closed_puzzle_won_by_hints_and_automatic_moves(
     sent: list[str] = []
     page.on("request", lambda r: sent.append(f"{r.method} {r.url}"))
     open_play(page, CLOSED)
-    note = page.locator("#mode-note")
-    assert note.is_visible() and note.get_attribute("data-mode") == "practice"
-    assert "closed on 2027-01-03: practice, not ranked" in note.inner_text()
-    assert page.get_attribute("#live-status", "data-status") == "practice"
+    note = page.locator("#live-status")
+    assert note.is_visible() and note.get_attribute("data-status") == "practice"
+    assert note.inner_text() == "This puzzle closed on 2027-01-03: practice, not ranked."
     assert page.is_visible("#hint") and page.is_visible("#winnable")
     assert page.is_hidden("#hints-off")
     assert page.inner_text("#par") == str(puzzle(CLOSED).par.actions)
@@ -230,8 +229,8 @@ def test_free_play_of_deal_17_and_its_rules(page: Any, watch: Watch) -> None:
     game = Game.from_deal(deal_piles(17), PRESETS["cruel"])
     assert board(page) == position(game)
     assert "deal 17" in page.inner_text("#title")
-    assert page.get_attribute("#mode-note", "data-mode") == "free"
     assert page.get_attribute("#live-status", "data-status") == "free"
+    assert "Free play" in page.inner_text("#live-status")
     # the first step by the hint, then the winnability check
     page.click("#hint")
     page.wait_for_selector('#hint-note[data-status="win-next"][data-step]')
@@ -408,3 +407,22 @@ def proof_words(reason: str) -> str:
         return f"{symbols(lock.group(1))} in pile 1 can never leave it (rule L)"
     assert reason == "every reachable position searched or proven lost", reason
     return "every position that can be reached was searched, or proven lost"
+
+
+@pytest.mark.parametrize("address", [f"/play/{CLOSED}", "/play/deal/17"])
+def test_practice_and_free_play_fit_a_phone(new_page: Any, address: str) -> None:
+    """At 390×844 the whole board of a practice or free game is on the first screen, with
+    the line that says which it is; a hint shown below it moves nothing."""
+    page = new_page(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+    page.goto(address)
+    page.wait_for_selector('#board[data-ready="true"] .board')
+    box = (
+        "() => { const r = document.querySelector('#board .board').getBoundingClientRect();"
+        " return [r.top, r.bottom]; }"
+    )
+    top, bottom = page.evaluate(box)
+    assert page.is_visible("#live-status") and top >= 0 and bottom <= 844, (top, bottom)
+    page.click("#hint")
+    page.wait_for_selector('#hint-note[data-status="win-next"]')
+    page.evaluate("window.scrollTo(0, 0)")
+    assert page.evaluate(box) == [top, bottom]
