@@ -169,11 +169,15 @@ export function installSwitch(doc = document) {
   select.className = 'lang-switch';
   select.setAttribute('aria-label', t('site.language'));
   select.title = t('site.language');
+  // On a phone the header has no room for "Nederlands": the options read EN, NL there (their
+  // full names stay their accessible names).
+  const narrow = globalThis.matchMedia?.('(max-width: 600px)').matches ?? false;
   for (const code of LANGUAGES) {
     const option = doc.createElement('option');
     option.value = code;
     option.lang = code;
-    option.textContent = LANGUAGE_NAMES[code];
+    option.textContent = narrow ? code.toUpperCase() : LANGUAGE_NAMES[code];
+    option.setAttribute('aria-label', LANGUAGE_NAMES[code]);
     option.selected = code === lang;
     select.append(option);
   }
