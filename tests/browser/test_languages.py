@@ -132,6 +132,8 @@ def english_only(page: Any) -> list[str]:
         dutch = both["nl"].get(key, "")
         if english == dutch:
             continue
+        if "{" not in english and re.search("[a-z]", english) and english.strip() != dutch.strip():
+            out.add("\n" + english.strip() + "\n")  # a one-word message, as a whole text
         for fragment in re.split(r"\{\w+\}", english):
             fragment = fragment.strip(" .,:;()")
             if len(fragment.split()) >= 2 and fragment not in dutch:
@@ -149,7 +151,7 @@ def test_the_dutch_page_has_no_english_left(
     page.wait_for_selector(ready)
     page.wait_for_timeout(300)
     assert page.evaluate("document.documentElement.lang") == "nl"
-    texts = "\n".join(page.evaluate(TEXTS))
+    texts = "\n" + "\n".join(page.evaluate(TEXTS)) + "\n"
     left = [f for f in english_only(page) if f in texts]
     assert left == [], f"{path}: English on the Dutch page"
     if path == f"/play/{OPEN}":
@@ -248,7 +250,7 @@ def test_a_won_game_the_ranked_panel_and_the_stats_speak_the_language(
         if lang == "qps":
             assert escapes(texts) == [], f"{where}: texts outside the catalog"
         else:
-            joined = "\n".join(texts)
+            joined = "\n" + "\n".join(texts) + "\n"
             assert [f for f in english_only(page) if f in joined] == [], where
     if lang == "nl":
         assert "Gewonnen" in "\n".join(pages["play"])
@@ -269,7 +271,7 @@ def test_a_replays_analysis_speaks_the_language(new_page: Callable[..., Any], la
     if lang == "qps":
         assert escapes(texts) == []
     else:
-        joined = "\n".join(texts)
+        joined = "\n" + "\n".join(texts) + "\n"
         assert [f for f in english_only(page) if f in joined] == []
         assert "stapel" in joined and "Gewonnen in" in joined
 
@@ -302,7 +304,7 @@ def test_a_lost_games_analysis_and_an_illegal_log_speak_the_language(
     if lang == "qps":
         assert escapes(texts) == []
     else:
-        joined = "\n".join(texts)
+        joined = "\n" + "\n".join(texts) + "\n"
         assert [f for f in english_only(page) if f in joined] == []
         assert "Verloren bij stap" in joined
         assert re.search(r"zet 1: .+ van stapel 1 kan niet", joined), joined
@@ -330,6 +332,6 @@ def test_a_choice_between_two_places_speaks_the_language(
     if lang == "qps":
         assert escapes(texts) == []
     else:
-        joined = "\n".join(texts)
+        joined = "\n" + "\n".join(texts) + "\n"
         assert [f for f in english_only(page) if f in joined] == []
         assert "(hierheen: toets" in joined
