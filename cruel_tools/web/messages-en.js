@@ -198,7 +198,6 @@ export default {
   'play.give-up': 'Give up',
   'play.give-up-really': 'Really give up?',
   'play.auto-label': 'Move cards to the foundations automatically',
-  'play.auto-note': '(ranked games: the server moves them)',
   'play.after-redeal': 'After a redeal',
   'play.after-redeal-text': 'The piles the next redeal would make (the foundations stay as they are).',
   'play.game-over': 'Game over',

@@ -198,7 +198,6 @@ export default {
   'play.give-up': 'Opgeven',
   'play.give-up-really': 'Echt opgeven?',
   'play.auto-label': 'Kaarten vanzelf naar de fundamenten',
-  'play.auto-note': '(bij een spel voor de ranglijst doet de server dat)',
   'play.after-redeal': 'Na een herdeling',
   'play.after-redeal-text': 'De stapels die de volgende herdeling zou maken (de fundamenten blijven zoals ze zijn).',
   'play.game-over': 'Einde van het spel',

@@ -256,7 +256,7 @@ function play(step) {
     send({ text: stepText(step), card });
   }
   const outcome = game().outcome();
-  say(words + (outcome === 'won' ? '. You won!' : outcome === 'blocked' ? '. No move is left.' : ''),
+  say(outcome === 'won' ? t('play.said-won', { words }) : outcome === 'blocked' ? t('play.said-blocked', { words }) : words,
     outcome === 'won' ? 'ok' : '');
   saveProgress();
   render();
