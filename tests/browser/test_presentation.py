@@ -105,6 +105,18 @@ def test_the_phone_board_is_fully_visible_at_390x844(new_page: Callable[..., Any
     check_whole_board(page, "after 14 steps")
 
 
+@pytest.mark.parametrize(
+    "path", ["/play/deal/17", "/play/2027-01-04-easy", f"/play/{PUZZLE}?lang=nl"]
+)
+def test_the_phone_board_fits_in_free_play_practice_and_dutch(
+    new_page: Callable[..., Any], path: str
+) -> None:
+    page = phone(new_page)
+    page.goto(path)
+    page.wait_for_selector('#board[data-ready="true"] .board')
+    check_whole_board(page, path)
+
+
 def two_places(game: Any) -> int:
     """A pile whose top card can go to two places."""
     return next(n for n in range(1, 13) if len([m for m in game.card_moves() if m.source == n]) > 1)
