@@ -227,9 +227,12 @@ def test_a_won_game_the_ranked_panel_and_the_stats_speak_the_language(
 ) -> None:
     """Beyond the first view: the end of a won game, the Ranked play panel's linking form, the
     stats panel and the front page's record of the game."""
+    from .test_play import click_step, engine, solution
+
     page = new_page(locale="nl-NL" if lang == "nl" else "en-US")
+    page.add_init_script("localStorage.setItem('cruel.auto', 'off')")
     moves = page.request.get(f"/v1/puzzles/{CLOSED}/solution").json()["log"]["moves"]
-    progress = {"steps": moves, "started_at": "2027-01-04T10:00:00+00:00"}
+    progress = {"steps": moves[:-1], "started_at": "2027-01-04T10:00:00+00:00"}
     query = "?lang=qps" if lang == "qps" else ""
     page.goto(f"/play/{CLOSED}{query}")
     page.wait_for_selector("#board[data-ready=true]")
@@ -238,7 +241,12 @@ def test_a_won_game_the_ranked_panel_and_the_stats_speak_the_language(
         {"key": f"cruel.progress.{CLOSED}", "value": progress},
     )
     page.reload()
+    page.wait_for_selector("#board[data-ready=true]")
+    steps = solution(CLOSED)  # the winning step, by a click: the page says so
+    click_step(page, engine(steps[:-1], CLOSED), steps[-1])
     page.wait_for_selector("#end:not([hidden])")
+    said = page.inner_text("#message")
+    assert said.endswith("Gewonnen!" if lang == "nl" else "You won!⟧"), said
     page.click("#show-link")
     page.wait_for_selector("#link-form")
     pages = {"play": page.evaluate(TEXTS)}
