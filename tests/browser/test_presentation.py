@@ -316,6 +316,15 @@ def test_the_game_day_of_a_demo(page: Any) -> None:
     assert page.locator('#stats dd[data-stat="currentStreak"]').get_attribute("data-value") == "0"
 
 
+def test_fastest_win_in_words(page: Any) -> None:
+    open_play(page)
+    said = page.evaluate(
+        "async () => { const { clock } = await import('/static/stats.js');"
+        " return [12, 65, 600, 3725].map(clock); }"
+    )
+    assert said == ["12 s", "1 min 05 s", "10 min 00 s", "1 h 02 min 05 s"]
+
+
 def test_the_leaderboard_shows_submission_times_on_the_game_day(page: Any) -> None:
     """The service's clock is the machine's; its day is the demo's: a submission made now is
     shown on the game day (gameday.js onGameDay, which leaderboard.js applies to each time)."""
