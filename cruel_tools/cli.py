@@ -33,7 +33,9 @@ from .constants import (
     CHECK_INTERVAL,
     DEFAULT_DB,
     HEAD_TIMEOUT,
+    HINT_BURST,
     HINT_MAX_STATES,
+    HINT_RATE,
     KEY_BURST,
     KEY_RATE,
     MAX_ANALYSES,
@@ -1582,6 +1584,17 @@ def serve_command(
         int,
         typer.Option("--analyze-burst", min=1, help="Analyses one address or key may ask at once."),
     ] = ANALYZE_BURST,
+    hint_rate: Annotated[
+        str,
+        typer.Option(
+            "--hint-rate",
+            help="Hints per client address and per API key: N/s, N/min, N/h or off.",
+        ),
+    ] = f"{HINT_RATE * 60:g}/min",
+    hint_burst: Annotated[
+        int,
+        typer.Option("--hint-burst", min=1, help="Hints one address or key may ask at once."),
+    ] = HINT_BURST,
     max_analyses: Annotated[
         int,
         typer.Option(
@@ -1665,6 +1678,7 @@ def serve_command(
     key_rate = _option("--rate-key", parse_rate, rate_key)
     player_rate = _option("--rate-player", parse_rate, rate_player)
     analyze_per_s = _option("--analyze-rate", parse_rate, analyze_rate)
+    hint_per_s = _option("--hint-rate", parse_rate, hint_rate)
     metrics_at = _metrics_address(metrics_bind) if metrics_bind is not None else None
     location = resolve_puzzles(puzzles_dir)  # the one setting: option, variable, folders
     settings = Settings(
@@ -1679,6 +1693,7 @@ def serve_command(
         key_limit=RateLimit(key_rate, burst_key) if key_rate else None,
         player_limit=RateLimit(player_rate, burst_player) if player_rate else None,
         analyze_limit=RateLimit(analyze_per_s, analyze_burst) if analyze_per_s else None,
+        hint_limit=RateLimit(hint_per_s, hint_burst) if hint_per_s else None,
         max_analyses=max_analyses,
         trusted_proxies=tuple(_proxy_network(p) for p in trusted_proxy or ()),
         attempt_timeout=attempt_timeout,

@@ -34,6 +34,8 @@ __all__ = [
     "MAX_PER_CLIENT",
     "ANALYZE_RATE",
     "ANALYZE_BURST",
+    "HINT_RATE",
+    "HINT_BURST",
     "MAX_ANALYSES",
     "PUBLISH_AHEAD",
 ]
@@ -91,6 +93,12 @@ MAX_PER_CLIENT: Final = 32
 #: once in one server process, more answered 503 busy (``--max-analyses``).
 ANALYZE_RATE: Final = 0.1
 ANALYZE_BURST: Final = 10
+#: ``POST /v1/hint`` (issue #27): hints a second from each client address and each API key, and
+#: at once (``--hint-rate``, ``--hint-burst``). Looser than analyses: a player in practice may ask
+#: at every step (a win is 50-90 of them; a hint's budget is a twentieth of an analysis'), and
+#: hints share the analyses' cap and process (``--max-analyses``).
+HINT_RATE: Final = 0.5
+HINT_BURST: Final = 30
 MAX_ANALYSES: Final = 1
 #: Days after today ``cruel serve`` keeps published (``--ahead``; docs/service.md, Publishing
 #: ahead).

@@ -204,17 +204,28 @@ def test_hostile_bodies_get_the_answers_of_analyze(tmp_path: Path, quick_work: N
         assert r.status_code == 200 and r.json()["max_states"] == 50
 
 
-def test_hints_share_the_analyses_rate_limit(tmp_path: Path, quick_work: None) -> None:
+def test_hints_have_their_own_rate_limit_and_analyses_theirs(
+    tmp_path: Path, quick_work: None
+) -> None:
     clock = Clock()
     settings = make_settings(
-        tmp_path / "cruel.sqlite", analyze_limit=RateLimit(rate=1 / 60, burst=2), clock=clock
+        tmp_path / "cruel.sqlite",
+        analyze_limit=RateLimit(rate=1 / 60, burst=1),
+        hint_limit=RateLimit(rate=1 / 60, burst=2),
+        clock=clock,
     )
     body = orjson.dumps(LOST)
     with TestClient(service.create_app(settings), client=("192.0.2.1", 1000)) as client:
         assert client.post("/v1/analyze", content=body).status_code == 200
+        r = client.post("/v1/analyze", content=body)
+        assert r.status_code == 429 and "too many analyses from this address" in r.json()["message"]
+        # The analyses' empty bucket leaves the hints' whole: a player in practice asks for a
+        # hint at every step, and these buckets are their own (--hint-rate).
+        assert client.post("/v1/hint", content=body).status_code == 200
         assert client.post("/v1/hint", content=body).status_code == 200
         r = client.post("/v1/hint", content=body)
         assert r.status_code == 429 and r.json()["code"] == "rate-limited"
+        assert r.json()["message"] == "too many hints from this address; retry in 60 s"
         assert r.headers["Retry-After"] == "60"
         clock.now += 60
         # A refusal takes a token too: then the bucket is empty again.
@@ -223,6 +234,14 @@ def test_hints_share_the_analyses_rate_limit(tmp_path: Path, quick_work: None) -
             403,
             429,
         ]
+
+
+def test_the_default_hint_limit_lets_a_player_ask_at_every_step_of_a_win() -> None:
+    # A win is 50-90 actions; the bucket holds 30 and fills by one every 2 s: a player who
+    # thinks two seconds a step is never refused (docs/service.md, Hints).
+    limit = service.Settings(puzzles=ROOT / "puzzles").hint_limit
+    assert limit is not None and limit.burst >= 30 and limit.rate >= 0.5
+    assert service.Settings(puzzles=ROOT / "puzzles").analyze_limit != limit
 
 
 @pytest.mark.integration  # hints run in the analyses' own process (spawned)

@@ -104,7 +104,7 @@ def create_app(settings: Settings | None = None, stores: Stores | None = None) -
         responses=ERRORS,
     )
     app.openapi = customize(app)  # type: ignore[method-assign]
-    errors.install(app, watch)
+    errors.install(app, watch, pages.not_found_page)
     app.add_middleware(QuietClientFailures)  # a client's own failure is no traceback
     # Outermost: every request is counted and timed, whatever answers it (docs/service.md, Metrics).
     metrics = Metrics(engine)

@@ -19,6 +19,8 @@ from ..constants import (
     CHECK_INTERVAL,
     DB_TIMEOUT,
     DEFAULT_DB,
+    HINT_BURST,
+    HINT_RATE,
     KEY_BURST,
     KEY_RATE,
     MAX_ANALYSES,
@@ -37,6 +39,7 @@ __all__ = [
     "KEY_LIMIT",
     "PLAYER_LIMIT",
     "ANALYZE_LIMIT",
+    "HINT_LIMIT",
     "ENV_SETTINGS",
     "UnknownZone",
     "time_zone",
@@ -50,6 +53,9 @@ PLAYER_LIMIT: Final = RateLimit(rate=PLAYER_RATE, burst=PLAYER_BURST)
 #: Default rate limit of analyses (``--analyze-rate``, ``--analyze-burst``): one bucket per client
 #: address, one per API key (docs/service.md, Help for open puzzles and costly requests).
 ANALYZE_LIMIT: Final = RateLimit(rate=ANALYZE_RATE, burst=ANALYZE_BURST)
+#: Default rate limit of hints (``--hint-rate``, ``--hint-burst``): buckets of their own, per
+#: client address and per API key (docs/service.md, Hints).
+HINT_LIMIT: Final = RateLimit(rate=HINT_RATE, burst=HINT_BURST)
 
 #: Where ``cruel serve --workers N`` passes its settings to the worker processes.
 ENV_SETTINGS: Final = "CRUEL_SERVE_SETTINGS"
@@ -106,6 +112,8 @@ class Settings:
     player_limit: RateLimit | None = PLAYER_LIMIT
     #: Analyses each client address, and each API key, may ask for; None: no limit.
     analyze_limit: RateLimit | None = ANALYZE_LIMIT
+    #: Hints each client address, and each API key, may ask for; None: no limit.
+    hint_limit: RateLimit | None = HINT_LIMIT
     #: Analyses running at once in one server process; more are answered 503 busy.
     max_analyses: int = MAX_ANALYSES
     #: Seconds without a step after which a live attempt expires (``--attempt-timeout``).
@@ -178,6 +186,7 @@ class Settings:
                 "key_limit": _limit_doc(self.key_limit),
                 "player_limit": _limit_doc(self.player_limit),
                 "analyze_limit": _limit_doc(self.analyze_limit),
+                "hint_limit": _limit_doc(self.hint_limit),
                 "max_analyses": self.max_analyses,
             }
         ).decode()
@@ -188,6 +197,7 @@ class Settings:
         day = doc.pop("fixed_today")
         key_limit, player_limit = doc.pop("key_limit"), doc.pop("player_limit")
         analyze_limit = doc.pop("analyze_limit", None)
+        hint_limit = doc.pop("hint_limit", None)
         doc["trusted_proxies"] = tuple(doc.get("trusted_proxies", ()))
         secret_file = doc.pop("secret_file", None)
         doc["secret_file"] = None if secret_file is None else Path(secret_file)
@@ -197,6 +207,7 @@ class Settings:
             key_limit=RateLimit(**key_limit) if key_limit else None,
             player_limit=RateLimit(**player_limit) if player_limit else None,
             analyze_limit=RateLimit(**analyze_limit) if analyze_limit else None,
+            hint_limit=RateLimit(**hint_limit) if hint_limit else None,
         )
 
 

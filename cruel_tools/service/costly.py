@@ -29,7 +29,7 @@ from typing import Final, TypeVar
 
 from fastapi import Request
 
-from ..keys import ApiKey, TokenBuckets
+from ..keys import ApiKey, RateLimit, TokenBuckets
 from .clients import client_address
 from .config import Settings
 from .errors import ApiError
@@ -50,27 +50,41 @@ ANALYSIS_NICE: Final = 10
 _T = TypeVar("_T")
 
 
+class _Limit:
+    """One kind of costly request's rate limit: a bucket per client address and one per API
+    key, both of ``limit`` (None: no limit)."""
+
+    def __init__(self, what: str, limit: RateLimit | None, settings: Settings) -> None:
+        self.what = what
+        self.addresses = TokenBuckets(limit, settings.clock) if limit else None
+        self.keys = TokenBuckets(limit, settings.clock) if limit else None
+
+
 class CostlyGate:
-    """The rate limits (one bucket per client address, one per API key, both of
-    ``settings.analyze_limit``) and the running count of one app's costly requests."""
+    """The rate limits of one app's costly requests (analyses: ``settings.analyze_limit``;
+    hints: ``settings.hint_limit``; buckets of their own, so that a player's hints never spend
+    their analyses) and the running count of them all, under one cap and in one pool."""
 
     def __init__(self, settings: Settings, what: str = "analyses") -> None:
         self.settings = settings
         self.what = what
-        limit = settings.analyze_limit
-        self.addresses = TokenBuckets(limit, settings.clock) if limit else None
-        self.keys = TokenBuckets(limit, settings.clock) if limit else None
+        self.limits = {
+            "analyses": _Limit("analyses", settings.analyze_limit, settings),
+            "hints": _Limit("hints", settings.hint_limit, settings),
+        }
         self.most = settings.max_analyses
         self.running = 0
         self._pool: ProcessPoolExecutor | None = None
 
-    def _throttle(self, request: Request, key: ApiKey | None) -> None:
-        """Take a token: a key's requests from the key's bucket (a site's back end sends for all
-        its players from one address), the others' from their address's; 429 when empty."""
+    def _throttle(self, request: Request, key: ApiKey | None, kind: str) -> None:
+        """Take a token of ``kind``'s limit: a key's requests from the key's bucket (a site's
+        back end sends for all its players from one address), the others' from their
+        address's; 429 when empty."""
+        limit = self.limits[kind]
         if key is not None:
-            buckets, bucket, words = self.keys, f"key {key.id}", "with this API key"
+            buckets, bucket, words = limit.keys, f"key {key.id}", "with this API key"
         else:
-            buckets = self.addresses
+            buckets = limit.addresses
             bucket, words = client_address(request, self.settings), "from this address"
         if buckets is None:
             return
@@ -80,7 +94,7 @@ class CostlyGate:
             raise ApiError(
                 429,
                 RATE_LIMITED,
-                f"too many {self.what} {words}; retry in {seconds} s",
+                f"too many {limit.what} {words}; retry in {seconds} s",
                 headers={"Retry-After": str(seconds)},
             )
 
@@ -100,13 +114,14 @@ class CostlyGate:
             raise self._busy()
 
     @contextmanager
-    def admit(self, request: Request, key: ApiKey | None) -> Iterator[None]:
+    def admit(self, request: Request, key: ApiKey | None, kind: str = "analyses") -> Iterator[None]:
         """A place among the running costly requests, held until the block ends: 503 ``busy``
         when they are all taken (never queued: a queue without bound is memory and waiting
         clients; a bounded one only delays the same answer), else 429 when the sender's
-        bucket is empty (a busy answer takes no token: retrying it costs nothing)."""
+        bucket of ``kind`` (``analyses`` or ``hints``) is empty (a busy answer takes no token:
+        retrying it costs nothing)."""
         self.refuse_when_full()
-        self._throttle(request, key)
+        self._throttle(request, key, kind)
         self.running += 1
         try:
             yield

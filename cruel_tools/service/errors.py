@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import logging
+from collections.abc import Callable
 from typing import Final
 
 import orjson
@@ -136,11 +137,17 @@ def _translation(exc: Exception) -> ApiError | None:
     return None
 
 
-def install(app: FastAPI, watch: StoreWatch | ServerWatch) -> None:
+def install(
+    app: FastAPI,
+    watch: StoreWatch | ServerWatch,
+    not_found: Callable[[Request], Response | None] | None = None,
+) -> None:
     """Every error answers a ``cruel-error/1`` object. A database error is 503 with its code
     (``disk-full``, ``store-unavailable``, ``busy``), never a 500 with a traceback; all but a
     full disk and a lock start a check of the file (SQLite); PostgreSQL's lost connection or
-    failed server is ``store-unavailable``."""
+    failed server is ``store-unavailable``. A 404 answers ``not_found(request)`` where that is
+    a response (the pages' HTML 404, :func:`.pages.not_found_page`: passed in, as errors sit
+    below pages)."""
 
     @app.exception_handler(ApiError)
     async def api_error(request: Request, exc: ApiError) -> Response:
@@ -190,10 +197,8 @@ def install(app: FastAPI, watch: StoreWatch | ServerWatch) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
-        if exc.status_code == 404:  # a page path that names no page: the HTML 404 page
-            from .pages import not_found_page
-
-            page = not_found_page(request)
+        if exc.status_code == 404 and not_found is not None:  # a page path: the HTML 404 page
+            page = not_found(request)
             if page is not None:
                 return page
         codes = {404: "not-found", 405: "method-not-allowed"}

@@ -1,7 +1,8 @@
 """``POST /v1/hint`` (issue #27): the next step of a win from a log's last position
 (:func:`cruel_tools.hints.hint`), under the rule and the bounds of ``POST /v1/analyze``: the help
 guard (:mod:`.help_guard`: no help for a puzzle not closed), then the costly gate
-(:mod:`.costly`: the same rate limits, cap and process as the analyses; docs/service.md, Hints)."""
+(:mod:`.costly`: rate limits of their own, ``--hint-rate``; the analyses' cap and process;
+docs/service.md, Hints)."""
 
 from __future__ import annotations
 
@@ -36,8 +37,7 @@ _HINT_ERRORS: Final[dict[int | str, dict[str, Any]]] = {
         401: "An unknown key (bad-key) or a revoked one (revoked-key); no key is fine",
         403: "The deal of a puzzle not closed, up to suits (puzzle-open), or a deal given as "
         "piles without a site or admin key that is no closed puzzle's (piles-need-key)",
-        429: "Too many analyses and hints from this address or key (rate-limited); with "
-        "Retry-After",
+        429: "Too many hints from this address or key (rate-limited); with Retry-After",
         503: "As many analyses and hints running as the server allows (busy), or a key that "
         "cannot be checked (store-unavailable); with Retry-After",
     }.items()
@@ -73,12 +73,12 @@ def router(ctx: Context, guard: HelpGuard, gate: CostlyGate) -> APIRouter:
         verifier's error code and path, as for ``POST /v1/analyze``.
 
         No hint for a puzzle not closed (403 ``puzzle-open``) or a deal given as piles without
-        a site or admin key (403 ``piles-need-key``); hints share the analyses' rate limits
-        (429 ``rate-limited``) and cap (503 ``busy``)."""
+        a site or admin key (403 ``piles-need-key``); hints have rate limits of their own
+        (429 ``rate-limited``, ``--hint-rate``) and share the analyses' cap (503 ``busy``)."""
         gate.refuse_when_full()
         game_log = load(await read_body(request, ctx.settings.max_body), ctx.limits)
         key = await guard.key(request)
-        with gate.admit(request, key):
+        with gate.admit(request, key, "hints"):
             guard.refuse(game_log, key)  # inside the gate: a refusal takes a token too
             try:
                 result = await gate.run(hint_request(game_log, max_states))
