@@ -2,9 +2,9 @@
 // Used by the play, replay and leaderboard pages (docs/web.md). It draws; it knows no rule:
 // every rule comes from cruel.js.
 
-import { parseCard, cardSuit, cardRank, cardName, SUITS, SUIT_SYMBOLS, RANK_NAMES, KING } from './cruel.js';
+import { parseCard, cardSuit, cardName, SUITS, SUIT_SYMBOLS, KING } from './cruel.js';
 import { t } from './i18n.js';
-import { cardWords, suitWords } from './words.js';
+import { cardText, cardWords, suitWords } from './words.js';
 
 export { cardWords };
 
@@ -17,10 +17,9 @@ function moveHere(words, key) {
   return key ? t('board.move-here-key', { what: words, key }) : t('board.move-here', { what: words });
 }
 
-/** "7♥" with the rank as printed on the card. */
+/** "7♥" with the rank as printed on the card in the player's language (words.js). */
 export function cardFace(card) {
-  const c = toCard(card);
-  return `${RANK_NAMES[cardRank(c)]}${SUIT_SYMBOLS[cardSuit(c)]}`;
+  return cardText(toCard(card));
 }
 
 /**

@@ -3,8 +3,9 @@
 // win, its proof that none is left, or "unknown within the budget") and turn the answer into
 // what the page shows. The step itself is read by cruel.js; no rule lives here.
 
-import { readEntry, parseCard, cardSymbol } from './cruel.js';
+import { readEntry, parseCard } from './cruel.js';
 import { t } from './i18n.js';
+import { cardText } from './words.js';
 
 /**
  * Ask the service for a hint on `log` (a cruel-log/1 object). Resolves to one of
@@ -111,7 +112,7 @@ function symbols(names) {
       return '…';
     }
     try {
-      return cardSymbol(parseCard(name));
+      return cardText(parseCard(name));
     } catch {
       return name;
     }

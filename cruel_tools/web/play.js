@@ -4,13 +4,13 @@
 // it is played, and the server's answer, not this page, decides the line that stands.
 
 import {
-  Recorder, REDEAL, move, stepText, cardName, cardSymbol, parseCard, rulesOf, IllegalMove, readEntry,
+  Recorder, REDEAL, move, stepText, cardName, parseCard, rulesOf, IllegalMove, readEntry,
 } from './cruel.js';
 import { renderBoard } from './board.js';
 import { renderStats, recordGame } from './stats.js';
 import { call, rankedName, storedName } from './tokens.js';
 import { t, tn, has, formatNumber } from './i18n.js';
-import { apiErrorText, explain, stepWords } from './words.js';
+import { apiErrorText, cardText, explain, stepWords } from './words.js';
 import { readRoute, freePuzzle, fillFreeForm } from './freeplay.js';
 import { snapshot, flip, touchScreen, startClock, MoveList, undoneWords } from './motion.js';
 import { learnGameDay, gameNow, gameDay, early } from './gameday.js';
@@ -297,7 +297,7 @@ function playAuto(m) {
   state.steps.push(m);
   state.autos.push(true);
   state.highlight = card;
-  state.autoCards.push(cardSymbol(card));
+  state.autoCards.push(cardText(card));
   const won = game().outcome() === 'won';
   const key = m.why === 'finish' ? 'play.auto-finish' : 'play.auto-moved';
   say(t(key, { cards: state.autoCards.join(' ') }) + (won ? ` ${t('play.you-won')}` : ''), won ? 'ok' : '');
@@ -412,7 +412,7 @@ function activatePile(n) {
   }
   if (options.length === 0) {
     clearChoice();
-    let why = t('play.no-move', { card: cardSymbol(g.top(n)), n });
+    let why = t('play.no-move', { card: cardText(g.top(n)), n });
     try {
       g.copy().move(n, null);
     } catch (e) {
@@ -424,7 +424,7 @@ function activatePile(n) {
   }
   state.selected = n;
   state.options = options;
-  const card = cardSymbol(g.top(n));
+  const card = cardText(g.top(n));
   // On a touch screen, words only: no key is named (docs/web.md "Phones").
   say(t(touchScreen() ? 'play.choice-prompt-touch' : 'play.choice-prompt',
     { card, count: options.length, options: options.map(optionWords).join(t('play.choice-or')) }));
@@ -441,7 +441,7 @@ function optionWords(m) {
     return t(touch ? 'play.option-foundation' : 'play.option-foundation-key', { key: 'F' });
   }
   return t(touch ? 'play.option-pile' : 'play.option-pile-key',
-    { onto: cardSymbol(game().top(m.target)), pile: m.target, key: targetKey(m.target) });
+    { onto: cardText(game().top(m.target)), pile: m.target, key: targetKey(m.target) });
 }
 
 /** Move the selected or focused pile's card to `target` (null: the foundation). */
@@ -731,7 +731,7 @@ function adopt(doc, batch) {
     say(t('play.step-dropped', { step: next.dropped.text }), 'error');
   } else if (autoCards.length) {
     state.highlight = autoCards.at(-1) === null ? null : parseCard(autoCards.at(-1));
-    const cards = autoCards.filter(Boolean).map((c) => cardSymbol(parseCard(c))).join(' ');
+    const cards = autoCards.filter(Boolean).map((c) => cardText(parseCard(c))).join(' ');
     say(t(game().outcome() === 'won' ? 'play.auto-moved-won' : 'play.auto-moved', { cards }),
       game().outcome() === 'won' ? 'ok' : '');
     $('message').dataset.auto = String(autoCards.length);
@@ -1009,14 +1009,14 @@ function renderChoice() {
     return;
   }
   const label = document.createElement('span');
-  label.textContent = t('play.choice-label', { card: cardSymbol(game().top(state.selected)) });
+  label.textContent = t('play.choice-label', { card: cardText(game().top(state.selected)) });
   box.append(label);
   const touch = touchScreen(); // the choice names the pile; on a touch screen no key
   for (const m of state.options) {
     const b = document.createElement('button');
     b.type = 'button';
     b.dataset.choice = m.target === null ? 'foundation' : String(m.target);
-    const words = { onto: m.target === null ? '' : cardSymbol(game().top(m.target)), pile: m.target, key: targetKey(m.target) };
+    const words = { onto: m.target === null ? '' : cardText(game().top(m.target)), pile: m.target, key: targetKey(m.target) };
     b.textContent = m.target === null
       ? t(touch ? 'play.choice-foundation' : 'play.choice-foundation-key', words)
       : t(touch ? 'play.choice-pile' : 'play.choice-pile-key', words);
@@ -1225,7 +1225,7 @@ function secondClick() {
   if (home) {
     play(home);
   } else if (state.selected === n) {
-    say(t('play.no-foundation-move', { card: cardSymbol(game().top(n)) }), 'error');
+    say(t('play.no-foundation-move', { card: cardText(game().top(n)) }), 'error');
   }
   return true;
 }

@@ -4,13 +4,14 @@
  * (cruel.js's IllegalMove / LogError `fields`), not from its English message, which stays the
  * CLI's and the API's. Every word comes from the catalogs (i18n.js).
  *
- * In running text a card reads as its face, `5♥`, `K♣` (the same in every language); in words
- * (screen readers, aria labels) as `5 of hearts` / `harten 5`, `king of clubs` / `klaveren heer`.
+ * In running text and on the board a card reads as its face, with the rank as the player's
+ * cards print it: `5♥`, `K♣` in English, `H♣` (heer) in Dutch; in words (screen readers, aria
+ * labels) as `5 of hearts` / `harten 5`, `king of clubs` / `klaveren heer`.
  *
  * @module words
  */
 
-import { SUITS, SUIT_SYMBOLS, RANK_NAMES, cardRank, cardSuit, parseCard } from './cruel.js';
+import { SUITS, SUIT_SYMBOLS, cardRank, cardSuit, parseCard } from './cruel.js';
 import { t, tn, has, locale } from './i18n.js';
 
 function toCard(c) {
@@ -29,13 +30,13 @@ export function cardWords(card) {
   return t('cards.card', { rank: t(`cards.rank.${cardRank(c)}`), suit: suitWords(cardSuit(c)) });
 }
 
-/** A card in running text: its face, `7♥`, `K♣` (language neutral). */
+/** A card in running text and on its face: `7♥`, `K♣` (`H♣` in Dutch). */
 export function cardText(card) {
   if (card === null || card === undefined) {
     return '';
   }
   const c = toCard(card);
-  return `${RANK_NAMES[cardRank(c)]}${SUIT_SYMBOLS[cardSuit(c)]}`;
+  return `${t(`cards.face.${cardRank(c)}`)}${SUIT_SYMBOLS[cardSuit(c)]}`;
 }
 
 /**
@@ -129,7 +130,7 @@ export function explain(error) {
         const which = f.build === 'up-alternate-colour'
           ? (rank > 1 ? 'errors.move.needs-lower-other-colour' : 'errors.move.ace-builds-on-nothing')
           : 'errors.move.needs-next-other-colour';
-        return t('errors.move.build', { ...common, rank: RANK_NAMES[rank], why: t(which) });
+        return t('errors.move.build', { ...common, rank: t(`cards.face.${rank}`), why: t(which) });
       }
       return f.needs === null ? t('errors.move.king-builds-on-nothing', common) : t(key, common);
     case 'not-a-run':

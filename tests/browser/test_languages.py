@@ -345,3 +345,24 @@ def test_a_choice_between_two_places_speaks_the_language(
         joined = "\n" + "\n".join(texts) + "\n"
         assert [f for f in english_only(page) if f in joined] == []
         assert "(hierheen: toets" in joined
+
+
+@pytest.mark.parametrize(("locale", "faces"), [("en-GB", "JQK"), ("nl-NL", "BVH")])
+def test_cards_show_the_ranks_as_the_players_cards_print_them(
+    new_page: Callable[..., Any], locale: str, faces: str
+) -> None:
+    # Dutch cards print boer, vrouw, heer as B, V, H; the board and the running text say so.
+    page = new_page(locale=locale)
+    page.goto(f"/play/{OPEN}")
+    page.wait_for_selector("#board[data-ready=true]")
+    shown = page.eval_on_selector_all(
+        "#board .card[data-card]",
+        "els => els.map((c) => [c.dataset.card, c.querySelector('.face, .rank')?.textContent"
+        " ?? c.textContent])",
+    )
+    assert len(shown) >= 40
+    letters = dict(zip("JQK", faces, strict=True))
+    for name, text in shown:
+        rank, symbol = name[:-1], {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}[name[-1]]
+        face = letters.get(rank, "10" if rank == "T" else rank)
+        assert f"{face}{symbol}" in text, (name, text)

@@ -265,6 +265,7 @@ def test_the_404_page(page: Any, watch: Watch) -> None:
     answer = page.goto("/no/such/page")
     assert answer is not None and answer.status == 404
     assert answer.headers["content-type"].startswith("text/html")
+    page.wait_for_selector("html[data-i18n-done]", state="attached")  # the words are in
     assert page.inner_text("h1") == "No such page"
     assert "/no/such/page" in page.inner_text("main")
     assert page.locator("a.skip-link").get_attribute("href") == "#main"
@@ -278,6 +279,9 @@ def test_the_404_page(page: Any, watch: Watch) -> None:
 )
 def test_every_page_has_the_header_and_a_working_skip_link(page: Any, path: str) -> None:
     page.goto(path)
+    # The page's words (the skip link's too) are hidden, so not focusable, until the catalog
+    # is in: i18n.js marks the page then.
+    page.wait_for_selector("html[data-i18n-done]", state="attached")
     assert page.locator("header.site-header").count() == 1
     page.keyboard.press("Tab")
     skip = page.locator("a.skip-link")
