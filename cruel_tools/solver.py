@@ -15,6 +15,7 @@ The solver holds no rule of the game: children come from :meth:`Game.legal_steps
 from __future__ import annotations
 
 import heapq
+import random
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -65,6 +66,10 @@ __all__ = [
     "stuck_cards",
     "stuck_reason",
     "safe_home_move",
+    "PROBE_SHARE",
+    "PROBE_STATES",
+    "probes_apply",
+    "probe",
 ]
 
 Verdict = Literal["won", "unwinnable", "unknown"]
@@ -398,7 +403,9 @@ def solve(
     finds is a win; that it finds none proves nothing, and only the full pass may answer
     ``unwinnable``. The narrow spaces are small and hold wins for many deals that best-first
     search of the full space, which may redeal after every move, does not reach within budget.
-    Under ``redeal_only_when_stuck`` rules the first pass is the whole game already.
+    Under ``redeal_only_when_stuck`` rules the first pass is the whole game already. Where
+    :func:`probes_apply` (``royal-family-pysolfc`` before its one redeal), :func:`probe` runs
+    first with :data:`PROBE_SHARE` of the budget: it only looks for a win.
 
     With a ``memo``, positions it knows are cut (lost) or end the search (won), and what this
     search proves is added to it.
@@ -418,6 +425,22 @@ def solve(
         left = limit - start.redeals
         passes = tuple(p for p in passes if p[0] is None or p[0] < left)
     result = SolveResult("unknown")
+    if probes_apply(start) and max_states > 1:
+        # First probes (docs/solver.md, "Probes: one redeal left"): they only look for a win,
+        # within PROBE_SHARE of the budget; the passes get the rest.
+        result = probe(
+            start,
+            max(1, min(max_states - 1, int(max_states * PROBE_SHARE))),
+            None if max_seconds is None else max_seconds * PROBE_SHARE,
+            memo=memo,
+            max_memory=max_memory,
+            rule_f=rule_f,
+        )
+        total.expanded += result.stats.expanded
+        total.unique += result.stats.unique
+        total.pruned += result.stats.pruned
+        if result.verdict == "won":
+            passes = ()
     for early, share in passes:
         left_states = max_states - total.expanded
         left_seconds = None if max_seconds is None else max_seconds - (time.perf_counter() - began)
@@ -447,6 +470,109 @@ def solve(
         elif result.reason.startswith("time"):
             result.reason = f"time budget of {max_seconds} s spent"
     return result
+
+
+#: Probes (docs/solver.md, "Probes: one redeal left"): the share of :func:`solve`'s budget they
+#: may use, the positions each probe's search may expand after its redeal, the longest walk
+#: before it, the chance that a walk takes a foundation move when one is legal, and the seed of
+#: their walks (fixed: a solve is deterministic for a budget in positions).
+PROBE_SHARE: Final = 0.5
+PROBE_STATES: Final = 1_000
+PROBE_WALK: Final = 120
+PROBE_HOME: Final = 0.8
+PROBE_SEED: Final = 25
+#: Probes end after this many in a row that bring no position after the redeal not probed
+#: before (a small position has few: its probes would repeat themselves to the end of the budget).
+PROBE_STALE: Final = 200
+
+
+def probes_apply(game: Game) -> bool:
+    """Whether :func:`solve` runs probes before its full search: a profile of the rest of the
+    family (``Rules.cruel_layout`` false) with single-card moves and exactly one redeal left
+    (``royal-family-pysolfc`` before its redeal), so that a probe's search runs after the last
+    redeal, where rules V and S apply."""
+    rules = game.rules
+    return (
+        not rules.cruel_layout
+        and not rules.run_moves
+        and rules.max_redeals is not None
+        and game.redeals == rules.max_redeals - 1
+        and not game.is_won()
+    )
+
+
+def probe(
+    start: Game,
+    max_states: int,
+    max_seconds: float | None = None,
+    memo: Memo | None = None,
+    max_memory: int = MAX_MEMORY,
+    rule_f: bool = True,
+) -> SolveResult:
+    """Look for a win of ``start`` by probes; answers ``won`` or ``unknown``, never
+    ``unwinnable`` (docs/solver.md, "Probes: one redeal left").
+
+    A probe is a pseudo-random walk of card moves (at most :data:`PROBE_WALK`, a foundation
+    move taken with chance :data:`PROBE_HOME` when one is legal), then the redeal, then
+    :func:`search` from there with :data:`PROBE_STATES` positions. Each position of a walk whose
+    steps were listed counts as expanded, so the probes end within ``max_states``; they end
+    too after :data:`PROBE_STALE` probes in a row whose position after the redeal was searched
+    before (each is searched once). The walks
+    come from a generator seeded with :data:`PROBE_SEED` and play through the engine, so for a
+    budget in positions both engines make the same walks and the same searches. A win is the
+    walk, the redeal and the search's steps, replayed through the engine before it is returned.
+    """
+    began = time.perf_counter()
+    stats = SolveStats()
+    rng = random.Random(PROBE_SEED)
+    probes = stale = 0
+    probed: set[Key] = set()  # the positions after the redeal searched so far
+    while stats.expanded < max_states and stale < PROBE_STALE:
+        if max_seconds is not None and time.perf_counter() - began > max_seconds:
+            break
+        probes += 1
+        stale += 1
+        game = start.copy()
+        walk: list[Step] = []
+        length = rng.randint(0, PROBE_WALK)
+        while stats.expanded < max_states:
+            stats.expanded += 1  # this position's steps are listed
+            if len(walk) == length:
+                break
+            moves = list(game.card_moves())
+            if not moves:
+                break
+            home = [m for m in moves if m.target is None]
+            step = rng.choice(home if home and rng.random() < PROBE_HOME else moves)
+            game.push(step)
+            walk.append(step)
+        left = max_states - stats.expanded
+        if left <= 0 or game.redeal_problem() is not None:
+            continue
+        game.redeal()
+        key = game.key()
+        if key in probed:
+            continue
+        probed.add(key)
+        stale = 0
+        left_seconds = None if max_seconds is None else max_seconds - (time.perf_counter() - began)
+        found = search(
+            game,
+            min(PROBE_STATES, left),
+            left_seconds,
+            memo=memo,
+            max_memory=max_memory,
+            rule_f=rule_f,
+        )
+        stats.expanded += found.stats.expanded
+        stats.unique += found.stats.unique
+        stats.pruned += found.stats.pruned
+        if found.verdict == "won":
+            steps = [*walk, REDEAL, *found.steps]
+            check_win(start, steps, "probe")
+            return _finish(SolveResult("won", steps), stats, began)
+    reason = f"no win found by {probes} probes (proves nothing)"
+    return _finish(SolveResult("unknown", reason=reason), stats, began)
 
 
 def search(
