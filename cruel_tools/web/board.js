@@ -68,7 +68,8 @@ function cardElement(card, { button, label, classes }) {
  * - `interactive` (false): top cards (and foundations) are buttons, for the play page;
  * - `highlight`: a card (name like "7H" or int) drawn highlighted (e.g. the card just moved);
  * - `selected`: a pile number drawn as selected;
- * - `targets`: where the selected card may go: pile numbers, and `'foundation'`;
+ * - `targets`: where the selected card may go: pile numbers, and `'foundation'` (the selected
+ *   card's foundation, or the highlighted card's when none is selected: a hint);
  * - `targetKeys`: {pile or 'foundation': key} small key labels drawn on the targets;
  * - `label` ('Board'): the accessible name of the board;
  * - `compact` (false): smaller cards (previews);
@@ -92,9 +93,10 @@ export function renderBoard(container, position, options = {}) {
   board.className = 'board' + (compact ? ' compact' : '');
   board.setAttribute('aria-label', label);
 
-  // a foundation target: the selected card's own foundation (all four when none is selected)
+  // a foundation target: the selected card's own foundation, else the highlighted card's (a
+  // hint), else all four
   const sel = selected !== null ? pos.piles[selected - 1] ?? [] : [];
-  const targetSuit = sel.length ? cardSuit(sel[sel.length - 1]) : null;
+  const targetSuit = sel.length ? cardSuit(sel[sel.length - 1]) : hl !== null ? cardSuit(hl) : null;
   const founds = document.createElement('ul');
   founds.className = 'foundations';
   founds.setAttribute('aria-label', t('board.foundations'));

@@ -70,6 +70,9 @@ function pastRow(puzzle) {
     h('span', { class: 'past-par' }, t('index.past-par', { par: parText(puzzle.par) })),
     resultLine(puzzle),
     h('span', { class: 'past-links' },
+      h('a', { href: `/play/${id}`, class: 'practice-link',
+        'aria-label': t('index.practice-of', { id: puzzle.id }) }, t('index.practice')),
+      ' · ',
       h('a', { href: `/replay?puzzle=${id}`, class: 'solution-link',
         'aria-label': t('index.solution-of', { id: puzzle.id }) }, t('index.solution')),
       ' · ',
@@ -154,7 +157,16 @@ async function showServerRecord() {
   }
 }
 
+/** Free play's second link: a deal drawn here, the play page's own range (freeplay.js). */
+function randomDealLink() {
+  const link = document.getElementById('free-random');
+  if (link) {
+    link.href = `/play/deal/${Math.floor(Math.random() * 1_000_000) + 1}`;
+  }
+}
+
 async function main() {
+  randomDealLink();
   const errorBox = document.getElementById('error');
   try {
     renderStats(document.getElementById('stats'));

@@ -85,7 +85,7 @@ def test_practice_on_a_closed_puzzle_won_by_hints_and_automatic_moves(
     open_play(page, CLOSED)
     note = page.locator("#live-status")
     assert note.is_visible() and note.get_attribute("data-status") == "practice"
-    assert note.inner_text() == "This puzzle closed on 2027-01-03: practice, not ranked."
+    assert note.inner_text() == "This puzzle closed on January 3, 2027: practice, not ranked."
     assert page.is_visible("#hint") and page.is_visible("#winnable")
     assert page.is_hidden("#hints-off")
     assert page.inner_text("#par") == str(puzzle(CLOSED).par.actions)
@@ -117,6 +117,11 @@ def test_practice_on_a_closed_puzzle_won_by_hints_and_automatic_moves(
             assert page.get_attribute("#board .card.highlight", "data-card") == card
             if step.target is not None:
                 assert page.locator(f'#board li.pile.target[data-pile="{step.target}"]').count()
+            else:  # only the card's own foundation is marked
+                marked = page.eval_on_selector_all(
+                    "#board .foundation.target", "els => els.map((e) => e.dataset.suit)"
+                )
+                assert marked == [card[-1]], marked
         else:
             assert "hinted" in (page.get_attribute("#redeal", "class") or "")
         assert step in list(game.legal_steps())

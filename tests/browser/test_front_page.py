@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -58,6 +59,12 @@ def test_todays_puzzles_and_past_days_with_their_solutions(page: Any, watch: Wat
             assert par_words(p["par"]) in items.nth(k).inner_text()
             board = items.nth(k).get_by_role("link", name=f"Leaderboard of {p['id']}")
             assert board.get_attribute("href") == f"/leaderboard/{p['id']}"
+            practice = items.nth(k).get_by_role("link", name=f"Practice {p['id']} (not ranked)")
+            assert practice.get_attribute("href") == f"/play/{p['id']}"
+    # Free play: deal 17, and a random deal in the play page's range.
+    assert page.get_attribute("#free-link", "href") == "/play/deal/17"
+    random_deal = page.get_attribute("#free-random", "href") or ""
+    assert re.fullmatch(r"/play/deal/[1-9][0-9]{0,6}", random_deal), random_deal
     # A solution link opens the solution in the replay page.
     page.get_by_role("link", name=f"Solution of {SOLVED}").click()
     page.wait_for_url(f"**/replay?puzzle={SOLVED}")
