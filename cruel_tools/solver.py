@@ -483,7 +483,7 @@ PROBE_HOME: Final = 0.8
 PROBE_SEED: Final = 25
 #: Probes end after this many in a row that bring no position after the redeal not probed
 #: before (a small position has few: its probes would repeat themselves to the end of the budget).
-PROBE_STALE: Final = 200
+PROBE_STALE: Final = 5_000
 
 
 def probes_apply(game: Game) -> bool:

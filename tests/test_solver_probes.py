@@ -124,12 +124,14 @@ def check(game: Game) -> str:
     return found.verdict
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.heavy
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 2**32), st.integers(2, 10))
 def test_probes_and_solve_agree_with_exhaustive_search(seed: int, left: int) -> None:
     check(small(seed, left))
 
 
+@pytest.mark.heavy
 def test_probes_win_small_positions_and_never_claim_a_loss() -> None:
     verdicts = [check(small(seed, 3 + seed % 8)) for seed in range(60)]
     assert verdicts.count("won") > 10  # the probes do win here, not only the passes after them
