@@ -497,7 +497,7 @@ def probes_apply(game: Game) -> bool:
         and not rules.run_moves
         and rules.max_redeals is not None
         and game.redeals == rules.max_redeals - 1
-        and not game.is_won()
+        and game.outcome() == "in_progress"
     )
 
 

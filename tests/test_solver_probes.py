@@ -53,6 +53,12 @@ def test_probes_apply_before_the_one_redeal_only() -> None:
     assert not probes_apply(game)  # after the last redeal: rules V and S, no probes
     for name in ("cruel", "pysolfc", "cruel-limited-3", "royal-family", "ripple-fan"):
         assert not probes_apply(deal(1, PRESETS[name])), name
+    # Deal 2342 is blocked at the deal (no card move, and a redeal would change nothing): no
+    # probes, and the full pass proves it lost at once.
+    blocked = deal(2342)
+    assert blocked.outcome() == "blocked" and not probes_apply(blocked)
+    result = solve(blocked, max_states=1_000)
+    assert result.verdict == "unwinnable" and result.stats.expanded <= 2  # one a pass
     # The rest of the family with one redeal left, as a log may set it.
     custom = Rules(**{**PRESETS["royal-family"].model_dump(), "max_redeals": 1})
     assert probes_apply(deal(1, custom))
