@@ -432,6 +432,7 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
+@pytest.mark.slow  # two servers of two workers each, a kill and a wait: 9-13 s
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc (Linux)")
 def test_workers_end_with_a_killed_supervisor_and_the_port_can_be_served_again(
     tmp_path: Path,
