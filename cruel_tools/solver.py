@@ -68,6 +68,10 @@ __all__ = [
     "safe_home_move",
     "PROBE_SHARE",
     "PROBE_STATES",
+    "PROBE_WALK",
+    "PROBE_HOME",
+    "PROBE_SEED",
+    "PROBE_STALE",
     "probes_apply",
     "probe",
 ]
