@@ -88,6 +88,12 @@ class SolveStats:
     pruned: int = 0  # positions cut by a proven dead-position rule
     seconds: float = 0.0
 
+    def add(self, other: SolveStats) -> None:
+        """Count ``other``'s positions in these (a search's passes and probes add up)."""
+        self.expanded += other.expanded
+        self.unique += other.unique
+        self.pruned += other.pruned
+
 
 @dataclass
 class SolveResult:
@@ -440,9 +446,7 @@ def solve(
             max_memory=max_memory,
             rule_f=rule_f,
         )
-        total.expanded += result.stats.expanded
-        total.unique += result.stats.unique
-        total.pruned += result.stats.pruned
+        total.add(result.stats)
         if result.verdict == "won":
             passes = ()
     for early, share in passes:
@@ -461,9 +465,7 @@ def solve(
             max_memory=max_memory,
             rule_f=rule_f,
         )
-        total.expanded += result.stats.expanded
-        total.unique += result.stats.unique
-        total.pruned += result.stats.pruned
+        total.add(result.stats)
         if result.verdict == "won" or early is None:
             break
     result.stats = total
@@ -568,9 +570,7 @@ def probe(
             max_memory=max_memory,
             rule_f=rule_f,
         )
-        stats.expanded += found.stats.expanded
-        stats.unique += found.stats.unique
-        stats.pruned += found.stats.pruned
+        stats.add(found.stats)
         if found.verdict == "won":
             steps = [*walk, REDEAL, *found.steps]
             check_win(start, steps, "probe")
