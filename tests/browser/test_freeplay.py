@@ -32,6 +32,22 @@ CLOSED = "2027-01-02-easy"  # closed on the served day (2027-01-05): practice
 OPEN = "2027-01-05-easy"  # open on the served day
 
 
+#: The two screens of the issue's checks: a desktop, and a phone's touch screen.
+SCREEN_OPTIONS: dict[str, dict[str, Any]] = {
+    "1280x800": {"viewport": {"width": 1280, "height": 800}},
+    "390x844": {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True},
+}
+SCREENS = ["1280x800", "390x844"]
+#: The long games on the phone in the slow tier (a win by 48 hints: about 25 s).
+SCREENS_PHONE_SLOW = ["1280x800", pytest.param("390x844", marks=pytest.mark.slow)]
+
+
+@pytest.fixture
+def screen_page(new_page: Any, screen: str) -> Any:
+    """A watched page on the test's ``screen`` (parametrized: SCREENS)."""
+    return new_page(**SCREEN_OPTIONS[screen])
+
+
 def idle(page: Any) -> None:
     """Wait until the page has made every automatic move it will make."""
     page.wait_for_selector('#board:not([data-auto="running"])', state="attached", timeout=15_000)
@@ -74,12 +90,14 @@ def recorded(page: Any) -> list[dict[str, Any]]:
     return games
 
 
+@pytest.mark.parametrize("screen", SCREENS_PHONE_SLOW)
 def test_practice_on_a_closed_puzzle_won_by_hints_and_automatic_moves(
-    page: Any, watch: Watch
+    screen_page: Any, watch: Watch
 ) -> None:
     """A closed published easy puzzle says before play that it is practice; from its deal,
     Hint, the hinted step, the page's automatic moves, again and again, win it. Each hint
     answers quickly, and the engine agrees with every step the page made."""
+    page = screen_page
     sent: list[str] = []
     page.on("request", lambda r: sent.append(f"{r.method} {r.url}"))
     open_play(page, CLOSED)
@@ -155,10 +173,12 @@ def test_practice_on_a_closed_puzzle_won_by_hints_and_automatic_moves(
     assert report.valid and report.outcome == "won"
 
 
-def test_the_rest_forced_the_page_finishes_and_undo_takes_it_back(page: Any) -> None:
+@pytest.mark.parametrize("screen", SCREENS_PHONE_SLOW)
+def test_the_rest_forced_the_page_finishes_and_undo_takes_it_back(screen_page: Any) -> None:
     """Unranked daily play (no name): along the published solution, once the rest is
     foundation moves alone the page plays them itself, one by one, and says so; every one is
     a step of the log, marked automatic; undo takes back the player's step and them."""
+    page = screen_page
     open_play(page, OPEN)
     assert page.get_attribute("#live-status", "data-status") == "unranked"
     # an open puzzle: no hints, and the page says why
@@ -226,9 +246,11 @@ def test_double_click_or_tap_sends_a_card_home(new_page: Any, pointer: str) -> N
     assert counters(page)["moves"] == 1
 
 
-def test_free_play_of_deal_17_and_its_rules(page: Any, watch: Watch) -> None:
+@pytest.mark.parametrize("screen", SCREENS)
+def test_free_play_of_deal_17_and_its_rules(screen_page: Any, watch: Watch) -> None:
     """/play/deal/17 plays deal 17 unranked, with hints; ?rules= a preset the board draws;
     a bad number or preset is a clear message, not a crash."""
+    page = screen_page
     page.goto("/play/deal/17")
     page.wait_for_selector('#board[data-ready="true"] .board')
     game = Game.from_deal(deal_piles(17), PRESETS["cruel"])
@@ -291,9 +313,11 @@ def test_free_play_of_an_open_puzzles_deal_gets_no_hint(page: Any, watch: Watch)
     assert "being ranked now" in page.inner_text("#hint-note")
 
 
-def test_a_given_up_game_counts_as_played_not_won(page: Any) -> None:
+@pytest.mark.parametrize("screen", SCREENS)
+def test_a_given_up_game_counts_as_played_not_won(screen_page: Any) -> None:
     """Give up (press twice) ends an unranked game: the board stops taking moves, and the
     stats panel counts it as played, not won, by stats.py's definitions."""
+    page = screen_page
     open_play(page, CLOSED)
     assert page.is_hidden("#give-up")
     steps = solution(CLOSED)[:3]
