@@ -164,7 +164,8 @@ def test_practice_on_a_closed_puzzle_won_by_hints_and_automatic_moves(
         f"{hints} hints: median {statistics.median(latencies) * 1000:.0f} ms, "
         f"p95 {p95 * 1000:.0f} ms, max {latencies[-1] * 1000:.0f} ms"
     )
-    assert p95 < 0.5, latencies
+    # A bound for a loaded CI machine, not the measurement (benchmarks/RESULTS.md, issue #27).
+    assert p95 < 2.0, latencies
     assert not [s for s in sent if "/attempts" in s or "/submissions" in s]
     # the game is recorded, verifies, and is marked as practice
     games = recorded(page)
