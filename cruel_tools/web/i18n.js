@@ -122,6 +122,17 @@ export function formatDate(date, options = {}) {
   return marked(date.toLocaleString(locale, options));
 }
 
+/** A day (`2027-01-03`, the API's dates) in the page's language: `January 3, 2027`,
+ * `3 januari 2027`; anything else as it is. */
+export function formatDay(iso) {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(String(iso ?? ''));
+  if (!m) {
+    return String(iso ?? '');
+  }
+  const day = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+  return formatDate(day, { year: 'numeric', month: 'long', day: 'numeric', timeZone: 'UTC' });
+}
+
 /** Remember the player's language and show the page in it (a `?lang=` in the address is
  * dropped: the switch wins). */
 export function setLanguage(language) {

@@ -9,7 +9,7 @@ import {
 import { renderBoard } from './board.js';
 import { renderStats, recordGame } from './stats.js';
 import { call, rankedName, storedName } from './tokens.js';
-import { t, tn, has, formatNumber, formatDate } from './i18n.js';
+import { t, tn, has, formatNumber, formatDay } from './i18n.js';
 import { apiErrorText, cardText, explain, stepWords } from './words.js';
 import { readRoute, freePuzzle, fillFreeForm } from './freeplay.js';
 import { snapshot, flip, touchScreen, startClock, MoveList, undoneWords } from './motion.js';
@@ -944,16 +944,6 @@ function render() {
 // --- hints and "still winnable?" (free play and practice; hinting.js asks POST /v1/hint) ---
 
 /** The hint for the position shown, if one was asked for it and no card is picked up. */
-/** A day (`2027-01-03`) in the player's language: `January 3, 2027`, `3 januari 2027`. */
-function dayWords(iso) {
-  const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(String(iso ?? ''));
-  if (!m) {
-    return String(iso ?? '');
-  }
-  const day = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
-  return formatDate(day, { year: 'numeric', month: 'long', day: 'numeric', timeZone: 'UTC' });
-}
-
 function shownHint() {
   const h = state.hint;
   return h && h.at === state.steps.length && state.selected === null && !state.givenUp ? h : null;
@@ -1477,14 +1467,14 @@ function showGame(puzzle) {
   } else {
     document.title = t('play.doc-title-puzzle', { id: puzzle.id });
     $('title').textContent = t('play.title', {
-      date: puzzle.date, tier: has(`tier.${puzzle.tier}`) ? t(`tier.${puzzle.tier}`) : puzzle.tier,
+      date: formatDay(puzzle.date), tier: has(`tier.${puzzle.tier}`) ? t(`tier.${puzzle.tier}`) : puzzle.tier,
     });
     $('puzzle-meta').textContent = t('play.meta', { id: puzzle.id, par: puzzle.par?.actions ?? '?' });
   }
   $('par').textContent = String(puzzle.par?.actions ?? '–');
   $('rules-text').textContent = rulesWords(puzzle.rules);
   // Practice and free play say so on the status line, before the first move (renderLive).
-  state.modeNote = state.mode === 'practice' ? t('play.practice-note', { date: dayWords(puzzle.solution_from) })
+  state.modeNote = state.mode === 'practice' ? t('play.practice-note', { date: formatDay(puzzle.solution_from) })
     : state.mode === 'free' ? t('play.free-note') : '';
   $('hint-tools').hidden = state.mode === 'daily';
   $('hints-off').hidden = state.mode !== 'daily';

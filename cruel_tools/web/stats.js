@@ -3,7 +3,7 @@
 // (cruel_tools/stats.py: aggregate() and record()). See docs/web.md "Statistics panel".
 
 import { Game, claimProblem, readLog } from './cruel.js';
-import { t, tn, formatNumber } from './i18n.js';
+import { t, tn, formatNumber, formatDay } from './i18n.js';
 
 export const GAMES_KEY = 'cruel.games';
 export const MAX_GAMES = 1000;
@@ -219,7 +219,7 @@ export function renderStats(container, games = loadGames(), today = null) {
   note.className = 'muted';
   // given `today` (the game day, gameday.js), the streaks run to it; else to the latest game
   note.textContent = !rec.referenceDay ? t('stats.note-none')
-    : t(today ? 'stats.note-today' : 'stats.note', { day: rec.referenceDay });
+    : t(today ? 'stats.note-today' : 'stats.note', { day: formatDay(rec.referenceDay) });
   container.replaceChildren(h, dl, note);
   return rec;
 }

@@ -366,3 +366,16 @@ def test_cards_show_the_ranks_as_the_players_cards_print_them(
         rank, symbol = name[:-1], {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}[name[-1]]
         face = letters.get(rank, "10" if rank == "T" else rank)
         assert f"{face}{symbol}" in text, (name, text)
+
+
+@pytest.mark.parametrize(
+    ("locale", "title"),
+    [("en-US", "Cruel · January 5, 2027 · Easy"), ("nl-NL", "Cruel · 5 januari 2027 · Makkelijk")],
+)
+def test_the_play_pages_title_gives_the_day_in_the_players_language(
+    new_page: Callable[..., Any], locale: str, title: str
+) -> None:
+    page = new_page(locale=locale)
+    page.goto(f"/play/{OPEN}")
+    page.wait_for_selector("#board[data-ready=true]")
+    assert page.inner_text("#title") == title
