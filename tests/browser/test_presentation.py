@@ -307,9 +307,9 @@ def test_the_game_day_of_a_demo(page: Any) -> None:
     """The service's day is 2027-01-05; the machine's is another: the stats panel counts to
     the game day and the games the page records are on it."""
     open_play(page, auto=False)
-    page.wait_for_function(
+    page.wait_for_function(  # the day in the page's words (i18n.formatDay)
         "(day) => document.querySelector('#stats .muted')?.textContent.includes(day)",
-        arg=TODAY.isoformat(),
+        arg=f"{TODAY:%B} {TODAY.day}, {TODAY.year}",
     )
     play_by_clicks(page, solution()[:2])
     assert progress(page)["started_at"].startswith(TODAY.isoformat())
