@@ -7,13 +7,16 @@
  * submission times the leaderboard shows are moved by whole days onto it, and the stats panel
  * counts its streaks to it. Durations are unchanged; on a real service nothing moves.
  *
- * On the play page it is the first script, and imports nothing: it starts the page's first
+ * On the play page it is the first script, and imports only language.js (which imports
+ * nothing): it starts the page's first
  * requests at once, `GET /v1/puzzles/{id}`, `GET /v1/health` and the message catalog, while the
  * other modules still load (the board is drawn round trips sooner: docs/web.md "Weight and
  * speed"); play.js takes each answer once with `early(path)`.
  *
  * @module gameday
  */
+
+import { chooseLanguage } from './language.js';
 
 const DAY_MS = 86400000;
 
@@ -107,20 +110,13 @@ if (page) {
   get('/v1/health');
 }
 
-// The catalog i18n.js will load (its chooseLanguage(), in short: ?lang=, the remembered switch,
-// the browser's languages): fetched now, not after i18n.js has loaded. A wrong guess costs a
-// fetch, never a wrong page: i18n.js decides.
-try {
-  const wants = [new URLSearchParams(location.search).get('lang'), localStorage.getItem('cruel.lang'),
-    ...(navigator.languages ?? [])];
-  const base = wants.map((w) => (typeof w === 'string' ? w.trim().toLowerCase().split(/[-_]/)[0] : ''))
-    .find((w) => w === 'en' || w === 'nl' || w === 'qps');
+// The catalog i18n.js will load (language.js decides for both): fetched now, not after
+// i18n.js has loaded.
+{
   const link = document.createElement('link');
   link.rel = 'modulepreload';
-  link.href = `/static/messages-${base === 'nl' ? 'nl' : 'en'}.js`;
+  link.href = `/static/messages-${chooseLanguage() === 'nl' ? 'nl' : 'en'}.js`;
   document.head.append(link);
-} catch {
-  // storage refused: i18n.js fetches its catalog itself
 }
 
 /** The answer of a GET started early (once: then it is forgotten), or null. */
