@@ -14,14 +14,12 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
 from .. import hints
-from ..analysis import AnalysisRefused
 from ..api import ErrorResponse
-from ..log import GameLog, load
+from ..log import GameLog
 from .context import Context
 from .costly import CostlyGate
-from .errors import json_response, read_body
 from .help_guard import HelpGuard
-from .logs import refused_log
+from .logs import costly_help
 from .openapi import body_doc
 
 __all__ = ["HINT_MAX_STATES", "hint_request", "router"]
@@ -75,15 +73,7 @@ def router(ctx: Context, guard: HelpGuard, gate: CostlyGate) -> APIRouter:
         No hint for a puzzle not closed (403 ``puzzle-open``) or a deal given as piles without
         a site or admin key (403 ``piles-need-key``); hints have rate limits of their own
         (429 ``rate-limited``, ``--hint-rate``) and share the analyses' cap (503 ``busy``)."""
-        gate.refuse_when_full()
-        game_log = load(await read_body(request, ctx.settings.max_body), ctx.limits)
-        key = await guard.key(request)
-        with gate.admit(request, key, "hints"):
-            guard.refuse(game_log, key)  # inside the gate: a refusal takes a token too
-            try:
-                result = await gate.run(hint_request(game_log, max_states))
-            except AnalysisRefused as exc:
-                raise refused_log(exc) from None
-        return json_response(result)
+        work = functools.partial(hint_request, max_states=max_states)
+        return await costly_help(request, ctx, guard, gate, "hints", work)
 
     return router

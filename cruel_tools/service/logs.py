@@ -15,6 +15,7 @@ import orjson
 from fastapi import APIRouter, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
+from pydantic import BaseModel
 
 from .. import analysis
 from ..api import ErrorResponse
@@ -31,6 +32,7 @@ __all__ = [
     "ANALYZE_MAX_STATES",
     "ANALYZE_TOTAL_STATES",
     "ANALYZE_WIN_STATES",
+    "costly_help",
     "analyze_request",
     "refused_log",
     "router",
@@ -68,6 +70,32 @@ def refused_log(exc: analysis.AnalysisRefused) -> ApiError:
     error = exc.report.error
     code, message = (error.code, error.message) if error else (exc.code, str(exc))
     return ApiError(422, code, message, "body", error.path if error else "/")
+
+
+async def costly_help(
+    request: Request,
+    ctx: Context,
+    guard: HelpGuard,
+    gate: CostlyGate,
+    kind: str,
+    work: Callable[[GameLog], Callable[[], BaseModel]],
+) -> Response:
+    """The one order of a request for help (``POST /v1/analyze``, ``POST /v1/hint``): 503
+    ``busy`` before the body is read when every place is taken (a flood costs no reading and
+    parsing); the body before a place is taken (a slow client never holds one); then, inside
+    the gate of ``kind`` (``analyses`` or ``hints``), the help guard's refusal (it takes a
+    token too: asking which deals are open puzzles is as slow as asking for help) and
+    ``work(game_log)`` in the analyses' own process; a log that is not a legal game is a 422."""
+    gate.refuse_when_full()
+    game_log = load(await read_body(request, ctx.settings.max_body), ctx.limits)
+    key = await guard.key(request)
+    with gate.admit(request, key, kind):
+        guard.refuse(game_log, key)
+        try:
+            result = await gate.run(work(game_log))
+        except analysis.AnalysisRefused as exc:
+            raise refused_log(exc) from None
+    return json_response(result)
 
 
 def analyze_request(
@@ -144,19 +172,8 @@ def router(ctx: Context, guard: HelpGuard, gate: CostlyGate) -> APIRouter:
         No analysis of a puzzle not closed (403 ``puzzle-open``), of a deal given as piles
         without a site or admin key (403 ``piles-need-key``, unless it is a closed puzzle's);
         429 ``rate-limited`` and 503 ``busy`` with Retry-After bound the cost."""
-        gate.refuse_when_full()  # a flood's extra requests cost no reading and parsing
-        # The body before a place is taken: a slow client never holds one.
-        game_log = await read_log(request)
-        key = await guard.key(request)
-        with gate.admit(request, key):
-            # Inside the gate: a refusal takes a token too, so asking which deals are puzzles
-            # not closed is as slow as asking for analyses.
-            guard.refuse(game_log, key)
-            # Solves: CPU work bounded by the budget, in the analyses' own process.
-            try:
-                result = await gate.run(analyze_request(game_log, max_states=max_states))
-            except analysis.AnalysisRefused as exc:
-                raise refused_log(exc) from None
-        return json_response(result)
+        # Solves: CPU work bounded by the budget, in the analyses' own process.
+        work = functools.partial(analyze_request, max_states=max_states)
+        return await costly_help(request, ctx, guard, gate, "analyses", work)
 
     return router
