@@ -8,7 +8,7 @@ from typing import Final, Literal
 from pydantic import BaseModel, Field
 
 from ..documents import PlayRating, document_config
-from ..grading import Par
+from ..grading import Metrics, Par
 from ..log import GameLog
 from .files import Puzzle, PuzzleFacts
 from .logs import puzzle_solution_log
@@ -37,11 +37,20 @@ PAST_FORMAT: Final = "cruel-past/1"
 
 
 class PublicPuzzle(PuzzleFacts):
-    """A puzzle as players may see it before its day is over: everything but the solution."""
+    """A puzzle as players may see it: everything but the solution, and while it is open
+    (until its solution is public) nothing of how it was solved either (``metrics`` null)."""
 
     model_config = document_config("Cruel public puzzle v1", "puzzle-public")
 
     format: Literal["cruel-puzzle-public/1"] = PUBLIC_FORMAT
+    # Null while open (issue #33, finding 8): the ladder's results name a player whose
+    # documented rule wins the deal, and critical_decisions counts the traps, so either is a
+    # recipe. The tier and par's length stay: they say how hard, not how.
+    metrics: Metrics | None = Field(  # type: ignore[assignment]
+        description="The grader's metrics (the ladder's results, critical decisions, the "
+        "solver's effort, random playouts): null while the puzzle is open, shown once its "
+        "solution is public. An undated puzzle never closes, so they are never shown."
+    )
     solution_from: dt.date | None = Field(
         description="The first day the solution is published (the day after the puzzle's date); "
         "null: never, for a puzzle without a date."
@@ -108,9 +117,12 @@ def solution_is_public(puzzle: Puzzle, today: dt.date) -> bool:
     return public_from is not None and today >= public_from
 
 
-def public(puzzle: Puzzle, rating: PlayRating | None = None) -> PublicPuzzle:
-    """``puzzle`` without its solution, with its ``rating`` from play."""
+def public(puzzle: Puzzle, today: dt.date, rating: PlayRating | None = None) -> PublicPuzzle:
+    """``puzzle`` without its solution, with its ``rating`` from play; its metrics only once
+    the puzzle is closed ``today`` (:func:`solution_is_public`)."""
     fields = {name: getattr(puzzle, name) for name in PuzzleFacts.model_fields}
+    if not solution_is_public(puzzle, today):
+        fields["metrics"] = None
     return PublicPuzzle.model_construct(
         **fields, solution_from=solution_from(puzzle), rating=rating
     )

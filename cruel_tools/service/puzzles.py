@@ -56,7 +56,8 @@ def router(ctx: Context) -> APIRouter:
         except _UNREACHABLE:  # the routes that write games say 503
             standings = {}
         shown = {pid: s.shown() for pid, s in standings.items()}
-        return [public(p, shown.get(p.id)) for p in puzzles]
+        today = ctx.settings.today()  # an open puzzle's metrics are left out (finding 8, #33)
+        return [public(p, today, shown.get(p.id)) for p in puzzles]
 
     @router.get("/v1/puzzles/daily/{date}", response_model=DailyPuzzles)
     async def daily(
