@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Final, Literal
 
 __all__ = [
+    "UNDO_SNAPSHOT_STEPS",
     "ANALYSIS_MAX_STATES",
     "ANALYSIS_NATIVE_MAX_STATES",
     "ANALYSIS_DEEP_STATES",
@@ -37,7 +38,23 @@ __all__ = [
     "HINT_RATE",
     "HINT_BURST",
     "MAX_ANALYSES",
+    "MAX_HINTS",
     "PUBLISH_AHEAD",
+    "MAX_OPEN_ATTEMPTS",
+    "MAX_ATTEMPT_STEPS",
+    "ATTEMPTS_PER_MINUTE",
+    "ATTEMPTS_PER_DAY",
+    "CLAIMS_PER_DAY",
+    "MAX_TOKENS",
+    "KEEP_STEPS_HOURS",
+    "SWEEP_INTERVAL",
+    "REPLAY_MAX_STEPS",
+    "REPLAY_MAX_BYTES",
+    "REPLAY_RATE",
+    "REPLAY_BURST",
+    "MAX_REPLAYS",
+    "PARSE_INLINE_BYTES",
+    "MAX_PARSES",
 ]
 
 #: Positions each solve of the analysis may expand (where the win was lost) on the Python engine,
@@ -95,11 +112,68 @@ ANALYZE_RATE: Final = 0.1
 ANALYZE_BURST: Final = 10
 #: ``POST /v1/hint`` (issue #27): hints a second from each client address and each API key, and
 #: at once (``--hint-rate``, ``--hint-burst``). Looser than analyses: a player in practice may ask
-#: at every step (a win is 50-90 of them; a hint's budget is a twentieth of an analysis'), and
-#: hints share the analyses' cap and process (``--max-analyses``).
+#: at every step (a win is 50-90 of them; a hint's budget is a twentieth of an analysis').
 HINT_RATE: Final = 0.5
 HINT_BURST: Final = 30
 MAX_ANALYSES: Final = 1
+#: Hints running at once in one server process, in processes of their own, apart from the
+#: analyses' (``--max-hints``; issue #33, finding 3: hints that shared the analyses' one place
+#: were refused busy 24 times of 25 while one address looped analyses).
+MAX_HINTS: Final = 1
+#: ``POST /v1/replay`` (issue #33, finding 1): most steps one answer shows (a longer window is
+#: cut there, and the answer's ``window.next`` says where the next one starts), and most bytes
+#: of those steps (a position is about 300 bytes: 2,000 steps are about 0.6 MB and 40 ms of
+#: CPU, where a whole 10,000-step log was 3.5 MB and 0.28 s).
+REPLAY_MAX_STEPS: Final = 2_000
+REPLAY_MAX_BYTES: Final = 1 << 20
+#: Replays a second from each client address, and at once (``--replay-rate``,
+#: ``--replay-burst``): a web page asks one window per 2,000 steps (at most 5 for a log of
+#: 10,000); replays running at once in one server process, more answered 503 busy
+#: (``--max-replays``).
+REPLAY_RATE: Final = 1.0
+REPLAY_BURST: Final = 20
+MAX_REPLAYS: Final = 2
+#: Request bodies up to this many bytes are parsed on the event loop (the worst such body, a
+#: meta of nested arrays, costs about 0.3 ms; a won game's log is 1-3 KB); bigger ones in one of
+#: ``MAX_PARSES`` threads (issue #33, finding 2; service/bodies.py says why).
+PARSE_INLINE_BYTES: Final = 4_096
+MAX_PARSES: Final = 2
 #: Days after today ``cruel serve`` keeps published (``--ahead``; docs/service.md, Publishing
 #: ahead).
 PUBLISH_AHEAD: Final = 7
+
+# --- storage bounds (issue #33, finding 5: one name with ten tokens, starting an attempt a
+# second and filling each, wrote 1.2-1.4 GB an hour) ----------------------------------------------
+
+#: Live attempts one player name may hold open at once (``--max-open-attempts``): a player has one
+#: game per device; more is refused 409 ``too-many-open-attempts`` until one ends or expires.
+MAX_OPEN_ATTEMPTS: Final = 3
+#: Steps (player and automatic, undos included) one live attempt may record
+#: (``--max-attempt-steps``; 409 ``attempt-full``): a won game is 60-200 of them with its
+#: automatic moves, so this is several games' worth of undos, and about 310 KB on SQLite.
+MAX_ATTEMPT_STEPS: Final = 1500
+#: Live attempts one player name may start a minute, and a day (rolling windows, in the store:
+#: shared by every worker and instance; ``--attempts-per-minute``, ``--attempts-per-day``; 429
+#: ``too-many-attempts`` with ``Retry-After``). A day's steps of one name are so at most
+#: ``ATTEMPTS_PER_DAY * MAX_ATTEMPT_STEPS`` (75,000 steps, about 16 MB on SQLite).
+ATTEMPTS_PER_MINUTE: Final = 5
+ATTEMPTS_PER_DAY: Final = 50
+#: Names one client address may claim a day (``--claims-per-day``; 429 ``rate-limited``): a
+#: family or a class behind one address claims a name each, a squatter cannot take thousands.
+CLAIMS_PER_DAY: Final = 10
+#: Valid tokens one player name may hold: its devices (``--max-tokens``; 409 ``too-many-tokens``:
+#: a moderator revokes them, and hands out a link code).
+MAX_TOKENS: Final = 10
+#: Hours the steps of an ended live attempt that did not win (given up, expired, blocked) are
+#: kept before they are deleted (``--keep-steps``); the attempt's row (its start, end, status
+#: and standing line) stays. A win's steps stay: they are the evidence of its time.
+KEEP_STEPS_HOURS: Final = 24.0
+#: Seconds between two sweeps of a running server (ending attempts left open past their timeout,
+#: deleting the steps past ``KEEP_STEPS_HOURS``).
+SWEEP_INTERVAL: Final = 300.0
+
+#: A live attempt's standing line is replayed with a snapshot of its position every this many
+#: steps, and an undo plays from the last snapshot within the shortened line: an undo costs at
+#: most this many steps and one step's automatic moves, not the whole line (issue #33, finding
+#: 6). Not an operator's setting: it trades a copy of 52 cards for up to this many engine steps.
+UNDO_SNAPSHOT_STEPS: Final = 32

@@ -346,12 +346,21 @@ class _JsonVisitor(Visitor):
         self.steps: list[dict[str, object]] = []
         self.text = ""
 
+    def _shown(self, number: int) -> bool:
+        opts = self.options
+        return not (
+            opts.final_only or number < opts.first or (opts.last is not None and number > opts.last)
+        )
+
     def before_step(self, index: int, step: Step, game: Game) -> None:
-        self.text = describe(step, game, self.style)
+        # Only the shown steps are put in words: a window at the end of a long log (POST
+        # /v1/replay?from=) costs the engine's replay of the steps before it, not their words.
+        if self._shown(index + 1):
+            self.text = describe(step, game, self.style)
 
     def after_step(self, index: int, step: Step, game: Game) -> None:
         number, opts = index + 1, self.options
-        if opts.final_only or number < opts.first or (opts.last is not None and number > opts.last):
+        if not self._shown(number):
             return
         entry: dict[str, object] = {"step": number, "text": self.text}
         if not opts.moves_only:
@@ -398,6 +407,23 @@ class ReplayStep(BaseModel):
     )
 
 
+class ReplayWindow(BaseModel):
+    """``POST /v1/replay`` only (issue #33): the steps an answer shows, and where the next
+    window starts. An answer shows at most 2,000 steps and 1 MiB of them
+    (``constants.REPLAY_MAX_STEPS``, ``REPLAY_MAX_BYTES``); a longer window is cut."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    first: int = Field(description="The first step asked for (the from parameter, 1 by default).")
+    last: int | None = Field(description="The last step shown; null when none is.")
+    steps: int = Field(description="The steps of the log (its moves), legal or not.")
+    next: int | None = Field(
+        description="The first step the window asked for and the log plays that this answer "
+        "does not show (ask from=next for it); null when the answer holds them all."
+    )
+    cut: bool = Field(description="The window was cut at the step or byte cap (next is set).")
+
+
 class ReplayDocument(BaseModel):
     """``cruel replay --json`` (one object per log) and ``POST /v1/replay``."""
 
@@ -418,6 +444,9 @@ class ReplayDocument(BaseModel):
         None,
         description="Only with --analyze: the game's cruel-analysis/1 object "
         "(schemas/analysis.schema.json); null for a log that is not a legal game.",
+    )
+    window: ReplayWindow | None = Field(
+        None, description="Only from POST /v1/replay: the window of steps the answer shows."
     )
 
 
@@ -489,6 +518,7 @@ __all__ = [
     "REPLAY_FORMAT",
     "ReplayDocument",
     "ReplayStep",
+    "ReplayWindow",
     "StepMark",
     "ReplayOptions",
     "Style",

@@ -25,9 +25,13 @@ from ..constants import (
     KEY_RATE,
     MAX_ANALYSES,
     MAX_BODY,
+    MAX_HINTS,
+    MAX_REPLAYS,
     PLAYER_BURST,
     PLAYER_RATE,
     PUBLISH_AHEAD,
+    REPLAY_BURST,
+    REPLAY_RATE,
 )
 from ..dates import parse_date
 from ..errors import CruelError
@@ -40,6 +44,7 @@ __all__ = [
     "PLAYER_LIMIT",
     "ANALYZE_LIMIT",
     "HINT_LIMIT",
+    "REPLAY_LIMIT",
     "ENV_SETTINGS",
     "UnknownZone",
     "time_zone",
@@ -56,6 +61,9 @@ ANALYZE_LIMIT: Final = RateLimit(rate=ANALYZE_RATE, burst=ANALYZE_BURST)
 #: Default rate limit of hints (``--hint-rate``, ``--hint-burst``): buckets of their own, per
 #: client address and per API key (docs/service.md, Hints).
 HINT_LIMIT: Final = RateLimit(rate=HINT_RATE, burst=HINT_BURST)
+#: Default rate limit of replays (``--replay-rate``, ``--replay-burst``): one bucket per client
+#: address (docs/service.md, Cost of each route).
+REPLAY_LIMIT: Final = RateLimit(rate=REPLAY_RATE, burst=REPLAY_BURST)
 
 #: Where ``cruel serve --workers N`` passes its settings to the worker processes.
 ENV_SETTINGS: Final = "CRUEL_SERVE_SETTINGS"
@@ -116,6 +124,13 @@ class Settings:
     hint_limit: RateLimit | None = HINT_LIMIT
     #: Analyses running at once in one server process; more are answered 503 busy.
     max_analyses: int = MAX_ANALYSES
+    #: Hints running at once in one server process (their own places and processes, apart
+    #: from the analyses'); more are answered 503 busy.
+    max_hints: int = MAX_HINTS
+    #: Replays each client address may ask for; None: no limit.
+    replay_limit: RateLimit | None = REPLAY_LIMIT
+    #: Replays running at once in one server process; more are answered 503 busy.
+    max_replays: int = MAX_REPLAYS
     #: Seconds without a step after which a live attempt expires (``--attempt-timeout``).
     attempt_timeout: float = TIMEOUT.total_seconds()
     #: Milliseconds of wall time per player step under which a live win is flagged for a
@@ -188,6 +203,9 @@ class Settings:
                 "analyze_limit": _limit_doc(self.analyze_limit),
                 "hint_limit": _limit_doc(self.hint_limit),
                 "max_analyses": self.max_analyses,
+                "max_hints": self.max_hints,
+                "replay_limit": _limit_doc(self.replay_limit),
+                "max_replays": self.max_replays,
             }
         ).decode()
 
@@ -198,6 +216,7 @@ class Settings:
         key_limit, player_limit = doc.pop("key_limit"), doc.pop("player_limit")
         analyze_limit = doc.pop("analyze_limit", None)
         hint_limit = doc.pop("hint_limit", None)
+        replay_limit = doc.pop("replay_limit", None)
         doc["trusted_proxies"] = tuple(doc.get("trusted_proxies", ()))
         secret_file = doc.pop("secret_file", None)
         doc["secret_file"] = None if secret_file is None else Path(secret_file)
@@ -208,6 +227,7 @@ class Settings:
             player_limit=RateLimit(**player_limit) if player_limit else None,
             analyze_limit=RateLimit(**analyze_limit) if analyze_limit else None,
             hint_limit=RateLimit(**hint_limit) if hint_limit else None,
+            replay_limit=RateLimit(**replay_limit) if replay_limit else None,
         )
 
 

@@ -11,22 +11,23 @@ import functools
 from collections.abc import Callable
 from typing import Annotated, Any, Final
 
-import orjson
 from fastapi import APIRouter, Query, Request
-from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 from pydantic import BaseModel
 
 from .. import analysis
 from ..api import ErrorResponse
-from ..log import GameLog, load
-from ..render import ReplayDocument, replay_json
+from ..constants import REPLAY_MAX_STEPS
+from ..log import GameLog
+from ..render import ReplayDocument
 from ..verify import VerifyReport, report_json, verify
+from .bodies import parse_log, read_log
 from .context import Context
 from .costly import CostlyGate
 from .errors import ApiError, json_response, read_body
 from .help_guard import HelpGuard
 from .openapi import body_doc
+from .replaying import ReplayGate
 
 __all__ = [
     "ANALYZE_MAX_STATES",
@@ -48,6 +49,17 @@ __all__ = [
 ANALYZE_MAX_STATES: Final = analysis.MAX_STATES
 ANALYZE_TOTAL_STATES: Final = 4 * analysis.MAX_STATES
 ANALYZE_WIN_STATES: Final = 10_000
+
+
+#: The answers only replay gives, in the OpenAPI document (docs/service.md).
+_REPLAY_ERRORS: Final[dict[int | str, dict[str, Any]]] = {
+    s: {"model": ErrorResponse, "description": d}
+    for s, d in {
+        422: "Not a cruel-log/1 log, or a window that shows no step of it (empty-window)",
+        429: "Too many replays from this address (rate-limited); with Retry-After",
+        503: "As many replays running as the server allows (busy); with Retry-After",
+    }.items()
+}
 
 
 #: The answers only analyze gives, in the OpenAPI document (docs/service.md).
@@ -82,14 +94,18 @@ async def costly_help(
 ) -> Response:
     """The one order of a request for help (``POST /v1/analyze``, ``POST /v1/hint``): 503
     ``busy`` before the body is read when every place is taken (a flood costs no reading and
-    parsing); the body before a place is taken (a slow client never holds one); then, inside
-    the gate of ``kind`` (``analyses`` or ``hints``), the help guard's refusal (it takes a
-    token too: asking which deals are open puzzles is as slow as asking for help) and
-    ``work(game_log)`` in the analyses' own process; a log that is not a legal game is a 422."""
+    parsing); the key from the headers; the body's bytes read (with the size limit) before a
+    place is taken, so that a slow client never holds one; then, inside the gate of ``kind``
+    (``analyses`` or ``hints``: a place and a token, else 503 or 429 with the body unparsed),
+    the body parsed off the event loop (issue #33: a 1 MB body of nested meta was 0.16 s of
+    the loop's time before any limit), the help guard's refusal (it takes a token too: asking
+    which deals are open puzzles is as slow as asking for help) and ``work(game_log)`` in the
+    analyses' own process; a log that is not a legal game is a 422."""
     gate.refuse_when_full()
-    game_log = load(await read_body(request, ctx.settings.max_body), ctx.limits)
     key = await guard.key(request)
+    body = await read_body(request, ctx.settings.max_body)
     with gate.admit(request, key, kind):
+        game_log = await parse_log(body, ctx.limits)
         guard.refuse(game_log, key)
         try:
             result = await gate.run(work(game_log))
@@ -122,9 +138,7 @@ def router(ctx: Context, guard: HelpGuard, gate: CostlyGate) -> APIRouter:
     ``cruel verify`` reads a file (its errors answered by :mod:`.errors`); analyze through
     ``guard`` and ``gate``."""
     router = APIRouter()
-
-    async def read_log(request: Request) -> GameLog:
-        return load(await read_body(request, ctx.settings.max_body), ctx.limits)
+    replays = ReplayGate(ctx.settings)
 
     @router.post("/v1/verify", response_model=VerifyReport, openapi_extra=body_doc("GameLog"))
     async def verify_log(request: Request) -> Response:
@@ -132,20 +146,51 @@ def router(ctx: Context, guard: HelpGuard, gate: CostlyGate) -> APIRouter:
 
         An illegal game is a report (200, ``valid`` false); a body that is not a log is an error.
         """
-        # Parsing and replaying run here, on the event loop: the limits bound them (a few ms for
-        # the largest log), and a trip to a worker thread would cost more than most take.
-        game_log = await read_log(request)
+        # A small body is parsed on the event loop, a big one in a thread (.bodies says why);
+        # the replay runs here: the engine plays the longest log allowed in about 10 ms, and a
+        # trip to a worker thread costs more than most verifies take (benchmarks/RESULTS.md).
+        game_log = await read_log(request, ctx.settings.max_body, ctx.limits)
         return Response(report_json(verify(game_log)), media_type="application/json")
 
-    @router.post("/v1/replay", response_model=ReplayDocument, openapi_extra=body_doc("GameLog"))
-    async def replay_log(request: Request) -> Response:
-        """Replay a ``cruel-log/1`` game log: what ``cruel replay --json`` prints for it, each
-        step in words with the position after it, and the first illegal step, if any (the web
-        replay shows these words, so that they are the CLI's)."""
-        game_log = await read_log(request)
-        # A position per step: for the longest log allowed, too long for the event loop.
-        doc = await run_in_threadpool(replay_json, game_log)
-        return Response(orjson.dumps(doc), media_type="application/json")
+    @router.post(
+        "/v1/replay",
+        response_model=ReplayDocument,
+        responses=_REPLAY_ERRORS,
+        openapi_extra=body_doc("GameLog"),
+    )
+    async def replay_log(
+        request: Request,
+        first: Annotated[
+            int,
+            Query(
+                alias="from",
+                ge=1,
+                description="The first step shown (1-based), as cruel replay --from.",
+            ),
+        ] = 1,
+        last: Annotated[
+            int | None,
+            Query(
+                alias="to",
+                ge=1,
+                description="The last step shown, as cruel replay --to; the answer shows at "
+                f"most {REPLAY_MAX_STEPS} steps from `from` whatever it says.",
+            ),
+        ] = None,
+    ) -> Response:
+        """Replay a ``cruel-log/1`` game log: what ``cruel replay --json --from --to`` prints
+        for it, each step in words with the position after it, and the first illegal step, if
+        any (the web replay shows these words, so that they are the CLI's).
+
+        One answer shows a window of at most 2,000 steps and 1 MiB of them (issue #33): a
+        longer one is cut, and ``window.next`` is the ``from`` of the next window (null: none
+        left). 429 ``rate-limited`` and 503 ``busy`` with Retry-After bound the cost."""
+        replays.refuse_when_full()
+        body = await read_body(request, ctx.settings.max_body)
+        with replays.admit(request):
+            game_log = await parse_log(body, ctx.limits)
+            answer = await replays.run(game_log, first, last)
+        return Response(answer, media_type="application/json")
 
     @router.post(
         "/v1/analyze",

@@ -1,0 +1,150 @@
+"""``POST /v1/replay``'s budget (issue #33, finding 1): a window of steps per answer, a cap on the
+answer's bytes, a rate limit per client address and a cap on replays at once.
+
+A whole 10,000-step log was 0.28 s of CPU and a 3.5 MB answer; 256 of them at once from 8
+addresses held ``/v1/health`` for 40 s and grew the process by 850 MB. Now an answer shows at
+most :data:`~cruel_tools.constants.REPLAY_MAX_STEPS` steps and
+:data:`~cruel_tools.constants.REPLAY_MAX_BYTES` bytes of them: a longer window is cut, never
+refused (a web replay shows the first steps at once and asks for the rest), and the answer's
+``window`` says which steps it holds and where the next window starts
+(``POST /v1/replay?from=N``). Replays run in the server's thread pool, at most
+``--max-replays`` at once (more: 503 ``busy``), each address with its bucket (``--replay-rate``,
+``--replay-burst``; 429 ``rate-limited``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, Final
+
+import orjson
+from fastapi import Request
+from fastapi.concurrency import run_in_threadpool
+
+from ..constants import REPLAY_MAX_BYTES, REPLAY_MAX_STEPS
+from ..keys import TokenBuckets
+from ..log import GameLog
+from ..render import EmptyWindow, ReplayOptions, ReplayWindow, check_window, replay_json
+from .clients import client_address
+from .config import Settings
+from .errors import ApiError
+
+__all__ = ["REPLAY_BUSY_RETRY", "ReplayGate", "windowed_replay"]
+
+#: Seconds a client is told to wait after a ``busy`` replay (one takes at most about 0.1 s).
+REPLAY_BUSY_RETRY: Final = 1
+
+
+def _cut_to_bytes(steps: list[dict[str, object]], budget: int) -> list[dict[str, object]]:
+    """The first of ``steps`` whose JSON fits in ``budget`` bytes (at least one: a step is a
+    few hundred bytes, so the answer stays bounded)."""
+    total = 0
+    for n, step in enumerate(steps):
+        total += len(orjson.dumps(step)) + 1
+        if total > budget and n > 0:
+            return steps[:n]
+    return steps
+
+
+def windowed_replay(
+    game_log: GameLog,
+    first: int = 1,
+    last: int | None = None,
+    max_steps: int = REPLAY_MAX_STEPS,
+    max_bytes: int = REPLAY_MAX_BYTES,
+) -> dict[str, Any]:
+    """``cruel replay --json --from first --to last`` of ``game_log``, cut at ``max_steps``
+    steps and ``max_bytes`` bytes of them, with its ``window``. To run off the event loop."""
+    moves = len(game_log.moves)
+    bound = first + max_steps - 1
+    options = ReplayOptions(first=first, last=bound if last is None else min(last, bound))
+    doc = replay_json(game_log, options)
+    steps = _cut_to_bytes(doc["steps"], max_bytes)  # type: ignore[arg-type]
+    doc["steps"] = steps
+    shown = steps[-1]["step"] if steps else None
+    error = doc["error"]
+    # The steps the log plays: up to its first illegal one (the error says it), or all.
+    index = error.get("index") if isinstance(error, dict) else None
+    played = moves if index is None else index
+    wanted = played if last is None else min(last, played)
+    after = first if shown is None else int(str(shown)) + 1
+    window = ReplayWindow(
+        first=first,
+        last=None if shown is None else int(str(shown)),
+        steps=moves,
+        next=after if after <= wanted else None,
+        cut=after <= wanted,
+    )
+    doc["window"] = window.model_dump(mode="json")
+    return doc
+
+
+class ReplayGate:
+    """One app's replays: a token bucket per client address, and the count of replays running
+    under ``settings.max_replays``. :meth:`admit` has no ``await`` inside: two requests of one
+    event loop cannot both take the last place."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        limit = settings.replay_limit
+        self.buckets = TokenBuckets(limit, settings.clock) if limit else None
+        self.most = settings.max_replays
+        self.running = 0
+
+    def _busy(self) -> ApiError:
+        seconds = REPLAY_BUSY_RETRY
+        message = f"the server is running as many replays as it may at once; retry in {seconds} s"
+        return ApiError(503, "busy", message, headers={"Retry-After": str(seconds)})
+
+    def refuse_when_full(self) -> None:
+        """503 ``busy`` before the body is read when every place is taken."""
+        if self.running >= self.most:
+            raise self._busy()
+
+    def _throttle(self, request: Request) -> None:
+        if self.buckets is None:
+            return
+        wait = self.buckets.take(client_address(request, self.settings))
+        if wait > 0:
+            seconds = max(1, math.ceil(wait - 1e-9))
+            raise ApiError(
+                429,
+                "rate-limited",
+                f"too many replays from this address; retry in {seconds} s",
+                headers={"Retry-After": str(seconds)},
+            )
+
+    @contextmanager
+    def admit(self, request: Request) -> Iterator[None]:
+        """A place among the running replays, held until the block ends: 503 ``busy`` when
+        none is free (a busy answer takes no token), else 429 when the address's bucket is
+        empty."""
+        self.refuse_when_full()
+        self._throttle(request)
+        self.running += 1
+        try:
+            yield
+        finally:
+            self.running -= 1
+
+    async def run(self, game_log: GameLog, first: int, last: int | None) -> bytes:
+        """The windowed replay's JSON, made in a worker thread (the engine and the positions'
+        words are Python: about 40 ms for a full window, so never on the event loop); 422
+        ``empty-window`` when the window can show no step of the log."""
+        try:
+            check_window(ReplayOptions(first=first, last=last), len(game_log.moves))
+        except EmptyWindow:
+            raise ApiError(
+                422, EmptyWindow.code, _empty(first, last, game_log), "query", "from"
+            ) from None
+        doc = await run_in_threadpool(windowed_replay, game_log, first, last)
+        return await run_in_threadpool(orjson.dumps, doc)
+
+
+def _empty(first: int, last: int | None, game_log: GameLog) -> str:
+    """:func:`~cruel_tools.render.check_window`'s words, with the query's parameters."""
+    if last is not None and last < first:
+        return f"from={first}&to={last}: the range is backwards (empty)"
+    return f"from={first} shows no step: the log has {len(game_log.moves)} steps"
