@@ -22,7 +22,12 @@ from typing import Any, Final, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from . import cards, engine
-from .constants import ANALYSIS_DEEP_STATES, ANALYSIS_MAX_STATES, ANALYSIS_NATIVE_MAX_STATES
+from .constants import (
+    ANALYSIS_DEEP_STATES,
+    ANALYSIS_FAMILY_WIN_DIVISOR,
+    ANALYSIS_MAX_STATES,
+    ANALYSIS_NATIVE_MAX_STATES,
+)
 from .documents import document_config
 from .errors import CruelError
 from .game import Game, Move, Outcome, Step
@@ -42,6 +47,7 @@ __all__ = [
     "MAX_STATES",
     "NATIVE_MAX_STATES",
     "DEEP_STATES",
+    "FAMILY_WIN_DIVISOR",
     "MAX_SOLVES",
     "MAX_UNDECIDED",
     "CHILD_STATES",
@@ -55,6 +61,7 @@ __all__ = [
     "Analysis",
     "positions",
     "loss_states",
+    "win_budget",
     "analyze",
     "text_lines",
     "replay_marks",
@@ -70,6 +77,8 @@ MAX_STATES: Final = ANALYSIS_MAX_STATES
 NATIVE_MAX_STATES: Final = ANALYSIS_NATIVE_MAX_STATES
 #: Positions each fewest-actions search may expand with ``deep`` (one per position of the log).
 DEEP_STATES: Final = ANALYSIS_DEEP_STATES
+#: What a won game's ``win_states`` is divided by outside Cruel's own layout (:func:`win_budget`).
+FAMILY_WIN_DIVISOR: Final = ANALYSIS_FAMILY_WIN_DIVISOR
 #: Positions each step's own solve may expand when a position is undecided (see ``_loss``).
 CHILD_STATES: Final = 500
 #: Most solves of the binary search (undecided positions make it probe more than log2(n)).
@@ -249,6 +258,20 @@ def loss_states(rules: Rules) -> int:
     node), so the analysis names the budget it used (``Analysis.max_states``)."""
     native = engine.native() is not None and engine.native_rules(rules) is not None
     return NATIVE_MAX_STATES if native else MAX_STATES
+
+
+def win_budget(rules: Rules, max_states: int, win_states: int | None) -> int:
+    """The positions a won game's fewest-actions search may expand: ``max_states``, at most
+    ``win_states`` (None: no more bound), which outside Cruel's own layout
+    (``Rules.cruel_layout`` false) is divided by :data:`FAMILY_WIN_DIVISOR`: there the search
+    is Python's over every legal step (:func:`cruel_tools.optimal.children`), a position costing
+    up to four times Cruel's. A count of positions either way, so the answer is the same on
+    every machine and with either engine."""
+    if win_states is None:
+        return max_states
+    if not rules.cruel_layout:
+        win_states = max(1, win_states // FAMILY_WIN_DIVISOR)
+    return min(max_states, win_states)
 
 
 def _step_info(index: int, step: Step, before: Game) -> StepInfo:
@@ -537,7 +560,9 @@ def analyze(
     budget per request): a solve gets what is left, up to ``max_states``, and none is made once
     it is spent. ``win_states`` (None: ``max_states``) bounds the fewest-actions search of a won
     game, which costs far more per position than a solve (mostly Python: about 0.1 ms each,
-    benchmarks/RESULTS.md, issue #24). With ``puzzle``, the log must be a game of that puzzle.
+    benchmarks/RESULTS.md, issue #24; up to four times that outside Cruel's own layout, where
+    :func:`win_budget` divides it). The answer's ``max_states`` is the budget the search or each
+    solve had. With ``puzzle``, the log must be a game of that puzzle.
 
     :raises AnalysisRefused: the log is not a legal game (an illegal step, a bad deal, a false
         claim) or not one of ``puzzle``.
@@ -554,8 +579,8 @@ def analyze(
         max_states = MAX_STATES if end.is_won() else loss_states(end.rules)
     loss = win = None
     if end.is_won():
-        most = max_states if win_states is None else min(max_states, win_states)
-        win = _win(games, steps, puzzle, most, deep, deep_states)
+        max_states = win_budget(end.rules, max_states, win_states)
+        win = _win(games, steps, puzzle, max_states, deep, deep_states)
     else:
         loss = _loss(game_log, games, steps, max_states, max_solves, max_undecided, total_states)
     return Analysis(

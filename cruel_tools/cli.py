@@ -29,22 +29,33 @@ from .constants import (
     ANALYSIS_NATIVE_MAX_STATES,
     ANALYZE_BURST,
     ANALYZE_RATE,
+    ATTEMPTS_PER_DAY,
+    ATTEMPTS_PER_MINUTE,
     BODY_TIMEOUT,
     CHECK_INTERVAL,
+    CLAIMS_PER_DAY,
     DEFAULT_DB,
     HEAD_TIMEOUT,
     HINT_BURST,
     HINT_MAX_STATES,
     HINT_RATE,
+    KEEP_STEPS_HOURS,
     KEY_BURST,
     KEY_RATE,
     MAX_ANALYSES,
+    MAX_ATTEMPT_STEPS,
     MAX_BODY,
     MAX_CONNECTIONS,
+    MAX_HINTS,
+    MAX_OPEN_ATTEMPTS,
     MAX_PER_CLIENT,
+    MAX_REPLAYS,
+    MAX_TOKENS,
     PLAYER_BURST,
     PLAYER_RATE,
     PUBLISH_AHEAD,
+    REPLAY_BURST,
+    REPLAY_RATE,
     SOLVE_MAX_STATES,
     Tier,
 )
@@ -113,6 +124,7 @@ __all__ = [
     "moderate_clear_command",
     "moderate_reject_command",
     "ratings_command",
+    "sweep_command",
 ]
 
 
@@ -1601,6 +1613,28 @@ def serve_command(
             "--max-analyses", min=1, help="Analyses running at once per worker (then 503 busy)."
         ),
     ] = MAX_ANALYSES,
+    max_hints: Annotated[
+        int,
+        typer.Option(
+            "--max-hints",
+            min=1,
+            help="Hints running at once per worker, apart from the analyses (then 503 busy).",
+        ),
+    ] = MAX_HINTS,
+    replay_rate: Annotated[
+        str,
+        typer.Option("--replay-rate", help="Replays per client address: N/s, N/min, N/h or off."),
+    ] = f"{REPLAY_RATE:g}/s",
+    replay_burst: Annotated[
+        int,
+        typer.Option("--replay-burst", min=1, help="Replays one address may ask at once."),
+    ] = REPLAY_BURST,
+    max_replays: Annotated[
+        int,
+        typer.Option(
+            "--max-replays", min=1, help="Replays running at once per worker (then 503 busy)."
+        ),
+    ] = MAX_REPLAYS,
     trusted_proxy: Annotated[
         list[str] | None,
         typer.Option(
@@ -1617,6 +1651,64 @@ def serve_command(
             help="Seconds without a step after which a live attempt expires.",
         ),
     ] = 1800.0,
+    max_open_attempts: Annotated[
+        int,
+        typer.Option(
+            "--max-open-attempts",
+            min=1,
+            help="Live attempts one player name may hold open (then 409 too-many-open-attempts).",
+        ),
+    ] = MAX_OPEN_ATTEMPTS,
+    max_attempt_steps: Annotated[
+        int,
+        typer.Option(
+            "--max-attempt-steps",
+            min=10,
+            help="Steps one live attempt may record, automatic moves and undos too (then 409 "
+            "attempt-full).",
+        ),
+    ] = MAX_ATTEMPT_STEPS,
+    attempts_per_minute: Annotated[
+        int,
+        typer.Option(
+            "--attempts-per-minute",
+            min=1,
+            help="Live attempts one player name may start a minute (then 429 too-many-attempts).",
+        ),
+    ] = ATTEMPTS_PER_MINUTE,
+    attempts_per_day: Annotated[
+        int,
+        typer.Option(
+            "--attempts-per-day",
+            min=1,
+            help="Live attempts one player name may start a day (then 429 too-many-attempts).",
+        ),
+    ] = ATTEMPTS_PER_DAY,
+    max_tokens: Annotated[
+        int,
+        typer.Option(
+            "--max-tokens",
+            min=1,
+            help="Valid tokens (devices) one player name may hold (then 409 too-many-tokens).",
+        ),
+    ] = MAX_TOKENS,
+    claims_per_day: Annotated[
+        int,
+        typer.Option(
+            "--claims-per-day",
+            min=1,
+            help="Names one client address may claim a day (then 429 rate-limited).",
+        ),
+    ] = CLAIMS_PER_DAY,
+    keep_steps: Annotated[
+        float,
+        typer.Option(
+            "--keep-steps",
+            min=0.0,
+            help="Hours the steps of a live attempt that ended without a win are kept (its "
+            "row stays); swept every 5 minutes.",
+        ),
+    ] = KEEP_STEPS_HOURS,
     speed_floor: Annotated[
         int,
         typer.Option(
@@ -1679,6 +1771,7 @@ def serve_command(
     player_rate = _option("--rate-player", parse_rate, rate_player)
     analyze_per_s = _option("--analyze-rate", parse_rate, analyze_rate)
     hint_per_s = _option("--hint-rate", parse_rate, hint_rate)
+    replay_per_s = _option("--replay-rate", parse_rate, replay_rate)
     metrics_at = _metrics_address(metrics_bind) if metrics_bind is not None else None
     location = resolve_puzzles(puzzles_dir)  # the one setting: option, variable, folders
     settings = Settings(
@@ -1695,9 +1788,19 @@ def serve_command(
         analyze_limit=RateLimit(analyze_per_s, analyze_burst) if analyze_per_s else None,
         hint_limit=RateLimit(hint_per_s, hint_burst) if hint_per_s else None,
         max_analyses=max_analyses,
+        max_hints=max_hints,
+        replay_limit=RateLimit(replay_per_s, replay_burst) if replay_per_s else None,
+        max_replays=max_replays,
         trusted_proxies=tuple(_proxy_network(p) for p in trusted_proxy or ()),
         attempt_timeout=attempt_timeout,
         speed_floor_ms=speed_floor,
+        max_open_attempts=max_open_attempts,
+        max_attempt_steps=max_attempt_steps,
+        attempts_per_minute=attempts_per_minute,
+        attempts_per_day=attempts_per_day,
+        max_tokens=max_tokens,
+        claims_per_day=claims_per_day,
+        keep_steps_hours=keep_steps,
         review_untimed_par=review_par,
         secret_file=secret_file,
         ahead=ahead,
@@ -2065,3 +2168,44 @@ def ratings_command(
 
 if __name__ == "__main__":  # pragma: no cover
     app()
+
+
+@app.command("sweep")
+def sweep_command(
+    db: _KeysDbOption = DEFAULT_DB,
+    keep_steps: Annotated[
+        float,
+        typer.Option(
+            "--keep-steps",
+            min=0.0,
+            help="Hours the steps of a live attempt that ended without a win are kept.",
+        ),
+    ] = KEEP_STEPS_HOURS,
+    attempt_timeout: Annotated[
+        float,
+        typer.Option(
+            "--attempt-timeout",
+            min=10.0,
+            help="Seconds without a step after which a live attempt is ended as expired.",
+        ),
+    ] = 1800.0,
+) -> None:
+    """Sweep live attempts now, as a running cruel serve does every 5 minutes: end those left
+    open past the timeout, delete the steps of those that ended without a win more than
+    --keep-steps hours ago (their rows stay). Prints what it did (docs/service.md, Storage
+    bounds)."""
+    import dataclasses
+    import datetime as dt
+
+    opened = _stores(db)
+    try:
+        policy = dataclasses.replace(
+            opened.attempts.policy,
+            timeout=dt.timedelta(seconds=attempt_timeout),
+            keep_steps=dt.timedelta(hours=keep_steps),
+        )
+        opened.attempts.policy = policy
+        done = opened.attempts.sweep(dt.datetime.now(dt.UTC))
+    finally:
+        opened.close()
+    _out(f"ended {done.ended} attempts; deleted {done.steps} steps of {done.swept} attempts")

@@ -18,6 +18,7 @@ __all__ = [
     "ANALYSIS_MAX_STATES",
     "ANALYSIS_NATIVE_MAX_STATES",
     "ANALYSIS_DEEP_STATES",
+    "ANALYSIS_FAMILY_WIN_DIVISOR",
     "SOLVE_MAX_STATES",
     "HINT_MAX_STATES",
     "Tier",
@@ -71,6 +72,13 @@ HINT_MAX_STATES: Final = 100_000
 #: Positions each fewest-actions search of the analysis may expand with ``deep`` (one per
 #: position of the log).
 ANALYSIS_DEEP_STATES: Final = 5_000
+#: A won game's fewest-actions search outside Cruel's own layout (Ripple Fan, Royal Family and
+#: their PySolFC variants) runs in Python over every legal step, at 0.2-0.45 ms a position
+#: against Cruel's 0.1 ms (native: far less): a budget of positions given for a win
+#: (``POST /v1/analyze``'s) is divided by this there, so that a win's analysis costs what it
+#: does on Cruel, at most about 1.5 s of one core (issue #33, finding 3: 10,000 positions took
+#: up to 4.0 s under royal-family-pysolfc; benchmarks/analyze_cost.py, benchmarks/RESULTS.md).
+ANALYSIS_FAMILY_WIN_DIVISOR: Final = 4
 #: Positions ``cruel solve`` and grading's solver may expand by default (``--max-states``).
 SOLVE_MAX_STATES: Final = 200_000
 

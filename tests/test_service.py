@@ -944,7 +944,10 @@ def test_replay_gives_the_words_and_positions_of_cruel_replay_json(
     path.write_bytes(orjson.dumps(log))
     cli = CliRunner().invoke(app, ["replay", str(path), "--json"])
     cli_doc = json.loads(cli.stdout)
-    assert {**cli_doc, "source": None} == r.json()
+    # The service's answer says which window of steps it holds (issue #33): here all of them.
+    moves = len(log["moves"])
+    window = {"first": 1, "last": moves, "steps": moves, "next": None, "cut": False}
+    assert {**cli_doc, "source": None, "window": window} == r.json()
 
 
 def test_replay_of_an_illegal_log_shows_the_steps_before_and_the_error(client: TestClient) -> None:

@@ -14,6 +14,7 @@ from fastapi.responses import Response
 
 from .. import live
 from ..attempts import (
+    AttemptFull,
     AttemptOver,
     AttemptState,
     BadStep,
@@ -21,11 +22,14 @@ from ..attempts import (
     NoSuchAttempt,
     NothingToUndo,
     NotYourAttempt,
+    TooManyAttempts,
+    TooManyOpenAttempts,
     parse_attempt,
     parse_steps,
 )
 from ..keys import throttle
 from ..puzzles import Puzzle
+from .bodies import parse_off_loop
 from .context import Context
 from .errors import ApiError, json_response, read_body
 from .openapi import BEARER, WRITE_ERRORS, body_doc
@@ -34,7 +38,15 @@ from .params import PuzzleId
 __all__ = ["AttemptId", "REFUSALS", "router"]
 
 #: The library's refusals of a step, answered with their own status and code.
-REFUSALS: Final = (NoSuchAttempt, NotYourAttempt, AttemptOver, NothingToUndo, BadStep, IllegalStep)
+REFUSALS: Final = (
+    NoSuchAttempt,
+    NotYourAttempt,
+    AttemptOver,
+    AttemptFull,
+    NothingToUndo,
+    BadStep,
+    IllegalStep,
+)
 
 AttemptId = Annotated[
     str, PathParam(max_length=64, description="A live attempt's id (from its start).")
@@ -46,11 +58,30 @@ _STEP_ERRORS: Final[dict[int | str, dict[str, Any]]] = {
     **WRITE_ERRORS,
     403: {**WRITE_ERRORS[403], "description": "Another sender's attempt (not-your-attempt)"},
     404: {**WRITE_ERRORS[401], "description": "No such attempt (no-such-attempt)"},
-    409: {**WRITE_ERRORS[401], "description": "The attempt has ended (attempt-over)"},
+    409: {
+        **WRITE_ERRORS[401],
+        "description": "The attempt has ended (attempt-over), or holds the most steps an "
+        "attempt may record (attempt-full)",
+    },
     422: {
         **WRITE_ERRORS[401],
         "description": "A step the engine refuses (its own code and words, at /steps/k), not a "
         "step (bad-step), or nothing to undo (nothing-to-undo): nothing is kept",
+    },
+}
+
+#: A start's answers: the name's bounds (docs/service.md, Storage bounds), with Retry-After.
+_START_ERRORS: Final[dict[int | str, dict[str, Any]]] = {
+    **WRITE_ERRORS,
+    409: {
+        **WRITE_ERRORS[401],
+        "description": "The player holds the most open attempts a name may "
+        "(too-many-open-attempts; Retry-After: when the oldest expires)",
+    },
+    429: {
+        **WRITE_ERRORS[401],
+        "description": "Rate limited (rate-limited), or the player has started the most attempts "
+        "a minute or a day allows (too-many-attempts); Retry-After",
     },
 }
 
@@ -61,7 +92,7 @@ async def _refused(call: Callable[..., _T], *args: Any) -> _T:
     try:
         return await run_in_threadpool(call, *args)
     except REFUSALS as exc:
-        if isinstance(exc, IllegalStep | BadStep | NothingToUndo):
+        if isinstance(exc, IllegalStep | BadStep | NothingToUndo | AttemptFull):
             where = ("body", exc.path if isinstance(exc, IllegalStep) else "/steps")
         else:
             where = ("path", "attempt")
@@ -99,7 +130,7 @@ def router(ctx: Context) -> APIRouter:
         "/v1/puzzles/{id}/attempts",
         response_model=AttemptState,
         status_code=201,
-        responses=WRITE_ERRORS,
+        responses=_START_ERRORS,
         openapi_extra={**body_doc("AttemptRequest"), "security": [{BEARER: []}]},
     )
     async def start(id: PuzzleId, request: Request) -> Response:
@@ -109,12 +140,16 @@ def router(ctx: Context) -> APIRouter:
         now = ctx.settings.wall_clock()
         await ctx.credentials(request)
         puzzle = ctx.puzzle_or_404(id)
-        asked = parse_attempt(await read_body(request, ctx.settings.max_body))
+        asked = await parse_off_loop(await read_body(request, ctx.settings.max_body), parse_attempt)
         sender = await _sender(ctx, request, asked.player)
         throttle(ctx.player_buckets, asked.player, "for this player", "/player")
-        started = await run_in_threadpool(
-            live.start, stores, puzzle, asked.player, asked.auto, sender, now
-        )
+        try:
+            started = await run_in_threadpool(
+                live.start, stores, puzzle, asked.player, asked.auto, sender, now
+            )
+        except (TooManyAttempts, TooManyOpenAttempts) as exc:  # the name's storage bounds
+            wait = {"Retry-After": str(exc.retry_after)}
+            raise ApiError(exc.status, exc.code, str(exc), "body", "/player", wait) from None
         return json_response(started, 201)
 
     @router.post(
@@ -131,7 +166,7 @@ def router(ctx: Context) -> APIRouter:
         puzzle, sender = await owned(request, attempt)
         body = await read_body(request, ctx.settings.max_body)
         try:
-            played = parse_steps(body)
+            played = await parse_off_loop(body, parse_steps)  # a big body in a thread (.bodies)
         except BadStep as exc:
             raise ApiError(exc.status, exc.code, str(exc), "body", "/steps") from None
         today = ctx.settings.today()

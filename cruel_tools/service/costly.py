@@ -1,7 +1,14 @@
-"""Bounds on the costly routes (``POST /v1/analyze``; issue #24): a rate limit per client address
-and per API key, and a cap on the analyses running at once in a server process, so that a flood
-of them never starves the cheap requests (docs/service.md, Help for open puzzles and costly
-requests).
+"""Bounds on the costly routes (``POST /v1/analyze``, issue #24; ``POST /v1/hint``, issue #27): a
+rate limit per client address and per API key, and a cap on those running at once in a server
+process, so that a flood of them never starves the cheap requests (docs/service.md, Help for open
+puzzles and costly requests).
+
+Analyses and hints have places of their own (``--max-analyses``, ``--max-hints``) and pools of
+processes of their own (issue #33, finding 3): when they shared one place, one address looping
+analyses of a costly win (4 s each on royal-family-pysolfc) got hints refused ``busy`` 24 times
+of 25, and a hint admitted would have waited behind the analysis in the pool's one process.
+Within a kind, one client (an address, or an API key) holds at most half the places (at least
+one), so that with several places no one client takes them all.
 
 One :class:`CostlyGate` per app. :meth:`CostlyGate.admit` is synchronous on purpose: the check of
 the cap, the token and the count of running analyses happen with no ``await`` in between, so two
@@ -21,6 +28,7 @@ import asyncio
 import math
 import multiprocessing
 import os
+from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -34,7 +42,7 @@ from .clients import client_address
 from .config import Settings
 from .errors import ApiError
 
-__all__ = ["BUSY", "BUSY_RETRY", "RATE_LIMITED", "ANALYSIS_NICE", "CostlyGate"]
+__all__ = ["BUSY", "BUSY_RETRY", "RATE_LIMITED", "ANALYSIS_NICE", "HINT_NICE", "CostlyGate"]
 
 #: 503: the process runs as many analyses as it may; retry (a database lock says ``busy`` too).
 BUSY: Final = "busy"
@@ -46,6 +54,10 @@ RATE_LIMITED: Final = "rate-limited"
 
 #: How much lower the analyses' processes run than the server's (``os.nice``).
 ANALYSIS_NICE: Final = 10
+#: How much lower the hints' processes run than the server's: under the server, above the
+#: analyses, so that on a machine with few cores a hint (a twentieth of an analysis' budget)
+#: is not slowed down by a flood of analyses.
+HINT_NICE: Final = 5
 
 _T = TypeVar("_T")
 
@@ -63,29 +75,60 @@ class _Limit:
 class CostlyGate:
     """The rate limits of one app's costly requests (analyses: ``settings.analyze_limit``;
     hints: ``settings.hint_limit``; buckets of their own, so that a player's hints never spend
-    their analyses) and the running count of them all, under one cap and in one pool."""
+    their analyses), and the places and pool of one kind of them: the app makes the analyses'
+    gate, and :meth:`hints` gives the hints' (the same buckets; places and processes of their
+    own, ``settings.max_hints``)."""
 
-    def __init__(self, settings: Settings, what: str = "analyses") -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        what: str = "analyses",
+        *,
+        most: int | None = None,
+        nice: int = ANALYSIS_NICE,
+        limits: dict[str, _Limit] | None = None,
+    ) -> None:
         self.settings = settings
         self.what = what
-        self.limits = {
+        self.limits = limits or {
             "analyses": _Limit("analyses", settings.analyze_limit, settings),
             "hints": _Limit("hints", settings.hint_limit, settings),
         }
-        self.most = settings.max_analyses
+        self.most = settings.max_analyses if most is None else most
+        #: Places one client may hold at once: half of them, at least one.
+        self.share = max(1, self.most // 2)
         self.running = 0
+        self.holding: Counter[str] = Counter()
+        self.nice = nice
         self._pool: ProcessPoolExecutor | None = None
+        self._hints: CostlyGate | None = None
+
+    def hints(self) -> CostlyGate:
+        """The hints' gate: this gate's rate limits, places (``settings.max_hints``) and
+        processes of its own, so that analyses never take a hint's place nor delay it."""
+        if self._hints is None:
+            self._hints = CostlyGate(
+                self.settings,
+                "hints",
+                most=self.settings.max_hints,
+                nice=HINT_NICE,
+                limits=self.limits,
+            )
+        return self._hints
+
+    def _client(self, request: Request, key: ApiKey | None) -> tuple[str, str]:
+        """Who asks, and in words: a key (a site's back end sends for all its players from one
+        address), else the client's address."""
+        if key is not None:
+            return f"key {key.id}", "with this API key"
+        return client_address(request, self.settings), "from this address"
 
     def _throttle(self, request: Request, key: ApiKey | None, kind: str) -> None:
-        """Take a token of ``kind``'s limit: a key's requests from the key's bucket (a site's
-        back end sends for all its players from one address), the others' from their
-        address's; 429 when empty."""
+        """Take a token of ``kind``'s limit: a key's requests from the key's bucket, the
+        others' from their address's; 429 when empty."""
         limit = self.limits[kind]
-        if key is not None:
-            buckets, bucket, words = limit.keys, f"key {key.id}", "with this API key"
-        else:
-            buckets = limit.addresses
-            bucket, words = client_address(request, self.settings), "from this address"
+        bucket, words = self._client(request, key)
+        buckets = limit.keys if key is not None else limit.addresses
         if buckets is None:
             return
         wait = buckets.take(bucket)
@@ -98,12 +141,10 @@ class CostlyGate:
                 headers={"Retry-After": str(seconds)},
             )
 
-    def _busy(self) -> ApiError:
+    def _busy(self, why: str | None = None) -> ApiError:
+        why = why or f"the server is running as many {self.what} as it may at once"
         return ApiError(
-            503,
-            BUSY,
-            f"the server is running as many {self.what} as it may at once; retry in {BUSY_RETRY} s",
-            headers={"Retry-After": str(BUSY_RETRY)},
+            503, BUSY, f"{why}; retry in {BUSY_RETRY} s", headers={"Retry-After": str(BUSY_RETRY)}
         )
 
     def refuse_when_full(self) -> None:
@@ -119,14 +160,22 @@ class CostlyGate:
         when they are all taken (never queued: a queue without bound is memory and waiting
         clients; a bounded one only delays the same answer), else 429 when the sender's
         bucket of ``kind`` (``analyses`` or ``hints``) is empty (a busy answer takes no token:
-        retrying it costs nothing)."""
+        retrying it costs nothing). 503 ``busy`` too when the sender already holds its share of
+        the places (:attr:`share`)."""
         self.refuse_when_full()
+        client, words = self._client(request, key)
+        if self.holding[client] >= self.share:
+            raise self._busy(f"as many {self.what} as one client may run at once are asked {words}")
         self._throttle(request, key, kind)
         self.running += 1
+        self.holding[client] += 1
         try:
             yield
         finally:
             self.running -= 1
+            self.holding[client] -= 1
+            if not self.holding[client]:
+                del self.holding[client]
 
     async def run(self, work: Callable[[], _T]) -> _T:
         """Run ``work`` (picklable: a module's function, or a partial of one) in the pool's
@@ -139,7 +188,7 @@ class CostlyGate:
             # Niced: on a machine with few cores the analyses give way to the server's own
             # process, so cheap requests are answered first (health's p99, issue #24).
             self._pool = ProcessPoolExecutor(
-                self.most, mp_context=context, initializer=os.nice, initargs=(ANALYSIS_NICE,)
+                self.most, mp_context=context, initializer=os.nice, initargs=(self.nice,)
             )
         pool = self._pool
         try:
@@ -156,7 +205,9 @@ class CostlyGate:
             ) from None
 
     def close(self) -> None:
-        """Stop the pool's processes (the app's end)."""
+        """Stop the pool's processes, and the hints' (the app's end)."""
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+        if self._hints is not None:
+            self._hints.close()

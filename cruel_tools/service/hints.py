@@ -1,8 +1,8 @@
 """``POST /v1/hint`` (issue #27): the next step of a win from a log's last position
 (:func:`cruel_tools.hints.hint`), under the rule and the bounds of ``POST /v1/analyze``: the help
 guard (:mod:`.help_guard`: no help for a puzzle not closed), then the costly gate
-(:mod:`.costly`: rate limits of their own, ``--hint-rate``; the analyses' cap and process;
-docs/service.md, Hints)."""
+(:mod:`.costly`: rate limits of their own, ``--hint-rate``; places and processes of their own,
+``--max-hints``, apart from the analyses': issue #33, finding 3; docs/service.md, Hints)."""
 
 from __future__ import annotations
 
@@ -36,21 +36,23 @@ _HINT_ERRORS: Final[dict[int | str, dict[str, Any]]] = {
         403: "The deal of a puzzle not closed, up to suits (puzzle-open), or a deal given as "
         "piles without a site or admin key that is no closed puzzle's (piles-need-key)",
         429: "Too many hints from this address or key (rate-limited); with Retry-After",
-        503: "As many analyses and hints running as the server allows (busy), or a key that "
-        "cannot be checked (store-unavailable); with Retry-After",
+        503: "As many hints running as the server allows, or as one client may (busy), or a key "
+        "that cannot be checked (store-unavailable); with Retry-After",
     }.items()
 }
 
 
 def hint_request(game_log: GameLog, max_states: int = HINT_MAX_STATES) -> Callable[[], hints.Hint]:
-    """The work of one ``POST /v1/hint``, to call in the analyses' process (picklable). It
+    """The work of one ``POST /v1/hint``, to call in the hints' process (picklable). It
     raises :class:`~cruel_tools.analysis.AnalysisRefused` for a log that is not a legal game."""
     return functools.partial(hints.hint, game_log, max_states)
 
 
 def router(ctx: Context, guard: HelpGuard, gate: CostlyGate) -> APIRouter:
-    """``POST /v1/hint``, through ``guard`` and ``gate`` (the analyses' own)."""
+    """``POST /v1/hint``, through ``guard`` and the hints' own gate beside the analyses'
+    ``gate`` (:meth:`~.costly.CostlyGate.hints`: their rate limits, their own places)."""
     router = APIRouter()
+    gate = gate.hints()
 
     @router.post(
         "/v1/hint",
@@ -72,7 +74,8 @@ def router(ctx: Context, guard: HelpGuard, gate: CostlyGate) -> APIRouter:
 
         No hint for a puzzle not closed (403 ``puzzle-open``) or a deal given as piles without
         a site or admin key (403 ``piles-need-key``); hints have rate limits of their own
-        (429 ``rate-limited``, ``--hint-rate``) and share the analyses' cap (503 ``busy``)."""
+        (429 ``rate-limited``, ``--hint-rate``) and places of their own, apart from the
+        analyses' (503 ``busy``, ``--max-hints``)."""
         work = functools.partial(hint_request, max_states=max_states)
         return await costly_help(request, ctx, guard, gate, "hints", work)
 

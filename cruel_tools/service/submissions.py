@@ -4,12 +4,15 @@ submission flow itself is :func:`cruel_tools.submitting.submit` (live attempts:
 
 from __future__ import annotations
 
+import functools
+
 from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 
 from ..submissions import SubmissionResult, parse_submission
 from ..submitting import submit as submit_game
+from .bodies import parse_off_loop
 from .context import Context
 from .errors import json_response, read_body
 from .openapi import BEARER, WRITE_ERRORS, body_doc
@@ -44,7 +47,10 @@ def router(ctx: Context) -> APIRouter:
         await ctx.credentials(request)  # checked and rate-limited before the body is read
         puzzle = ctx.puzzle_or_404(id)
         body = await read_body(request, ctx.settings.max_body)
-        submission = parse_submission(body, ctx.limits)
+        # A big body in a parsing thread, never on the event loop (issue #33; .bodies).
+        submission = await parse_off_loop(
+            body, functools.partial(parse_submission, limits=ctx.limits)
+        )
         sender = await ctx.sender(request, submission.player)  # the name's token, if claimed
         # In a worker thread: a write, or a wait for another process, never holds up the loop.
         result = await run_in_threadpool(

@@ -7,6 +7,8 @@
  * - a log pasted, chosen or dropped by the user.
  * `&step=N` opens at step N. The service replays the log (POST /v1/replay: each step's words
  * and the position after it, and the first illegal step); the deal, step 0, comes from cruel.js.
+ * An answer holds a window of at most 2,000 steps (issue #33): the page asks for the next
+ * window (`?from=`, the answer's `window.next`) until it has them all.
  */
 import { Game, SUITS, cardName, readLog } from '/static/cruel.js';
 import { renderBoard } from '/static/board.js';
@@ -248,12 +250,45 @@ function toggle() {
   }
 }
 
+/** How long to wait before asking again for a window the service was too busy to replay. */
+const BUSY_WAIT_MS = 1000;
+const BUSY_TRIES = 5;
+
+/** One window of the replay from step `from`, asked again a few times while the service is busy. */
+async function replayWindow(init, from) {
+  const path = from > 1 ? `/v1/replay?from=${from}` : '/v1/replay';
+  for (let tries = 1; ; tries++) {
+    try {
+      return await api(path, init);
+    } catch (e) {
+      if (e.code !== 'busy' || tries >= BUSY_TRIES) {
+        throw e;
+      }
+      await new Promise((resolve) => { setTimeout(resolve, BUSY_WAIT_MS); });
+    }
+  }
+}
+
+/** The whole replay: the first window, then each next one's steps after it. */
+async function replayAll(init) {
+  const doc = await replayWindow(init, 1);
+  let next = doc.window?.next ?? null;
+  // Each window starts after the last: a next that does not move on ends the loop.
+  for (let from = 1; next !== null && next > from;) {
+    from = next;
+    const more = await replayWindow(init, from);
+    doc.steps.push(...more.steps);
+    next = more.window?.next ?? null;
+  }
+  return doc;
+}
+
 /** Replay a log: ask the service for its steps and show them, at `step`. */
 async function start(log, rawText, { title, source, step = 0, inUrl = false }) {
   // `log`: an object (a puzzle's solution, an entry), or null and `rawText` the user's text
   pause();
   clearError($('error'));
-  const doc = await api('/v1/replay', rawText !== null ? { method: 'POST', raw: rawText }
+  const doc = await replayAll(rawText !== null ? { method: 'POST', raw: rawText }
     : { method: 'POST', body: log });
   replay = { log: log ?? rawText, doc, stops: stopsOf(log ?? rawText, doc) };
   keepStepInUrl = inUrl;
