@@ -33,6 +33,7 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
 from . import cards
+from .constants import UNDO_SNAPSHOT_STEPS
 from .documents import document_config
 from .errors import CruelError
 from .game import Game, IllegalMove, Move, Step
@@ -346,6 +347,9 @@ class _Attempt:
     flags: list[str]
     entry: str | None
     applied: list[tuple[str, bool]] = field(default_factory=list)
+    # (steps, position after them): snapshots of the standing line every UNDO_SNAPSHOT_STEPS
+    # steps or more, made while it is replayed, so that an undo plays a few steps, not the line
+    marks: list[tuple[int, Game]] = field(default_factory=list)
 
     @property
     def finished(self) -> bool:
@@ -398,12 +402,40 @@ def _lock(attempt_id: str) -> str:
     return f"cruel-tools attempt {attempt_id}"
 
 
-def _replay(puzzle: Puzzle, line: list[tuple[str, bool]]) -> Game:
-    """The standing line's position, played through the engine again (it was legal when kept)."""
+def _replay(
+    puzzle: Puzzle, line: list[tuple[str, bool]], marks: list[tuple[int, Game]] | None = None
+) -> Game:
+    """The standing line's position, played through the engine again (it was legal when kept);
+    with ``marks``, a snapshot is added to it every :data:`UNDO_SNAPSHOT_STEPS` steps."""
     game = _opening(puzzle)
-    for text, _ in line:
+    for k, (text, _) in enumerate(line):
+        if marks is not None and k % UNDO_SNAPSHOT_STEPS == 0:
+            marks.append((k, game.copy()))
         game.push(COMPACT_STEPS[text])
     return game
+
+
+def _back_to(puzzle: Puzzle, line: list[tuple[str, bool]], marks: list[tuple[int, Game]]) -> Game:
+    """The position of ``line`` after an undo shortened it: the last snapshot within it and the
+    few steps after that (issue #33, finding 6: an undo replayed the whole line, so 100 undos of
+    a 1,600-step line cost a second). Snapshots beyond the line are dropped."""
+    while marks and marks[-1][0] > len(line):
+        marks.pop()
+    if not marks:
+        return _replay(puzzle, line, marks)
+    at, snapshot = marks[-1]
+    game = snapshot.copy()
+    for text, _ in line[at:]:
+        game.push(COMPACT_STEPS[text])
+    return game
+
+
+def _mark(marks: list[tuple[int, Game]], length: int, game: Game) -> None:
+    """A snapshot of ``game`` (the line's first ``length`` steps) if the last is far enough back:
+    the steps an undo replays stay under :data:`UNDO_SNAPSHOT_STEPS` and one step's automatic
+    moves."""
+    if not marks or length - marks[-1][0] >= UNDO_SNAPSHOT_STEPS:
+        marks.append((length, game.copy()))
 
 
 def _autos(game: Game) -> list[tuple[str, bool]]:
@@ -625,7 +657,7 @@ class Attempts(Store):
         and keep it, unless it has expired (then it is ended, and :class:`AttemptOver`)."""
         with self.database.write(lock=_lock(attempt_id)) as db:
             attempt = self._load(db, attempt_id, sender)
-            game = _replay(puzzle, attempt.line)
+            game = _replay(puzzle, attempt.line, attempt.marks)
             ended = self._expire(db, attempt, game, puzzle, now, today)
             if ended is None:
                 game = change(db, attempt, game)
@@ -687,7 +719,7 @@ class Attempts(Store):
                 if not line:
                     raise NothingToUndo(f"step {k + 1}: no player step stands to take back")
                 line.pop()
-                game = _replay(puzzle, line)
+                game = _back_to(puzzle, line, attempt.marks)
                 applied.append((UNDO, False))
                 continue
             step: Step = COMPACT_STEPS[text]
@@ -703,6 +735,7 @@ class Attempts(Store):
                 made = _autos(game)
                 line += made
                 applied += made
+            _mark(attempt.marks, len(line), game)
         attempt.line, attempt.applied = line, applied
         attempt.recorded += len(applied)
         return game

@@ -15,6 +15,7 @@ from typing import Final, Literal
 
 __all__ = [
     "UNDO_SNAPSHOT_STEPS",
+    "UNDO_SNAPSHOT_STEPS",
     "ANALYSIS_MAX_STATES",
     "ANALYSIS_NATIVE_MAX_STATES",
     "ANALYSIS_DEEP_STATES",
@@ -179,6 +180,12 @@ KEEP_STEPS_HOURS: Final = 24.0
 #: Seconds between two sweeps of a running server (ending attempts left open past their timeout,
 #: deleting the steps past ``KEEP_STEPS_HOURS``).
 SWEEP_INTERVAL: Final = 300.0
+
+#: A live attempt's standing line is replayed with a snapshot of its position every this many
+#: steps, and an undo plays from the last snapshot within the shortened line: an undo costs at
+#: most this many steps and one step's automatic moves, not the whole line (issue #33, finding
+#: 6). Not an operator's setting: it trades a copy of 52 cards for up to this many engine steps.
+UNDO_SNAPSHOT_STEPS: Final = 32
 
 #: A live attempt's standing line is replayed with a snapshot of its position every this many
 #: steps, and an undo plays from the last snapshot within the shortened line: an undo costs at
