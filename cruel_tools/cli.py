@@ -42,6 +42,7 @@ from .constants import (
     KEEP_STEPS_HOURS,
     KEY_BURST,
     KEY_RATE,
+    LINK_GUESSES,
     MAX_ANALYSES,
     MAX_ATTEMPT_STEPS,
     MAX_BODY,
@@ -51,6 +52,7 @@ from .constants import (
     MAX_PER_CLIENT,
     MAX_REPLAYS,
     MAX_TOKENS,
+    PAR_PACE_MS,
     PLAYER_BURST,
     PLAYER_RATE,
     PUBLISH_AHEAD,
@@ -1725,6 +1727,32 @@ def serve_command(
             "timed it).",
         ),
     ] = True,
+    rank_untimed: Annotated[
+        bool,
+        typer.Option(
+            "--rank-untimed",
+            help="Rank logs sent with a player's token or under --open (a server among "
+            "friends). Without it they are stored unranked: only live attempts and a site "
+            "key's submissions rank.",
+        ),
+    ] = False,
+    par_pace: Annotated[
+        int,
+        typer.Option(
+            "--par-pace",
+            min=0,
+            help="Milliseconds per player step under which a live win at par or better waits "
+            "for a moderator (fast-par; 0: never).",
+        ),
+    ] = PAR_PACE_MS,
+    link_guesses: Annotated[
+        int,
+        typer.Option(
+            "--link-guesses",
+            min=1,
+            help="Wrong link codes one client address may send, then as many again an hour.",
+        ),
+    ] = LINK_GUESSES,
     metrics_bind: Annotated[
         str | None,
         typer.Option(
@@ -1802,6 +1830,9 @@ def serve_command(
         claims_per_day=claims_per_day,
         keep_steps_hours=keep_steps,
         review_untimed_par=review_par,
+        rank_untimed=rank_untimed,
+        par_pace_ms=par_pace,
+        link_guesses=link_guesses,
         secret_file=secret_file,
         ahead=ahead,
     )

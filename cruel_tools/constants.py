@@ -15,7 +15,6 @@ from typing import Final, Literal
 
 __all__ = [
     "UNDO_SNAPSHOT_STEPS",
-    "UNDO_SNAPSHOT_STEPS",
     "ANALYSIS_MAX_STATES",
     "ANALYSIS_NATIVE_MAX_STATES",
     "ANALYSIS_DEEP_STATES",
@@ -57,6 +56,10 @@ __all__ = [
     "MAX_REPLAYS",
     "PARSE_INLINE_BYTES",
     "MAX_PARSES",
+    "LINK_GUESSES",
+    "LINK_GUESS_HOURS",
+    "LINK_CODE_MAX_WRONG",
+    "PAR_PACE_MS",
 ]
 
 #: Positions each solve of the analysis may expand (where the win was lost) on the Python engine,
@@ -159,12 +162,12 @@ PUBLISH_AHEAD: Final = 7
 MAX_OPEN_ATTEMPTS: Final = 3
 #: Steps (player and automatic, undos included) one live attempt may record
 #: (``--max-attempt-steps``; 409 ``attempt-full``): a won game is 60-200 of them with its
-#: automatic moves, so this is several games' worth of undos, and about 310 KB on SQLite.
-MAX_ATTEMPT_STEPS: Final = 1500
+#: automatic moves, so this is several games' worth of undos, and about 210 KB on SQLite.
+MAX_ATTEMPT_STEPS: Final = 1000
 #: Live attempts one player name may start a minute, and a day (rolling windows, in the store:
 #: shared by every worker and instance; ``--attempts-per-minute``, ``--attempts-per-day``; 429
 #: ``too-many-attempts`` with ``Retry-After``). A day's steps of one name are so at most
-#: ``ATTEMPTS_PER_DAY * MAX_ATTEMPT_STEPS`` (75,000 steps, about 16 MB on SQLite).
+#: ``ATTEMPTS_PER_DAY * MAX_ATTEMPT_STEPS`` (50,000 steps, about 10 MB on SQLite).
 ATTEMPTS_PER_MINUTE: Final = 5
 ATTEMPTS_PER_DAY: Final = 50
 #: Names one client address may claim a day (``--claims-per-day``; 429 ``rate-limited``): a
@@ -187,8 +190,16 @@ SWEEP_INTERVAL: Final = 300.0
 #: 6). Not an operator's setting: it trades a copy of 52 cards for up to this many engine steps.
 UNDO_SNAPSHOT_STEPS: Final = 32
 
-#: A live attempt's standing line is replayed with a snapshot of its position every this many
-#: steps, and an undo plays from the last snapshot within the shortened line: an undo costs at
-#: most this many steps and one step's automatic moves, not the whole line (issue #33, finding
-#: 6). Not an operator's setting: it trades a copy of 52 cards for up to this many engine steps.
-UNDO_SNAPSHOT_STEPS: Final = 32
+#: Link codes (issue #33, finding 9: five wrong guesses from anyone voided a player's code).
+#: Wrong codes one client address may send at once, then one more every ``LINK_GUESS_HOURS /
+#: LINK_GUESSES`` hours (``--link-guesses``; in memory, per process, like every rate limit):
+#: too few for one stranger to void a code.
+LINK_GUESSES: Final = 5
+LINK_GUESS_HOURS: Final = 1.0
+#: Wrong codes sent for one player from all addresses before their live code is void: twenty
+#: addresses' worth, and still odds of about 1 in 10^10 for a guesser (2^40 codes).
+LINK_CODE_MAX_WRONG: Final = 100
+#: A live attempt's win at par or better averaging under this many milliseconds a player step
+#: is flagged ``fast-par`` (``--par-pace``; docs/service.md, What the flags catch and miss):
+#: finding a deal's fewest-actions line takes people far longer than replaying a known one.
+PAR_PACE_MS: Final = 1500

@@ -253,6 +253,14 @@ class TokenBuckets:
                 self._sweep(now)
             return 0.0
 
+    def give_back(self, key: Hashable) -> None:
+        """Return a token taken from ``key``'s bucket for a request that turned out not to
+        count (a right link code: only wrong ones are limited). Taken first and given back,
+        so that requests racing each other cannot all pass a bucket with one token left."""
+        with self._lock:
+            now = self.clock()
+            self._buckets[key] = (min(float(self.limit.burst), self._level(key, now) + 1.0), now)
+
     def _sweep(self, now: float) -> None:
         burst = float(self.limit.burst)
         self._buckets = {k: v for k, v in self._buckets.items() if self._level(k, now) < burst}

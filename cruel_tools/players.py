@@ -19,11 +19,14 @@ import datetime as dt
 import hashlib
 import re
 import secrets
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from .constants import LINK_CODE_MAX_WRONG, MAX_TOKENS
 from .documents import document_config
 from .errors import CruelError
 from .keys import ApiKey, key_hash
@@ -50,8 +53,11 @@ __all__ = [
     "LINK_TTL",
     "MODERATOR_LINK_TTL",
     "MAX_TRIES",
+    "VOIDED",
+    "EXPORT_BATCH",
     "USED_EVERY",
     "PlayerRefused",
+    "TooManyTokens",
     "PlayerClaim",
     "PlayerToken",
     "LinkCode",
@@ -94,9 +100,13 @@ LINK_TTL: Final = dt.timedelta(minutes=10)
 #: How long a moderator's link code (a lost token, a name from before tokens) is valid: long
 #: enough to reach the player by mail.
 MODERATOR_LINK_TTL: Final = dt.timedelta(hours=24)
-#: Wrong codes sent for one player before every live code of theirs is void: with 2^40 codes,
-#: an online guess succeeds with odds of 5 in 10^12 per code made.
-MAX_TRIES: Final = 5
+#: Wrong codes sent for one player, from all addresses, before every live code of theirs is
+#: void (:data:`~cruel_tools.constants.LINK_CODE_MAX_WRONG`): with 2^40 codes, an online guess
+#: succeeds with odds of about 1 in 10^10 per code made. Each address has a much smaller count
+#: of its own (``cruel serve --link-guesses``), so that one stranger cannot void a code.
+MAX_TRIES: Final = LINK_CODE_MAX_WRONG
+#: The refusal of a right code that wrong guesses voided: the player learns what happened.
+VOIDED: Final = "link-code-voided"
 #: A token's ``used_at`` is written at most this often (not a write per request).
 USED_EVERY: Final = dt.timedelta(hours=1)
 
@@ -108,14 +118,22 @@ _TYPED: Final = str.maketrans({"I": "1", "L": "1", "O": "0", "-": None, " ": Non
 class PlayerRefused(CruelError):
     """A player's request about their name that the store refuses: the name is someone's
     already, looks like another player's, has games from before tokens (a moderator's matter),
-    or a link code is wrong, used or expired."""
+    or a link code is wrong, used or expired (or voided by others' wrong guesses)."""
 
     code = "name-taken"
-    codes = ("name-taken", CONFUSABLE, "name-needs-moderator", "bad-link-code")
+    codes = ("name-taken", CONFUSABLE, "name-needs-moderator", "bad-link-code", VOIDED)
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
         self.code = code
+
+
+class TooManyTokens(CruelError):
+    """The player name holds the most valid tokens a name may (:attr:`Players.max_tokens`,
+    ``cruel serve --max-tokens``): no link code is made or redeemed until a moderator revokes
+    them (issue #33: ten linked tokens were one attacker's ten rate-limit buckets)."""
+
+    code = "too-many-tokens"
 
 
 # --- formats -------------------------------------------------------------------------------------
@@ -187,7 +205,12 @@ class LinkCodeRecord(BaseModel):
     created_at: dt.datetime
     expires_at: dt.datetime
     used_at: dt.datetime | None
-    wrong_tries: int
+    wrong_tries: int = Field(description="Wrong codes sent for the player while it was live.")
+    voided: bool = Field(
+        False,
+        description="Wrong codes from others voided it (MAX_TRIES of them, from all addresses): "
+        "make a new one.",
+    )
 
 
 class EntryRecord(BaseModel):
@@ -353,35 +376,28 @@ def _now() -> dt.datetime:
 
 #: The tables of live attempts' state and steps, by attempt (:data:`cruel_tools.schema.LIVE`).
 _LIVE_TABLES: Final = ("attempt_steps", "live_attempts")
+#: Rows read a transaction when a player's data is streamed (:meth:`Players.export_parts`).
+EXPORT_BATCH: Final = 2000
+#: Where the streamed entries and attempts go in the document's head.
+_EXPORT_GAP: Final = b'"entries":[],"attempts":[],'
+_AT: Final = TypeAdapter(dt.datetime)
 
 
-def _live(db: Connection, player: str) -> dict[str, dict[str, Any]]:
-    """The live part of ``player``'s attempts, by attempt id: status, end, time and steps."""
-    if not (db.has_table("live_attempts") and db.has_table("attempt_steps")):
-        return {}
-    found: dict[str, dict[str, Any]] = {}
-    rows = db.execute(
-        "SELECT l.attempt, l.status, l.ended_at, l.elapsed_ms FROM live_attempts AS l"
-        " JOIN attempts AS a ON a.id = l.attempt WHERE a.player = ?",
-        (player,),
-    ).fetchall()
-    for aid, status, ended, elapsed in rows:
-        found[aid] = {
-            "status": status,
-            "ended_at": _time(ended),
-            "elapsed_ms": elapsed,
-            "steps": [],
-        }
-    steps = db.execute(
-        "SELECT s.attempt, s.at, s.step, s.auto FROM attempt_steps AS s"
-        " JOIN attempts AS a ON a.id = s.attempt WHERE a.player = ? ORDER BY s.attempt, s.seq",
-        (player,),
-    ).fetchall()
-    for aid, at, step, auto in steps:
-        found.setdefault(aid, {"steps": []})["steps"].append(
-            StepRecord(at=dt.datetime.fromisoformat(at), step=step, auto=bool(auto))
-        )
-    return found
+def _joined(parts: Iterator[bytes]) -> Iterator[bytes]:
+    """``parts`` as the items of a JSON array: a comma between two (empty parts skipped)."""
+    first = True
+    for part in parts:
+        if not part:
+            continue
+        yield part if first else b"," + part
+        first = False
+
+
+def _step_json(at: str, step: str, auto: Any) -> bytes:
+    """A :class:`StepRecord` as its model dumps it, without making one (a player may have
+    100,000 steps): its time as pydantic writes a UTC time, with ``Z``."""
+    when = at[:-6] + "Z" if at.endswith("+00:00") else _AT.dump_python(_time(at), mode="json")
+    return orjson.dumps({"at": when, "step": step, "auto": bool(auto)})
 
 
 # --- the store -----------------------------------------------------------------------------------
@@ -392,6 +408,9 @@ class Players(Store):
     player's export and deletion. Names are enforced already
     (:func:`cruel_tools.names.enforce`). Each write is one transaction holding the name's
     skeleton lock (PostgreSQL), the lock of its submissions."""
+
+    #: Valid tokens a name may hold (``cruel serve --max-tokens``).
+    max_tokens: int = MAX_TOKENS
 
     # -- claims and tokens --
 
@@ -471,15 +490,16 @@ class Players(Store):
         code = new_code()
         digest = code_hash(player, code)  # before the transaction: it takes ~50 ms
         with self.database.write(lock=skeleton(player)) as db:
+            self._room_for_a_token(db, player)
             self._new_code(db, player, digest, when, ttl)
         return LinkCode(player=player, code=code, expires_at=when + ttl)
 
     def redeem(self, player: str, typed: str, now: dt.datetime | None = None) -> PlayerToken:
         """A new token of ``player`` for a live link code of theirs, which is used up. A wrong
         code counts against every live code of the player: after :data:`MAX_TRIES`, none is
-        valid any more.
+        valid any more, and the right code sent then is told so (``link-code-voided``).
 
-        :raises PlayerRefused: ``bad-link-code``.
+        :raises PlayerRefused: ``bad-link-code``, ``link-code-voided``.
         """
         when = now or _now()
         wrong = PlayerRefused(
@@ -487,32 +507,45 @@ class Players(Store):
             f"this link code is wrong, used or expired; make a new one on a device of {player!r}",
         )
         code = normal_code(typed)
+        # Voided codes are read too: the player who sends one is told it was voided.
         live = (
-            "SELECT id, hash FROM link_codes WHERE player = ? AND used_at IS NULL"
-            " AND expires_at > ? AND failures < ?"
+            "SELECT id, hash, failures FROM link_codes WHERE player = ? AND used_at IS NULL"
+            " AND expires_at > ?"
         )
         with self.database.read() as db:
-            found = db.execute(live, (player, _iso(when), MAX_TRIES)).fetchall()
+            found = db.execute(live, (player, _iso(when))).fetchall()
         if not found:
             raise wrong
         digest = code_hash(player, code) if code else ""
         token = new_token()
         with self.database.write(lock=skeleton(player)) as db:
-            rows = db.execute(live, (player, _iso(when), MAX_TRIES)).fetchall()
-            match = [cid for cid, stored in rows if code and secrets.compare_digest(stored, digest)]
+            rows = db.execute(live, (player, _iso(when))).fetchall()
+            match = [
+                (cid, tries)
+                for cid, stored, tries in rows
+                if code and secrets.compare_digest(stored, digest)
+            ]
             if not match:
                 db.execute(
                     "UPDATE link_codes SET failures = failures + 1 WHERE player = ?"
-                    " AND used_at IS NULL",
-                    (player,),
+                    " AND used_at IS NULL AND failures < ?",
+                    (player, MAX_TRIES),
                 )
-                failed = True
+                refused: PlayerRefused | None = wrong
+            elif match[0][1] >= MAX_TRIES:
+                refused = PlayerRefused(
+                    VOIDED,
+                    f"this link code was voided after {match[0][1]} wrong codes were sent for "
+                    f"{player!r}; make a new one on a device of theirs",
+                )
             else:
-                db.execute("UPDATE link_codes SET used_at = ? WHERE id = ?", (_iso(when), match[0]))
+                db.execute(
+                    "UPDATE link_codes SET used_at = ? WHERE id = ?", (_iso(when), match[0][0])
+                )
                 self._add_token(db, player, token, when)
-                failed = False
-        if failed:  # raised after the transaction: the count of wrong tries is kept
-            raise wrong
+                refused = None
+        if refused is not None:  # raised after the transaction: the count of wrong tries is kept
+            raise refused
         return PlayerToken(player=player, token=token)
 
     def revoke(
@@ -553,74 +586,64 @@ class Players(Store):
     # -- a player's rights: export and deletion --
 
     def export(self, player: str, now: dt.datetime | None = None) -> PlayerData:
-        """Everything the store holds about ``player``, in one snapshot: never a token's or a
-        code's hash."""
+        """Everything the store holds about ``player``: never a token's or a code's hash. The
+        document :meth:`export_parts` streams, read whole (for a library's caller; the service
+        streams it)."""
+        return PlayerData.model_validate_json(b"".join(self.export_parts(player, now)))
+
+    def export_parts(self, player: str, now: dt.datetime | None = None) -> Iterator[bytes]:
+        """:meth:`export`'s document as JSON, in parts (issue #33: 132,000 steps took 2.8 s and
+        100 MB built whole): the same bytes as the whole document's ``orjson`` dump, read
+        :data:`EXPORT_BATCH` rows a transaction, so memory stays flat however many steps a
+        player has, and no read holds a snapshot (SQLite's checkpoints, PostgreSQL's vacuum)
+        while a slow client reads. Entries are those stored when the export began; an attempt
+        played during it shows its steps as they were when its row was read."""
+        when = now or _now()
         with self.database.read() as db:
-            claimed = db.execute(
-                "SELECT claimed_at FROM player_claims WHERE player = ?", (player,)
-            ).fetchone()
-            banned = db.execute(
-                "SELECT 1 FROM banned_players WHERE player = ?", (player,)
-            ).fetchone()
-            entries = db.execute(
-                "SELECT id, puzzle, moves, redeals, submitted_at, elapsed_ms, game, log,"
-                " EXISTS (SELECT 1 FROM visible_submissions AS v WHERE v.id = s.id)"
-                " FROM submissions AS s WHERE player = ? ORDER BY id",
-                (player,),
-            ).fetchall()
-            attempts = db.execute(
-                "SELECT id, puzzle, started_at, submission_id, sender FROM attempts"
-                " WHERE player = ? ORDER BY started_at, id",
-                (player,),
-            ).fetchall()
-            live = _live(db, player)
-            tokens = db.execute(
-                "SELECT id, created_at, used_at, revoked_at FROM player_tokens WHERE player = ?"
-                " ORDER BY id",
-                (player,),
-            ).fetchall()
-            codes = db.execute(
-                "SELECT created_at, expires_at, used_at, failures FROM link_codes"
-                " WHERE player = ? ORDER BY id",
-                (player,),
-            ).fetchall()
-            acts = db.execute(
-                "SELECT at, action, submission, reason FROM moderation_audit WHERE player = ?"
-                " ORDER BY id",
-                (player,),
-            ).fetchall()
-            known = db.execute("SELECT 1 FROM players WHERE player = ?", (player,)).fetchone()
-        return PlayerData(
+            head, last_entry = self._export_head(db, player, when)
+        text = orjson.dumps(head.model_dump(mode="json"))
+        before, after = text.split(_EXPORT_GAP, 1)
+        yield before + b'"entries":['
+        yield from _joined(self._entry_parts(player, last_entry))
+        yield b'],"attempts":['
+        yield from _joined(self._attempt_parts(player))
+        yield b"]," + after
+
+    def _export_head(
+        self, db: Connection, player: str, when: dt.datetime
+    ) -> tuple[PlayerData, int]:
+        """The document without its entries and attempts (each bounded: tokens by
+        :attr:`max_tokens`, link codes one at a time, moderators' acts by moderators), and the
+        last entry's id then."""
+        one = db.execute
+        claimed = one("SELECT claimed_at FROM player_claims WHERE player = ?", (player,)).fetchone()
+        banned = one("SELECT 1 FROM banned_players WHERE player = ?", (player,)).fetchone()
+        last = one("SELECT MAX(id) FROM submissions WHERE player = ?", (player,)).fetchone()[0]
+        played = one("SELECT 1 FROM attempts WHERE player = ? LIMIT 1", (player,)).fetchone()
+        known = one("SELECT 1 FROM players WHERE player = ?", (player,)).fetchone()
+        tokens = one(
+            "SELECT id, created_at, used_at, revoked_at FROM player_tokens WHERE player = ?"
+            " ORDER BY id",
+            (player,),
+        ).fetchall()
+        codes = one(
+            "SELECT created_at, expires_at, used_at, failures FROM link_codes"
+            " WHERE player = ? ORDER BY id",
+            (player,),
+        ).fetchall()
+        acts = one(
+            "SELECT at, action, submission, reason FROM moderation_audit WHERE player = ?"
+            " ORDER BY id",
+            (player,),
+        ).fetchall()
+        head = PlayerData(
             player=player,
-            exported_at=now or _now(),
-            names=[player] if known or claimed or entries or attempts else [],
+            exported_at=when,
+            names=[player] if known or claimed or last is not None or played else [],
             claimed_at=_time(claimed[0]) if claimed else None,
             banned=banned is not None,
-            entries=[
-                EntryRecord(
-                    submission_id=sid,
-                    puzzle=puzzle,
-                    moves=moves,
-                    redeals=redeals,
-                    submitted_at=dt.datetime.fromisoformat(at),
-                    elapsed_ms=elapsed,
-                    game=game,
-                    log=log,
-                    listed=bool(listed),
-                )
-                for sid, puzzle, moves, redeals, at, elapsed, game, log, listed in entries
-            ],
-            attempts=[
-                AttemptRecord(
-                    attempt=aid,
-                    puzzle=puzzle,
-                    started_at=dt.datetime.fromisoformat(at),
-                    submission_id=sid,
-                    sender=sender,
-                    **live.get(aid, {}),
-                )
-                for aid, puzzle, at, sid, sender in attempts
-            ],
+            entries=[],
+            attempts=[],
             tokens=[
                 TokenRecord(
                     id=tid,
@@ -636,6 +659,7 @@ class Players(Store):
                     expires_at=dt.datetime.fromisoformat(expires),
                     used_at=_time(used),
                     wrong_tries=failures,
+                    voided=used is None and failures >= MAX_TRIES,
                 )
                 for made, expires, used, failures in codes
             ],
@@ -646,6 +670,95 @@ class Players(Store):
                 for at, a, s, r in acts
             ],
         )
+        return head, -1 if last is None else int(last)
+
+    def _entry_parts(self, player: str, last: int) -> Iterator[bytes]:
+        """The player's entries up to id ``last``, each as JSON, a batch a transaction."""
+        after = 0
+        while after < last:
+            with self.database.read() as db:
+                rows = db.execute(
+                    "SELECT id, puzzle, moves, redeals, submitted_at, elapsed_ms, game, log,"
+                    " EXISTS (SELECT 1 FROM visible_submissions AS v WHERE v.id = s.id)"
+                    " FROM submissions AS s WHERE player = ? AND id > ? AND id <= ?"
+                    " ORDER BY id LIMIT ?",
+                    (player, after, last, EXPORT_BATCH),
+                ).fetchall()
+            for sid, puzzle, moves, redeals, at, elapsed, game, log, listed in rows:
+                record = EntryRecord(
+                    submission_id=sid,
+                    puzzle=puzzle,
+                    moves=moves,
+                    redeals=redeals,
+                    submitted_at=dt.datetime.fromisoformat(at),
+                    elapsed_ms=elapsed,
+                    game=game,
+                    log=log,
+                    listed=bool(listed),
+                )
+                yield orjson.dumps(record.model_dump(mode="json"))
+            if len(rows) < EXPORT_BATCH:
+                return
+            after = int(rows[-1][0])
+
+    def _attempt_parts(self, player: str) -> Iterator[bytes]:
+        """The player's attempts in order of their start, each as JSON with its steps streamed
+        in, a batch of attempts (and of each one's steps) a transaction."""
+        live = self.database.read
+        with live() as db:
+            has_live = db.has_table("live_attempts") and db.has_table("attempt_steps")
+        joined = (
+            " l.status, l.ended_at, l.elapsed_ms, l.recorded FROM attempts AS a"
+            " LEFT JOIN live_attempts AS l ON l.attempt = a.id"
+            if has_live
+            else " NULL, NULL, NULL, NULL FROM attempts AS a"
+        )
+        key: tuple[str, str] = ("", "")
+        while True:
+            with live() as db:
+                rows = db.execute(
+                    "SELECT a.id, a.puzzle, a.started_at, a.submission_id, a.sender,"
+                    + joined
+                    + " WHERE a.player = ? AND (a.started_at > ? OR (a.started_at = ?"
+                    " AND a.id > ?)) ORDER BY a.started_at, a.id LIMIT ?",
+                    (player, key[0], key[0], key[1], EXPORT_BATCH // 10),
+                ).fetchall()
+            for aid, puzzle, at, sid, sender, status, ended, elapsed, recorded in rows:
+                record = AttemptRecord(
+                    attempt=aid,
+                    puzzle=puzzle,
+                    started_at=dt.datetime.fromisoformat(at),
+                    submission_id=sid,
+                    sender=sender,
+                    status=status,
+                    ended_at=_time(ended),
+                    elapsed_ms=elapsed,
+                )
+                text = orjson.dumps(record.model_dump(mode="json"))
+                if not recorded:
+                    yield text
+                    continue
+                yield text.removesuffix(b"]}")  # its steps go in the empty list it ends with
+                yield from _joined(self._step_parts(aid, int(recorded)))
+                yield b"]}"
+            if len(rows) < EXPORT_BATCH // 10:
+                return
+            key = (rows[-1][2], rows[-1][0])
+
+    def _step_parts(self, attempt: str, recorded: int) -> Iterator[bytes]:
+        """The attempt's steps up to ``recorded`` (its count when its row was read), as JSON."""
+        seq = 0
+        while seq < recorded:
+            with self.database.read() as db:
+                rows = db.execute(
+                    "SELECT seq, at, step, auto FROM attempt_steps WHERE attempt = ?"
+                    " AND seq >= ? AND seq < ? ORDER BY seq LIMIT ?",
+                    (attempt, seq, recorded, EXPORT_BATCH),
+                ).fetchall()
+            yield b",".join(_step_json(at, step, auto) for _, at, step, auto in rows)
+            if len(rows) < EXPORT_BATCH:
+                return
+            seq = int(rows[-1][0]) + 1
 
     def delete(self, player: str) -> PlayerDeleted:
         """Delete ``player``'s entries (the boards' tallies follow in the same transaction),
@@ -699,8 +812,20 @@ class Players(Store):
                 return True
         return False
 
-    @staticmethod
-    def _add_token(db: Connection, player: str, token: str, when: dt.datetime) -> None:
+    def _room_for_a_token(self, db: Connection, player: str) -> None:
+        """Refuse a new token (or a code for one) when ``player`` holds :attr:`max_tokens`."""
+        held = db.execute(
+            "SELECT COUNT(*) FROM player_tokens WHERE player = ? AND revoked_at IS NULL",
+            (player,),
+        ).fetchone()[0]
+        if held >= self.max_tokens:
+            raise TooManyTokens(
+                f"player {player!r} holds {held} tokens, the most a name may: a moderator can "
+                "revoke them and give a link code"
+            )
+
+    def _add_token(self, db: Connection, player: str, token: str, when: dt.datetime) -> None:
+        self._room_for_a_token(db, player)
         db.execute(
             "INSERT INTO player_tokens (hash, player, created_at) VALUES (?, ?, ?)",
             (key_hash(token), player, _iso(when)),

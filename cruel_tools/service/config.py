@@ -16,22 +16,32 @@ from ..attempts import SPEED_FLOOR_MS, TIMEOUT, Policy
 from ..constants import (
     ANALYZE_BURST,
     ANALYZE_RATE,
+    ATTEMPTS_PER_DAY,
+    ATTEMPTS_PER_MINUTE,
     CHECK_INTERVAL,
+    CLAIMS_PER_DAY,
     DB_TIMEOUT,
     DEFAULT_DB,
     HINT_BURST,
     HINT_RATE,
+    KEEP_STEPS_HOURS,
     KEY_BURST,
     KEY_RATE,
+    LINK_GUESSES,
     MAX_ANALYSES,
+    MAX_ATTEMPT_STEPS,
     MAX_BODY,
     MAX_HINTS,
+    MAX_OPEN_ATTEMPTS,
     MAX_REPLAYS,
+    MAX_TOKENS,
+    PAR_PACE_MS,
     PLAYER_BURST,
     PLAYER_RATE,
     PUBLISH_AHEAD,
     REPLAY_BURST,
     REPLAY_RATE,
+    SWEEP_INTERVAL,
 )
 from ..dates import parse_date
 from ..errors import CruelError
@@ -136,9 +146,33 @@ class Settings:
     #: Milliseconds of wall time per player step under which a live win is flagged for a
     #: moderator (``--speed-floor``; docs/service.md, Live attempts and moderation queue).
     speed_floor_ms: int = SPEED_FLOOR_MS
+    #: What one player name may store (issue #33; docs/service.md, Storage bounds): live
+    #: attempts open at once, steps an attempt records, starts a minute and a day, valid tokens
+    #: (``--max-open-attempts``, ``--max-attempt-steps``, ``--attempts-per-minute``,
+    #: ``--attempts-per-day``, ``--max-tokens``); names one address may claim a day
+    #: (``--claims-per-day``); hours an ended attempt's steps are kept unless it won
+    #: (``--keep-steps``), and seconds between two sweeps of them.
+    max_open_attempts: int = MAX_OPEN_ATTEMPTS
+    max_attempt_steps: int = MAX_ATTEMPT_STEPS
+    attempts_per_minute: int = ATTEMPTS_PER_MINUTE
+    attempts_per_day: int = ATTEMPTS_PER_DAY
+    max_tokens: int = MAX_TOKENS
+    claims_per_day: int = CLAIMS_PER_DAY
+    keep_steps_hours: float = KEEP_STEPS_HOURS
+    sweep_interval: float = SWEEP_INTERVAL
     #: A submitted log at par or better (no live attempt timed it) waits in the review queue
     #: (``--no-review-par`` turns it off: a server among friends, or a test of something else).
     review_untimed_par: bool = True
+    #: Logs sent with a player's token or under ``--open`` rank like timed play
+    #: (``--rank-untimed``: a server among friends). Off, they are stored and shown unranked:
+    #: nothing timed them (issue #33, finding 4; docs/service.md, Ranked and unranked entries).
+    rank_untimed: bool = False
+    #: Milliseconds a player step under which a live win at par or better is flagged
+    #: ``fast-par`` for a moderator (``--par-pace``; 0: never).
+    par_pace_ms: int = PAR_PACE_MS
+    #: Wrong link codes one client address may send, then as many again an hour
+    #: (``--link-guesses``; docs/service.md, Linking a second device).
+    link_guesses: int = LINK_GUESSES
     #: The puzzles are the packaged public demo set (``PuzzleLocation.demo``): with no
     #: ``fixed_today``, a date outside the set's dates is served as its place in the set's cycle
     #: (:func:`~cruel_tools.puzzles.location.demo_day`), so that the demo can be played on any date.
@@ -172,7 +206,16 @@ class Settings:
     def policy(self) -> Policy:
         """The live attempts' timeout and speed floor."""
         timeout = dt.timedelta(seconds=self.attempt_timeout)
-        return Policy(timeout=timeout, floor_ms=self.speed_floor_ms)
+        return Policy(
+            timeout=timeout,
+            floor_ms=self.speed_floor_ms,
+            par_pace_ms=self.par_pace_ms,
+            max_open=self.max_open_attempts,
+            max_steps=self.max_attempt_steps,
+            per_minute=self.attempts_per_minute,
+            per_day=self.attempts_per_day,
+            keep_steps=dt.timedelta(hours=self.keep_steps_hours),
+        )
 
     @property
     def limits(self) -> Limits:
@@ -193,7 +236,18 @@ class Settings:
                 "trusted_proxies": list(self.trusted_proxies),
                 "attempt_timeout": self.attempt_timeout,
                 "speed_floor_ms": self.speed_floor_ms,
+                "max_open_attempts": self.max_open_attempts,
+                "max_attempt_steps": self.max_attempt_steps,
+                "attempts_per_minute": self.attempts_per_minute,
+                "attempts_per_day": self.attempts_per_day,
+                "max_tokens": self.max_tokens,
+                "claims_per_day": self.claims_per_day,
+                "keep_steps_hours": self.keep_steps_hours,
+                "sweep_interval": self.sweep_interval,
                 "review_untimed_par": self.review_untimed_par,
+                "rank_untimed": self.rank_untimed,
+                "par_pace_ms": self.par_pace_ms,
+                "link_guesses": self.link_guesses,
                 "secret_file": None if self.secret_file is None else str(self.secret_file),
                 "ahead": self.ahead,
                 "publish_poll": self.publish_poll,

@@ -5,22 +5,25 @@ Each reads and bounds the request; the work is :class:`cruel_tools.players.Playe
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterator
 from typing import Any, Final
 
 from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import Response
+from fastapi.responses import Response, StreamingResponse
 
 from ..api import ErrorResponse
+from ..constants import LINK_GUESS_HOURS
 from ..keys import RateLimit, TokenBuckets
 from ..players import (
+    VOIDED,
     LinkCode,
     PlayerData,
     PlayerDeleted,
     PlayerRefused,
     PlayerToken,
     TokensRevoked,
+    TooManyTokens,
     parse_claim,
     parse_link,
 )
@@ -31,21 +34,32 @@ from .errors import ApiError, json_response, read_body
 from .moderation import PlayerPath, path_player, read_reason
 from .openapi import ADMIN_ERRORS, BEARER, PLAYER, WRITE_ERRORS, body_doc
 
-__all__ = ["CLAIM_LIMIT", "LINK_LIMIT", "MAX_PLAYER_BODY", "router"]
+__all__ = ["claim_limit", "guess_limit", "LINK_LIMIT", "EXPORT_LIMIT", "MAX_PLAYER_BODY", "router"]
 
-#: Claims from one client address: 10 at once, then one every 6 minutes (a family or a class
-#: behind one address claims a name each; a squatter cannot take thousands).
-CLAIM_LIMIT: Final = RateLimit(rate=10 / 3600, burst=10)
+
+def claim_limit(per_day: int) -> RateLimit:
+    """Claims from one client address (``cruel serve --claims-per-day``): ``per_day`` at once,
+    then they come back at ``per_day`` a day (issue #33: the bucket of 10 at once then one every
+    6 minutes let one address claim 250 names a day)."""
+    return RateLimit(rate=per_day / 86_400, burst=per_day)
+
+
 #: Link codes tried from one client address: 10 at once, then one a minute (each try also
-#: costs a scrypt, and counts against the player's code: :data:`~cruel_tools.players.MAX_TRIES`).
+#: costs a scrypt); of them, wrong ones are limited further (:func:`guess_limit`) and count
+#: against the player's code (:data:`~cruel_tools.players.MAX_TRIES`, from all addresses).
 LINK_LIMIT: Final = RateLimit(rate=1 / 60, burst=10)
 #: Bound on a claim's or a link request's body.
 MAX_PLAYER_BODY: Final = 4 * 1024
+#: Exports of one player's data: 5 at once, then one a minute (each reads all the player's rows:
+#: issue #33 measured 132,000 steps; the token's own bucket would allow 10 a second).
+EXPORT_LIMIT: Final = RateLimit(rate=1 / 60, burst=5)
 _STATUS: Final = {
     "name-taken": 409,
     CONFUSABLE: 409,
     "name-needs-moderator": 409,
     "bad-link-code": 403,
+    VOIDED: 403,
+    TooManyTokens.code: 409,
 }
 
 #: The answers of a claim besides 201 and the common errors.
@@ -71,7 +85,18 @@ def _limit(buckets: TokenBuckets, key: Hashable, what: str, whose: str = "this a
         raise ApiError(429, "rate-limited", message, headers={"Retry-After": str(seconds)})
 
 
-def _refused(exc: PlayerRefused, where: tuple[str, str]) -> ApiError:
+def _then(first: bytes, rest: Iterator[bytes]) -> Iterator[bytes]:
+    yield first
+    yield from rest  # Starlette reads a plain iterator in its thread pool, off the loop
+
+
+def guess_limit(guesses: int) -> RateLimit:
+    """Wrong link codes from one client address: ``guesses`` at once, then as many again every
+    :data:`~cruel_tools.constants.LINK_GUESS_HOURS` hours."""
+    return RateLimit(rate=guesses / (LINK_GUESS_HOURS * 3600), burst=guesses)
+
+
+def _refused(exc: PlayerRefused | TooManyTokens, where: tuple[str, str]) -> ApiError:
     return ApiError(_STATUS.get(exc.code, 409), exc.code, str(exc), *where)
 
 
@@ -82,8 +107,11 @@ def router(ctx: Context) -> APIRouter:
     router = APIRouter()
     players = ctx.stores.players
     # In memory, per process, like every rate limit: addresses are kept only here.
-    claims = TokenBuckets(CLAIM_LIMIT, ctx.settings.clock)
+    claims = TokenBuckets(claim_limit(ctx.settings.claims_per_day), ctx.settings.clock)
     links = TokenBuckets(LINK_LIMIT, ctx.settings.clock)
+    guesses = TokenBuckets(guess_limit(ctx.settings.link_guesses), ctx.settings.clock)
+    exports = TokenBuckets(EXPORT_LIMIT, ctx.settings.clock)
+    players.max_tokens = ctx.settings.max_tokens
     token_security: dict[str, Any] = {"security": [{PLAYER: []}]}
 
     @router.post(
@@ -118,7 +146,11 @@ def router(ctx: Context) -> APIRouter:
         token = await ctx.own_token(request, player)
         # Each code costs a scrypt (~40 ms): a token makes them at the pace of link tries.
         _limit(links, ("token", token.id), "link codes", "this token")
-        return json_response(await run_in_threadpool(players.link_code, player), 201)
+        try:
+            made = await run_in_threadpool(players.link_code, player)
+        except TooManyTokens as exc:
+            raise _refused(exc, ("path", "name")) from None
+        return json_response(made, 201)
 
     @router.post(
         "/v1/players/{name}/tokens",
@@ -128,15 +160,25 @@ def router(ctx: Context) -> APIRouter:
         openapi_extra=body_doc("LinkRequest"),
     )
     async def redeem(name: PlayerPath, request: Request) -> Response:
-        """A new token of the player for a link code of theirs (used once). Five wrong codes
-        for one player void their live code."""
+        """A new token of the player for a link code of theirs (used once). Wrong codes are
+        limited per client address (``--link-guesses``); 100 from all addresses void the
+        player's live code, and its right code then answers ``link-code-voided``."""
         player = path_player(name)
-        _limit(links, client_address(request, ctx.settings), "link codes")
+        address = client_address(request, ctx.settings)
+        _limit(links, address, "link codes")
         asked = parse_link(await read_body(request, MAX_PLAYER_BODY))
+        # Taken before the try and given back unless the code was wrong: wrong guesses are what
+        # an address is counted for (issue #33, finding 9), and racing tries cannot overdraw.
+        _limit(guesses, address, "wrong link codes")
+        wrong = False
         try:
             made = await run_in_threadpool(players.redeem, player, asked.code)
-        except PlayerRefused as exc:
+        except (PlayerRefused, TooManyTokens) as exc:
+            wrong = exc.code == "bad-link-code"
             raise _refused(exc, ("body", "/code")) from None
+        finally:
+            if not wrong:  # a right code, a voided one, or a store that failed: no guess
+                guesses.give_back(address)
         return json_response(made, 201)
 
     @router.get(
@@ -147,10 +189,16 @@ def router(ctx: Context) -> APIRouter:
     )
     async def export(name: PlayerPath, request: Request) -> Response:
         """Everything the service holds about the player: names, entries with their logs and
-        times, attempts, tokens' dates, link codes' dates, moderators' acts on them."""
+        times, attempts, tokens' dates, link codes' dates, moderators' acts on them. Streamed:
+        the server holds a batch of rows at a time, whatever the player's history."""
         player = path_player(name)
         await ctx.own_token(request, player)
-        return json_response(await run_in_threadpool(players.export, player))
+        _limit(exports, ("player", player), "exports", "this player")
+        parts = players.export_parts(player)
+        # The head is read before the answer starts, so that a database that cannot answer is
+        # a plain error (503), not a 200 cut short.
+        head = await run_in_threadpool(next, parts)
+        return StreamingResponse(_then(head, parts), media_type="application/json")
 
     @router.delete(
         "/v1/players/{name}",
