@@ -25,6 +25,7 @@ from __future__ import annotations
 import datetime as dt
 import secrets
 import statistics
+import threading
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final, Literal
@@ -33,7 +34,16 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
 from . import cards
-from .constants import UNDO_SNAPSHOT_STEPS
+from .constants import (
+    ATTEMPTS_PER_DAY,
+    ATTEMPTS_PER_MINUTE,
+    KEEP_STEPS_HOURS,
+    MAX_ATTEMPT_STEPS,
+    MAX_OPEN_ATTEMPTS,
+    PAR_PACE_MS,
+    SWEEP_INTERVAL,
+    UNDO_SNAPSHOT_STEPS,
+)
 from .documents import document_config
 from .errors import CruelError
 from .game import Game, IllegalMove, Move, Step
@@ -72,8 +82,14 @@ __all__ = [
     "NothingToUndo",
     "BadStep",
     "IllegalStep",
+    "AttemptFull",
+    "TooManyAttempts",
+    "TooManyOpenAttempts",
     "Policy",
+    "Swept",
+    "Sweeper",
     "timing_flags",
+    "pace_flags",
     "parse_attempt",
     "parse_steps",
     "new_attempt_id",
@@ -89,8 +105,8 @@ STEPS_FORMAT: Final = "cruel-attempt-steps/1"
 UNDO: Final = "undo"
 #: Most steps one request may carry.
 MAX_REQUEST_STEPS: Final = 200
-#: Most steps (player and automatic, undos included) one attempt may record.
-MAX_ATTEMPT_STEPS: Final = 3000
+# MAX_ATTEMPT_STEPS (most steps, player and automatic, undos included, one attempt may record)
+# is in constants, with the other storage bounds (issue #33).
 #: An attempt with no step for this long expires (checked when it is next touched).
 TIMEOUT: Final = dt.timedelta(minutes=30)
 #: A win whose wall time per player step is under this is flagged ``too-fast``.
@@ -144,6 +160,39 @@ class BadStep(CruelError):
 
     code = "bad-step"
     status: ClassVar[int] = 422
+
+
+class AttemptFull(CruelError):
+    """The attempt holds the most steps an attempt may record (:attr:`Policy.max_steps`): it
+    takes no more; the player gives it up and starts another."""
+
+    code = "attempt-full"
+    status: ClassVar[int] = 409
+
+
+class TooManyAttempts(CruelError):
+    """The player name has started the most live attempts a minute or a day allows
+    (:attr:`Policy.per_minute`, :attr:`Policy.per_day`); ``retry_after``: seconds until one
+    more may start."""
+
+    code = "too-many-attempts"
+    status: ClassVar[int] = 429
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class TooManyOpenAttempts(CruelError):
+    """The player name holds the most open live attempts it may (:attr:`Policy.max_open`);
+    ``retry_after``: seconds until the first of them expires, if nothing is played in it."""
+
+    code = "too-many-open-attempts"
+    status: ClassVar[int] = 409
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 class IllegalStep(CruelError):
@@ -246,8 +295,8 @@ class AttemptState(BaseModel):
         description="When the attempt expires without another step; null once finished."
     )
     flags: list[str] = Field(
-        description="Why a won attempt waits for a moderator (too-fast, batched, metronome): "
-        "its entry is off the public board until cleared. Empty otherwise."
+        description="Why a won attempt waits for a moderator (too-fast, batched, metronome, "
+        "fast-par): its entry is off the public board until cleared. Empty otherwise."
     )
     entry: SubmissionResult | None = Field(description="The leaderboard entry of a win.")
 
@@ -291,13 +340,36 @@ def sender_text(sender: Hashable) -> str:
 
 @dataclass(frozen=True)
 class Policy:
-    """The stated limits of live attempts (``cruel serve --attempt-timeout/--speed-floor``)."""
+    """The stated limits of live attempts (``cruel serve --attempt-timeout/--speed-floor``), and
+    the bounds of what one player name may store (``--max-open-attempts``,
+    ``--max-attempt-steps``, ``--attempts-per-minute``, ``--attempts-per-day``,
+    ``--keep-steps``; issue #33)."""
 
     timeout: dt.timedelta = TIMEOUT
     floor_ms: int = SPEED_FLOOR_MS
     batch_ms: int = BATCH_MS
     metronome_cv: float = METRONOME_CV
     metronome_intervals: int = METRONOME_INTERVALS
+    max_open: int = MAX_OPEN_ATTEMPTS
+    max_steps: int = MAX_ATTEMPT_STEPS
+    per_minute: int = ATTEMPTS_PER_MINUTE
+    per_day: int = ATTEMPTS_PER_DAY
+    keep_steps: dt.timedelta = dt.timedelta(hours=KEEP_STEPS_HOURS)
+    par_pace_ms: int = PAR_PACE_MS  # --par-pace: fast-par under it (0: never)
+
+
+def pace_flags(
+    line: Sequence[tuple[str, bool]], elapsed_ms: int, par: int, policy: Policy
+) -> list[str]:
+    """``fast-par``: a win at par or better (``line``, the standing steps, as long as ``par``
+    or shorter) played at under ``par_pace_ms`` a player step on average. Finding a deal's
+    fewest-actions line is a search people do slowly; a program that knows the line plays it
+    at any pace it likes (issue #33: a solver's line at 0.22-0.34 s a step won par unflagged).
+    """
+    steps = sum(1 for _, auto in line if not auto)
+    if policy.par_pace_ms <= 0 or not steps or len(line) > par:
+        return []
+    return ["fast-par"] if elapsed_ms < policy.par_pace_ms * steps else []
 
 
 def timing_flags(intervals_ms: Sequence[int], elapsed_ms: int, policy: Policy) -> list[str]:
@@ -533,6 +605,7 @@ class Attempts(Store):
         with self.database.write(lock=skeleton(player)) as db:
             if register is not None and (refused := register(db, player)) is not None:
                 raise _name_refused(refused)
+            self._check_starts(db, player, now)
             db.execute(
                 "INSERT INTO attempts (id, puzzle, player, sender, started_at)"
                 " VALUES (?, ?, ?, ?, ?)",
@@ -577,10 +650,16 @@ class Attempts(Store):
         now = now.astimezone(dt.UTC)
 
         def step(db: Connection, attempt: _Attempt, game: Game) -> Game:
-            if attempt.recorded + len(steps) > MAX_ATTEMPT_STEPS:
-                raise BadStep(f"an attempt records at most {MAX_ATTEMPT_STEPS} steps")
             first = attempt.recorded
             game = self._advance(puzzle, attempt, game, steps)
+            # Counted with the automatic moves the steps brought, before anything is kept: an
+            # attempt never holds more than max_steps rows (the request is refused whole).
+            if attempt.recorded > self.policy.max_steps:
+                raise AttemptFull(
+                    f"the attempt holds {first} steps and these would make {attempt.recorded}, "
+                    f"over the {self.policy.max_steps} an attempt may record: give it up and "
+                    "start another"
+                )
             self._record(db, attempt.id, first, attempt.applied, now)
             attempt.player_steps += len(steps)
             attempt.status = _status(game)
@@ -590,7 +669,7 @@ class Attempts(Store):
                 attempt.elapsed_ms = _ms(now - attempt.started_at)
                 attempt.flags = timing_flags(
                     self._intervals(db, attempt), attempt.elapsed_ms, self.policy
-                )
+                ) + pace_flags(attempt.line, attempt.elapsed_ms, puzzle.par.actions, self.policy)
             return game
 
         return self._change(puzzle, attempt_id, sender, now, today, step)
@@ -642,7 +721,110 @@ class Attempts(Store):
                 (result.submission_id, attempt_id),
             )
 
+    def sweep(self, now: dt.datetime, batch: int = 500) -> Swept:
+        """Bound what abandoned attempts keep (issue #33): end the attempts left open past the
+        timeout (``expired``, or ``blocked`` where no step was legal, rated as a touch would
+        end them), then delete the steps of attempts that ended, not won, more than
+        :attr:`Policy.keep_steps` ago; their rows stay (start, end, status, standing line).
+        ``batch`` attempts a transaction, so no write holds the database long."""
+        now = now.astimezone(dt.UTC)
+        ended = self._end_stale(now, batch)
+        cutoff = (now - self.policy.keep_steps).isoformat()
+        swept = deleted = 0
+        while True:
+            with self.database.write() as db:
+                # recorded > 0: steps still kept (a swept attempt's count is set to 0, its rows
+                # gone), so each pass finds new attempts only.
+                found = [
+                    row[0]
+                    for row in db.execute(
+                        "SELECT attempt FROM live_attempts WHERE status <> 'won'"
+                        " AND ended_at IS NOT NULL AND ended_at < ? AND recorded > 0 LIMIT ?",
+                        (cutoff, batch),
+                    ).fetchall()
+                ]
+                for aid in found:
+                    deleted += db.execute(
+                        "DELETE FROM attempt_steps WHERE attempt = ?", (aid,)
+                    ).rowcount
+                    db.execute("UPDATE live_attempts SET recorded = 0 WHERE attempt = ?", (aid,))
+            swept += len(found)
+            if len(found) < batch:
+                return Swept(ended=ended, swept=swept, steps=deleted)
+
+    def _end_stale(self, now: dt.datetime, batch: int) -> int:
+        """End the attempts with no step for the timeout (what a touch would do, without the
+        puzzle: the stored status already says whether the position is blocked)."""
+        stale = (now - self.policy.timeout).isoformat()
+        total = 0
+        while True:
+            query = (
+                f"SELECT {_COLUMNS} FROM attempts AS a JOIN live_attempts AS l"
+                " ON l.attempt = a.id WHERE l.ended_at IS NULL AND l.last_at < ?"
+            )
+            with self.database.write() as db:
+                found = db.execute(query + " LIMIT ?", (stale, batch)).fetchall()
+                for first in found:
+                    # A request to it waits for this lock, then finds it ended; read again
+                    # under the lock (PostgreSQL: a step may have just been kept).
+                    db.lock(_lock(first[0]))
+                    row = db.execute(query + " AND a.id = ?", (stale, first[0])).fetchone()
+                    if row is None:
+                        continue
+                    attempt = _row(row)
+                    attempt.status = "blocked" if attempt.status == "blocked" else "expired"
+                    attempt.ended_at = now
+                    self._save(db, attempt)
+                    total += 1
+            if len(found) < batch:
+                return total
+
     # -- inside --
+
+    def _check_starts(self, db: Connection, player: str, now: dt.datetime) -> None:
+        """Refuse a start over the player's bounds: open attempts, starts a minute and a day
+        (rolling windows, read from the store in the start's transaction: every worker and
+        instance counts the same starts)."""
+        policy = self.policy
+        fresh = (now - policy.timeout).isoformat()
+        open_at = [
+            _time(row[0])
+            for row in db.execute(
+                "SELECT l.last_at FROM attempts AS a JOIN live_attempts AS l ON l.attempt = a.id"
+                " WHERE a.player = ? AND l.ended_at IS NULL AND l.last_at >= ?",
+                (player, fresh),
+            ).fetchall()
+        ]
+        if len(open_at) >= policy.max_open:
+            wait = _seconds(min(open_at) + policy.timeout - now)
+            raise TooManyOpenAttempts(
+                f"player {player!r} has {len(open_at)} live attempts open, the most a name may "
+                f"hold: give one up, or retry in {wait} s when the oldest expires",
+                wait,
+            )
+        day = dt.timedelta(days=1)
+        starts = [
+            _time(row[0])
+            for row in db.execute(
+                "SELECT a.started_at FROM attempts AS a JOIN live_attempts AS l"
+                " ON l.attempt = a.id WHERE a.player = ? AND a.started_at > ?"
+                " ORDER BY a.started_at DESC LIMIT ?",
+                (player, (now - day).isoformat(), policy.per_day),
+            ).fetchall()
+        ]
+        minute = dt.timedelta(minutes=1)
+        recent = [t for t in starts if t > now - minute]
+        for count, most, window, span in (
+            (len(recent), policy.per_minute, "a minute", minute),
+            (len(starts), policy.per_day, "a day", day),
+        ):
+            if count >= most:
+                wait = _seconds(starts[most - 1] + span - now)  # the oldest start that counts
+                raise TooManyAttempts(
+                    f"player {player!r} has started {most} live attempts in {window}, the "
+                    f"most a name may: retry in {wait} s",
+                    wait,
+                )
 
     def _change(
         self,
@@ -790,6 +972,57 @@ class Attempts(Store):
                 attempt.id,
             ),
         )
+
+
+def _seconds(delta: dt.timedelta) -> int:
+    """A wait as a Retry-After: whole seconds, at least 1."""
+    return max(1, -(-delta // dt.timedelta(seconds=1)))
+
+
+@dataclass(frozen=True)
+class Swept:
+    """What one :meth:`Attempts.sweep` did: attempts ended (left open past their timeout),
+    attempts whose steps were deleted, and the steps deleted."""
+
+    ended: int
+    swept: int
+    steps: int
+
+
+class Sweeper:
+    """A thread of a server process that sweeps its attempts every ``interval`` seconds
+    (:meth:`Attempts.sweep`), as :class:`cruel_tools.publishing.Publisher` keeps its days: every
+    worker may run one (a sweep is idempotent, and each batch is a short transaction of its
+    own). A failed sweep (a busy or unreachable database) is tried again at the next interval."""
+
+    def __init__(
+        self,
+        attempts: Attempts,
+        clock: Callable[[], dt.datetime],
+        interval: float = SWEEP_INTERVAL,
+    ) -> None:
+        self.attempts = attempts
+        self.clock = clock
+        self.interval = interval
+        self.last: Swept | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="cruel-sweeper", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            try:
+                self.last = self.attempts.sweep(self.clock())
+            except Exception:  # noqa: BLE001  # the next interval tries again; serving goes on
+                continue
 
 
 def _line_text(line: list[tuple[str, bool]]) -> str:

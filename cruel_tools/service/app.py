@@ -11,6 +11,7 @@ from typing import Final
 
 from fastapi import FastAPI
 
+from ..attempts import Sweeper
 from ..engine import engine_line, engine_name
 from ..guard import QuietClientFailures, die_with_parent
 from ..keys import TokenBuckets
@@ -72,7 +73,9 @@ def create_app(settings: Settings | None = None, stores: Stores | None = None) -
     except StoreError:
         stores.close()
         raise
-    stores.attempts.policy = settings.policy  # the stated timeout and speed floor
+    stores.attempts.policy = settings.policy  # the stated timeout, speed floor and bounds
+    # Abandoned attempts' steps deleted past --keep-steps (issue #33), in every process.
+    sweeper = Sweeper(stores.attempts, settings.wall_clock, settings.sweep_interval)
     publisher = _publisher(settings, puzzle_set, stores)
     key_buckets, player_buckets = (
         TokenBuckets(limit, settings.clock) if limit else None
@@ -86,7 +89,9 @@ def create_app(settings: Settings | None = None, stores: Stores | None = None) -
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         watch.start()
         publisher.start()
+        sweeper.start()
         yield
+        sweeper.stop()
         publisher.stop()
         gate.close()
         watch.stop()
