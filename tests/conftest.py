@@ -35,6 +35,7 @@ REBUILD = (
 INTEGRATION = frozenset(
     {
         "test_hostile",
+        "test_hostile_hints",
         "test_instances",
         "test_serve_process",
         "test_doc_shell_examples",
