@@ -36,6 +36,8 @@ INTEGRATION = frozenset(
     {
         "test_hostile",
         "test_hostile_hints",
+        "test_hostile_replay",
+        "test_hostile_parsing",
         "test_instances",
         "test_serve_process",
         "test_doc_shell_examples",
