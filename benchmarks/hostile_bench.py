@@ -6,6 +6,7 @@
     .venv/bin/python benchmarks/hostile_bench.py --attack stall -- --body-timeout 5
     .venv/bin/python benchmarks/hostile_bench.py --slow-addresses 10 --clients 300 --duration 30
     .venv/bin/python benchmarks/hostile_bench.py --analyze-flood 50 --duration 30
+    .venv/bin/python benchmarks/hostile_bench.py --hint-starvation 25
 
 It starts the real server (``python -m cruel_tools.cli serve``) on a free loopback port with a
 fresh database (extra ``serve`` options after ``--``), then runs ``--clients`` attackers from
@@ -29,6 +30,13 @@ of a costly log (a long win: one fewest-actions search at the service's budget) 
 ``--flood-addresses`` addresses (127.0.0.2 on), the whole ``--duration``, health probed every
 0.1 s; it prints health's p50 and p99 against the target (p99 under 200 ms) and the analyses'
 answers by status (200, 429 rate-limited, 503 busy).
+
+``--hint-starvation N`` (issue #33, finding 3): one client on 127.0.0.2 loops ``POST /v1/analyze``
+of the costliest win found (the solver's win of deal 2 under royal-family-pysolfc;
+benchmarks/analyze_cost.py), ``--starve-loops`` requests at once, each sent again as soon as
+answered; a player on 127.0.0.3 asks N hints, one a second, each after the last is answered;
+health probed every 0.1 s. It prints the hints answered and refused busy, their latency, the
+analyses by status, and health's p50 and p99.
 
 Meanwhile a prober on 127.0.0.1 sends ``GET /v1/health`` every 0.25 s, each on a new
 connection with a 2 s timeout. It prints how many health checks were answered 200, their
@@ -358,6 +366,130 @@ def print_analyze_flood(args: argparse.Namespace, result: dict[str, object]) -> 
     print(f"server stderr: {result['stderr_bytes']} bytes; peak RSS: {result['peak_rss_mb']} MB")
 
 
+# --- issue #33: hints starved by one address's analyses ------------------------------------------
+
+#: The analyses' loop and the player: different client addresses (Linux answers 127.0.0.0/8).
+STARVER, PLAYER = "127.0.0.2", "127.0.0.3"
+
+
+def costliest_win() -> bytes:
+    """The won log whose analysis cost most (benchmarks/RESULTS.md, issue #33): the solver's win
+    of deal 2 under royal-family-pysolfc (2.6 s of CPU at the budget of c1bfee9)."""
+    import orjson
+
+    from cruel_tools.deals import deal_piles
+    from cruel_tools.game import Game
+    from cruel_tools.rules import PRESETS
+    from cruel_tools.solver import solution_log, solve
+
+    rules = PRESETS["royal-family-pysolfc"]
+    found = solve(Game.from_deal(deal_piles(2, rules), rules))
+    assert found.verdict == "won"
+    return orjson.dumps(solution_log(2, deal_piles(2, rules), rules, found.steps))
+
+
+#: A hint of a deal no puzzle's (docs/service.md's example: deal 3 after five steps).
+HINT_BODY = b'{"format":"cruel-log/1","deal":{"number":3},"moves":["5-11","5-7","R","3-11","R"]}'
+
+
+async def post_status(port: int, source: str, path: str, body: bytes) -> str:
+    """One ``POST`` from ``source`` on a new connection: its status (or the error's name)."""
+    try:
+        reader, writer = await connect("127.0.0.1", port, source)
+        try:
+            writer.write(
+                f"POST {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n".encode()
+                + f"Content-Length: {len(body)}\r\n\r\n".encode()
+                + body
+            )
+            data = await reader.read()
+        finally:
+            writer.close()
+    except OSError as exc:
+        return exc.__class__.__name__
+    return data[9:12].decode(errors="replace") or "empty"
+
+
+async def starve_loop(port: int, body: bytes, stop: list[float], seen: Counter[str]) -> None:
+    """The attacker: analyses again as soon as answered (soon after a refusal) until ``stop``."""
+    while time.monotonic() < stop[0]:
+        status = await post_status(port, STARVER, "/v1/analyze", body)
+        seen[status] += 1
+        if status != "200":
+            await asyncio.sleep(0.05)
+
+
+async def hint_starvation_async(args: argparse.Namespace, port: int, pid: int) -> dict[str, object]:
+    """``--hint-starvation`` hints, one a second from :data:`PLAYER`, while :data:`STARVER`
+    loops costly analyses; ``/v1/health`` probed every 0.1 s meanwhile."""
+    body = costliest_win()
+    stop = [float("inf")]
+    analyses: Counter[str] = Counter()
+    loops = [
+        asyncio.create_task(starve_loop(port, body, stop, analyses))
+        for _ in range(args.starve_loops)
+    ]
+    await asyncio.sleep(1.0)  # the analyses' place taken first
+    hints: Counter[str] = Counter()
+    hint_ms: list[float] = []
+    latencies: list[float] = []
+    failures: Counter[str] = Counter()
+    probes: list[asyncio.Task[None]] = []
+
+    async def probing() -> None:
+        while stop[0] == float("inf"):
+            probes.append(asyncio.create_task(probe(port, latencies, failures)))
+            await asyncio.sleep(0.1)
+
+    prober = asyncio.create_task(probing())
+    for _ in range(args.hint_starvation):
+        began = time.monotonic()
+        status = await post_status(port, PLAYER, "/v1/hint", HINT_BODY)
+        hints[status] += 1
+        if status == "200":
+            hint_ms.append((time.monotonic() - began) * 1000)
+        await asyncio.sleep(max(0.0, began + 1.0 - time.monotonic()))
+    stop[0] = time.monotonic()
+    await prober
+    await asyncio.gather(*probes, *loops)
+    ms = sorted(t * 1000 for t in latencies)
+    hint_ms.sort()
+    return {
+        "hints": dict(hints),
+        "hint_p50_ms": round(statistics.median(hint_ms), 1) if hint_ms else None,
+        "hint_max_ms": round(hint_ms[-1], 1) if hint_ms else None,
+        "analyses": dict(analyses),
+        "answered": len(ms),
+        "probes": len(probes),
+        "p50_ms": round(statistics.median(ms), 1) if ms else None,
+        "p99_ms": round(ms[min(len(ms) - 1, int(0.99 * len(ms)))], 1) if ms else None,
+        "probe_failures": dict(failures),
+        "peak_rss_mb": round(peak_rss_kb(pid) / 1024, 1),
+    }
+
+
+def print_hint_starvation(args: argparse.Namespace, result: dict[str, object]) -> None:
+    hints = result["hints"]
+    assert isinstance(hints, dict)
+    print(
+        f"attack: hint starvation, {args.starve_loops} analyses at once of the costliest win "
+        f"from {STARVER}, looped; {args.hint_starvation} hints from {PLAYER}, one a second; "
+        f"serve options: {' '.join(args.serve) or '(defaults)'}"
+    )
+    print(f"machine: {os.cpu_count()} cores")
+    print(
+        f"hints: answered {hints.get('200', 0)}, refused busy {hints.get('503', 0)}, of "
+        f"{args.hint_starvation} (all: {hints}); answered in p50 {result['hint_p50_ms']} ms, "
+        f"max {result['hint_max_ms']} ms"
+    )
+    print(f"analyses, by status: {result['analyses']}")
+    print(
+        f"health answered: {result['answered']} of {result['probes']}; p50 {result['p50_ms']} "
+        f"ms, p99 {result['p99_ms']} ms; failures: {result['probe_failures']}"
+    )
+    print(f"server stderr: {result['stderr_bytes']} bytes; peak RSS: {result['peak_rss_mb']} MB")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--attack", choices=["stall", "slow", "drop"], default="stall")
@@ -377,6 +509,13 @@ def main() -> None:
         help="issue #24: this many anonymous analyses at once every second, health p50/p99",
     )
     parser.add_argument("--flood-addresses", type=int, default=5, help="addresses of the flood")
+    parser.add_argument(
+        "--hint-starvation",
+        type=int,
+        default=0,
+        help="issue #33: this many hints while one address loops costly analyses",
+    )
+    parser.add_argument("--starve-loops", type=int, default=2, help="its analyses at once")
     parser.add_argument("serve", nargs="*", help="extra options of cruel serve (after --)")
     args = parser.parse_args()
     port = free_port()
@@ -406,6 +545,8 @@ def main() -> None:
             run = slow_many_async if args.slow_addresses else main_async
             if args.analyze_flood:
                 run = analyze_flood_async
+            if args.hint_starvation:
+                run = hint_starvation_async
             result = asyncio.run(run(args, port, proc.pid))
             result["stderr_bytes"] = err_path.stat().st_size - before
         finally:
@@ -417,6 +558,9 @@ def main() -> None:
                 proc.wait()
     if args.analyze_flood:
         print_analyze_flood(args, result)
+        return
+    if args.hint_starvation:
+        print_hint_starvation(args, result)
         return
     if args.slow_addresses:
         print_slow_many(args, result)
