@@ -791,7 +791,7 @@ class Attempts(Store):
             _time(row[0])
             for row in db.execute(
                 "SELECT l.last_at FROM attempts AS a JOIN live_attempts AS l ON l.attempt = a.id"
-                " WHERE a.player = ? AND l.ended_at IS NULL AND l.last_at >= ?",
+                " WHERE a.player = ? AND l.ended_at IS NULL AND l.last_at > ?",
                 (player, fresh),
             ).fetchall()
         ]

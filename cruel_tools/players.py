@@ -21,6 +21,7 @@ import re
 import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Final, Literal
 
 import orjson
@@ -393,11 +394,18 @@ def _joined(parts: Iterator[bytes]) -> Iterator[bytes]:
         first = False
 
 
-def _step_json(at: str, step: str, auto: Any) -> bytes:
+def _step_json(at: str, step: str, auto: Any) -> str:
     """A :class:`StepRecord` as its model dumps it, without making one (a player may have
-    100,000 steps): its time as pydantic writes a UTC time, with ``Z``."""
+    100,000 steps, and a bytes object from ``orjson.dumps`` each would hold kilobytes): its time
+    as pydantic writes a UTC time, with ``Z``."""
     when = at[:-6] + "Z" if at.endswith("+00:00") else _AT.dump_python(_time(at), mode="json")
-    return orjson.dumps({"at": when, "step": step, "auto": bool(auto)})
+    return f'{{"at":{_quoted(when)},"step":{_quoted(step)},"auto":{"true" if auto else "false"}}}'
+
+
+@lru_cache(maxsize=256)
+def _quoted(text: str) -> str:
+    """``text`` as a JSON string (steps are a few hundred texts; times are cached briefly)."""
+    return orjson.dumps(text).decode()
 
 
 # --- the store -----------------------------------------------------------------------------------
@@ -606,7 +614,7 @@ class Players(Store):
         yield before + b'"entries":['
         yield from _joined(self._entry_parts(player, last_entry))
         yield b'],"attempts":['
-        yield from _joined(self._attempt_parts(player))
+        yield from self._attempt_parts(player)
         yield b"]," + after
 
     def _export_head(
@@ -702,8 +710,9 @@ class Players(Store):
             after = int(rows[-1][0])
 
     def _attempt_parts(self, player: str) -> Iterator[bytes]:
-        """The player's attempts in order of their start, each as JSON with its steps streamed
-        in, a batch of attempts (and of each one's steps) a transaction."""
+        """The player's attempts in order of their start, as the items of a JSON array, each
+        with its steps streamed in: a batch of attempts (and of each one's steps) a
+        transaction."""
         live = self.database.read
         with live() as db:
             has_live = db.has_table("live_attempts") and db.has_table("attempt_steps")
@@ -714,6 +723,7 @@ class Players(Store):
             else " NULL, NULL, NULL, NULL FROM attempts AS a"
         )
         key: tuple[str, str] = ("", "")
+        comma = b""  # before every attempt but the first
         while True:
             with live() as db:
                 rows = db.execute(
@@ -734,7 +744,8 @@ class Players(Store):
                     ended_at=_time(ended),
                     elapsed_ms=elapsed,
                 )
-                text = orjson.dumps(record.model_dump(mode="json"))
+                text = comma + orjson.dumps(record.model_dump(mode="json"))
+                comma = b","
                 if not recorded:
                     yield text
                     continue
@@ -755,7 +766,7 @@ class Players(Store):
                     " AND seq >= ? AND seq < ? ORDER BY seq LIMIT ?",
                     (attempt, seq, recorded, EXPORT_BATCH),
                 ).fetchall()
-            yield b",".join(_step_json(at, step, auto) for _, at, step, auto in rows)
+            yield ",".join([_step_json(at, step, auto) for _, at, step, auto in rows]).encode()
             if len(rows) < EXPORT_BATCH:
                 return
             seq = int(rows[-1][0]) + 1

@@ -35,6 +35,7 @@ REBUILD = (
 INTEGRATION = frozenset(
     {
         "test_hostile",
+        "test_hostile_storage",
         "test_hostile_hints",
         "test_hostile_replay",
         "test_hostile_parsing",
