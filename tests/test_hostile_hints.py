@@ -39,7 +39,7 @@ from .test_hostile import request, second_address, serving
 
 ATTACKER, PLAYER = ("192.0.2.66", 1000), ("192.0.2.7", 1000)
 #: A position of a deal that is no puzzle's (docs/service.md's hint example: win-next).
-HINTED = orjson.dumps({**LOST, "moves": LOST["moves"][:5]})
+HINTED = orjson.dumps({**LOST, "moves": list(LOST["moves"])[:5]})
 #: The costliest preset for a won game's analysis (benchmarks/RESULTS.md, issue #33).
 COSTLIEST = "royal-family-pysolfc"
 #: The rest of the family: outside Cruel's own layout, the fewest-actions search is Python's.
