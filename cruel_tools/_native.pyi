@@ -107,4 +107,5 @@ def beam(
     max_states: int,
     guide: list[StepTuple],
     max_memory: int,
+    max_seconds: float = 0.0,
 ) -> tuple[str, list[StepTuple], int]: ...

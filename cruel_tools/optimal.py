@@ -57,6 +57,8 @@ __all__ = [
     "verdict_line",
     "MAX_STATES",
     "BEAM_WIDTH",
+    "PY_STATE_BYTES",
+    "POLL_EVERY",
     "State",
     "beam",
 ]
@@ -67,6 +69,15 @@ OptimalVerdict = Literal["optimal", "best-found", "unwinnable", "unknown"]
 MAX_STATES: Final = 1_000_000
 #: Positions kept per level by the beam search that finds the first upper bound.
 BEAM_WIDTH: Final = 1_000
+#: What one position met by the Python beam or A* holds, about (its state's tuples and frozen
+#: set, its copy of the game, its path or parent, the tables' entries): tracemalloc's peak over
+#: the beams of deal 12 under the four presets of the rest of the family, at a 4 MB budget, was
+#: 2.5-2.8 times what the solver's 1,200 bytes a node counted (issue #33, finding 7).
+PY_STATE_BYTES: Final = 3_500
+#: The Python searches look at the clock and their memory once every this many positions
+#: expanded (a position costs Python well under a millisecond, so a budget is overrun by
+#: milliseconds at most).
+POLL_EVERY: Final = 256
 
 #: A position of the reduced game: the piles, and the cards held back from their foundation
 #: until the next redeal (and, under a redeal limit, the redeals used).
@@ -328,6 +339,7 @@ def beam(
     max_states: int,
     guide: list[Step] | None = None,
     max_memory: int = MAX_MEMORY,
+    deadline: float | None = None,
 ) -> tuple[list[Step] | None, int]:
     """A quick win for an upper bound: the reduced game level by level (a level is one more
     build or redeal), keeping the ``width`` most promising positions of each level: the most
@@ -338,6 +350,11 @@ def beam(
     kept are marked seen, so a narrow beam does not starve on positions it once passed over.
     A ``guide`` (a known win) adds its own position to each level, so the beam never dies out
     and finds the guide's length at worst, and any shortcut from its line.
+
+    The beam ends without a win at ``deadline`` (a :func:`time.perf_counter` reading) or when
+    the positions it holds reach ``max_memory`` bytes (counted exactly in the core; in Python
+    at :data:`PY_STATE_BYTES` a position): every budget of ``cruel solve
+    --optimal`` holds in every phase of the search (issue #33).
     """
     core = engine.native()
     rules_t = None if core is None else _core_rules(start.rules)
@@ -351,6 +368,7 @@ def beam(
             max(0, max_states),
             [_step_tuple(s) for s in guide or []],
             max_memory,
+            _seconds_left(deadline),
         )
         return (_core_steps(raw) if why == "won" else None), expanded
     limited = start.rules.max_redeals is not None
@@ -367,6 +385,10 @@ def beam(
             game, held, path = stack.pop()
             if game.is_won():
                 return list(path), expanded
+            if expanded % POLL_EVERY == 0 and _spent(
+                deadline, (len(seen) + len(following)) * PY_STATE_BYTES, max_memory
+            ):
+                return None, expanded
             expanded += 1
             for step, child, child_held in children(game, held):
                 key = _state(child, child_held, limited)
@@ -428,6 +450,7 @@ def optimize(
     within the budget.
     """
     began = time.perf_counter()
+    deadline = None if max_seconds is None else began + max_seconds
     stats = OptimalStats()
     best: list[Step] | None = list(known) if known else None
     if pile1_lock(start) is not None:
@@ -442,10 +465,15 @@ def optimize(
     # starves, the plain solver's win (long, but a win) guides the next.
     solver_tried = False
     for width in (beam_width // 10, beam_width // 4, beam_width, 4 * beam_width):
-        if width < 1 or stats.expanded >= max_states // 2:
+        if width < 1 or stats.expanded >= max_states // 2 or _spent(deadline, 0, max_memory):
             break
         quick, used = beam(
-            start, width, max_states // 2 - stats.expanded, guide=best, max_memory=max_memory
+            start,
+            width,
+            max_states // 2 - stats.expanded,
+            guide=best,
+            max_memory=max_memory,
+            deadline=deadline,
         )
         stats.expanded += used
         if quick is not None and (best is None or len(quick) < len(best)):
@@ -457,7 +485,7 @@ def optimize(
             found = solve(
                 start.copy(),
                 max_states=max(1, max_states // 4),
-                max_seconds=max_seconds,
+                max_seconds=_seconds_left(deadline) or None,
                 rule_f=rule_f,
                 max_memory=max_memory,
             )
@@ -514,7 +542,8 @@ def shortest(
     runs there (cruel_tools/native/optimal.cpp): the same A*, node for node (the same children in
     the same order, the same ties, pathmax and reopening), within ``max_memory`` bytes counted
     exactly (reaching it ends the search as the budget does), the GIL released (Ctrl-C raises
-    :class:`KeyboardInterrupt`). The Python search estimates no memory.
+    :class:`KeyboardInterrupt`). The Python search estimates its memory at
+    :data:`PY_STATE_BYTES` a position met.
     """
     began = time.perf_counter() if began is None else began
     stats = OptimalStats() if stats is None else stats
@@ -525,6 +554,7 @@ def shortest(
         return _native_shortest(
             core, rules_t, start, limit, max_states, max_seconds, began, stats, max_memory
         )
+    deadline = None if max_seconds is None else began + max_seconds
     limited = start.rules.max_redeals is not None
     root = _state(start, frozenset(), limited)
     # state -> (actions from start, parent state, step from the parent or None for a hold)
@@ -548,9 +578,8 @@ def shortest(
             stats.unique = len(info)
             return _path(info, state), g
         if stats.expanded >= stop or (
-            max_seconds is not None
-            and stats.expanded % 512 == 0
-            and time.perf_counter() - began > max_seconds
+            stats.expanded % POLL_EVERY == 0
+            and _spent(deadline, len(info) * PY_STATE_BYTES, max_memory)
         ):
             stats.unique = len(info)
             return None, bound
@@ -611,6 +640,20 @@ def _native_shortest(
     if why == "exhausted":
         return None, None
     return None, bound  # closed (nothing below the limit is left), or a budget spent
+
+
+def _seconds_left(deadline: float | None) -> float:
+    """Seconds to ``deadline`` as the core takes them: 0 is "no time limit", so a deadline
+    already passed is a tiny budget."""
+    if deadline is None:
+        return 0.0
+    return max(deadline - time.perf_counter(), 1e-9)
+
+
+def _spent(deadline: float | None, held: int, max_memory: int) -> bool:
+    """Whether a Python search must stop: its deadline passed, or the bytes it holds (an
+    estimate) reached its memory budget."""
+    return held > max_memory or (deadline is not None and time.perf_counter() > deadline)
 
 
 def _core_rules(rules: Rules) -> engine.NativeRules | None:

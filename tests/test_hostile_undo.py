@@ -1,14 +1,15 @@
 """Issue #33, finding 6: an undo replayed the whole standing line through the engine, so a
 request of 100 undos on a 1,600-step line cost 0.44-1.2 s where a step cost 5-28 ms.
 
-The attack as it was made: a live attempt with a long standing line (here 1,300 steps, which
-stays under the attempts' storage cap with the undos), then one request of 100 undos. Its cost
+The attack as it was made: a live attempt with a standing line of 1,600 steps, then one request
+of 100 undos. Its cost
 is counted in engine steps (``Game.push``), not wall time, so the test holds on a loaded
 machine; benchmarks/attempt_undo_bench.py has the wall time. The answers are the old ones: each
 undo's position is the shortened line's full replay."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import random
 from collections.abc import Iterator
@@ -18,7 +19,7 @@ from typing import Any
 import pytest
 
 from cruel_tools import cards
-from cruel_tools.attempts import MAX_REQUEST_STEPS, Attempts
+from cruel_tools.attempts import MAX_REQUEST_STEPS, Attempts, Auto
 from cruel_tools.constants import UNDO_SNAPSHOT_STEPS
 from cruel_tools.game import Game, Move, Step
 from cruel_tools.log import COMPACT_STEPS, compact
@@ -28,7 +29,7 @@ from .helpers import published_puzzles
 TODAY = dt.date(2027, 1, 5)
 PUZZLE = "2027-01-05-medium"
 T0 = dt.datetime(2027, 1, 5, 9, 0, tzinfo=dt.UTC)
-LINE = 1_300
+LINE = 1_600
 UNDOS = 100
 
 
@@ -84,6 +85,11 @@ class Pushes:
 @pytest.fixture
 def store(tmp_path: Path) -> Iterator[Attempts]:
     attempts = Attempts(tmp_path / "cruel.sqlite")
+    # The attacker's line (1,600 steps) was made under the old cap of 3,000 steps an attempt;
+    # the storage cap (finding 5) is another test's business: raised here, so the undo's cost is
+    # measured on the line the attack used.
+    if "max_steps" in {f.name for f in dataclasses.fields(attempts.policy)}:
+        attempts.policy = dataclasses.replace(attempts.policy, max_steps=10_000)
     yield attempts
     attempts.close()
 
@@ -127,7 +133,9 @@ def test_a_hundred_undos_on_a_long_line_cost_what_a_hundred_steps_cost(
     assert state.position.piles == _full_replay(puzzle, line[:kept])
 
 
-def _more_steps(puzzle: Any, standing: list[str], auto: str, n: int, rng: random.Random) -> list[str]:
+def _more_steps(
+    puzzle: Any, standing: list[str], auto: str, n: int, rng: random.Random
+) -> list[str]:
     """``n`` random legal player steps after the standing line (the server's automatic moves
     made after each, as it makes them, when ``auto`` is on)."""
     game = _opening(puzzle)
@@ -148,7 +156,7 @@ def _more_steps(puzzle: Any, standing: list[str], auto: str, n: int, rng: random
 
 
 @pytest.mark.parametrize("auto", ["off", "foundations"])
-def test_undos_answer_as_a_full_replay_of_the_shortened_line(store: Attempts, auto: str) -> None:
+def test_undos_answer_as_a_full_replay_of_the_shortened_line(store: Attempts, auto: Auto) -> None:
     # Undos of every size, between steps, across snapshots, down to the start: each answer's
     # line and position are those of the line replayed from the deal, as before.
     puzzle = published_puzzles().get(PUZZLE)

@@ -494,10 +494,12 @@ public:
         use_lock_ = !rules.top_down && !rules.runs;
     }
 
-    // why: won, starved (no level left), states, memory, interrupted
+    // why: won, starved (no level left), states, time, memory, interrupted. max_seconds <= 0: no
+    // time limit (issue #33: the beam kept no time budget, so --max-seconds did not hold).
     template <class Poll>
-    const char* run(size_t width, uint64_t max_states, const std::vector<Packed>& guide, Poll poll,
-                    std::vector<Packed>& win, uint64_t& expanded) {
+    const char* run(size_t width, uint64_t max_states, double max_seconds, const std::vector<Packed>& guide,
+                    Poll poll, std::vector<Packed>& win, uint64_t& expanded) {
+        auto began = std::chrono::steady_clock::now();
         // The guide's positions where each level begins (optimal.py's _guide_levels).
         std::vector<Item> on_guide{{start_, 0, kNone}};
         {
@@ -534,7 +536,12 @@ public:
                     std::reverse(win.begin(), win.end());
                     return "won";
                 }
-                if ((expanded & 1023) == 0 && !poll()) return "interrupted";
+                if ((expanded & 1023) == 0) {
+                    if (max_seconds > 0 &&
+                        std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count() > max_seconds)
+                        return "time";
+                    if (!poll()) return "interrupted";
+                }
                 ++expanded;
                 int k = children(it.pos, rules_, it.held, kids);
                 for (int i = 0; i < k; ++i) {
@@ -684,11 +691,11 @@ py::tuple shortest(const std::vector<std::vector<int>>& piles, const std::vector
     return py::make_tuple(res.why, steps_list(res.steps), res.bound, res.expanded, res.unique, res.pruned, peak);
 }
 
-// beam(piles, found, redeals, rules, width, max_states, guide, max_memory)
+// beam(piles, found, redeals, rules, width, max_states, guide, max_memory, max_seconds = 0)
 // -> (why, steps, expanded): optimal.py's beam, a guide given as (source, target, count) steps.
 py::tuple beam(const std::vector<std::vector<int>>& piles, const std::vector<int>& found, int redeals,
                const py::tuple& rules_t, uint64_t width, uint64_t max_states,
-               const std::vector<std::tuple<int, int, int>>& guide, uint64_t max_memory) {
+               const std::vector<std::tuple<int, int, int>>& guide, uint64_t max_memory, double max_seconds) {
     Rules rules = checked_rules(rules_t);
     Position start = checked_start(piles, found, redeals);
     std::vector<Packed> steps;
@@ -706,7 +713,7 @@ py::tuple beam(const std::vector<std::vector<int>>& piles, const std::vector<int
     uint64_t expanded = 0;
     without_gil([&](auto& poll) {
         Beam b(start, rules, static_cast<size_t>(max_memory));
-        why = b.run(static_cast<size_t>(width), max_states, steps, poll, win, expanded);
+        why = b.run(static_cast<size_t>(width), max_states, max_seconds, steps, poll, win, expanded);
     });
     return py::make_tuple(why, steps_list(win), expanded);
 }
@@ -725,8 +732,8 @@ void register_optimal(py::module_& m) {
           py::arg("limit"), py::arg("max_states"), py::arg("max_seconds"), py::arg("max_memory"),
           "optimal.py's shortest (A*) in the core: (why, steps, bound, expanded, unique, pruned, peak_bytes).");
     m.def("beam", &beam, py::arg("piles"), py::arg("found"), py::arg("redeals"), py::arg("rules"), py::arg("width"),
-          py::arg("max_states"), py::arg("guide"), py::arg("max_memory"),
-          "optimal.py's beam in the core: (why, steps, expanded).");
+          py::arg("max_states"), py::arg("guide"), py::arg("max_memory"), py::arg("max_seconds") = 0.0,
+          "optimal.py's beam in the core: (why, steps, expanded); max_seconds 0: no time limit.");
 }
 
 }  // namespace cruel
