@@ -149,7 +149,7 @@ MAX_REPLAYS: Final = 2
 #: meta of nested arrays, costs about 0.3 ms; a won game's log is 1-3 KB); bigger ones in one of
 #: ``MAX_PARSES`` threads (issue #33, finding 2; service/bodies.py says why).
 PARSE_INLINE_BYTES: Final = 4_096
-MAX_PARSES: Final = 2
+MAX_PARSES: Final = 1
 #: Days after today ``cruel serve`` keeps published (``--ahead``; docs/service.md, Publishing
 #: ahead).
 PUBLISH_AHEAD: Final = 7
@@ -200,6 +200,9 @@ LINK_GUESS_HOURS: Final = 1.0
 #: addresses' worth, and still odds of about 1 in 10^10 for a guesser (2^40 codes).
 LINK_CODE_MAX_WRONG: Final = 100
 #: A live attempt's win at par or better averaging under this many milliseconds a player step
-#: is flagged ``fast-par`` (``--par-pace``; docs/service.md, What the flags catch and miss):
-#: finding a deal's fewest-actions line takes people far longer than replaying a known one.
-PAR_PACE_MS: Final = 1500
+#: is flagged ``fast-par`` (``--par-pace``; docs/service.md, What the flags catch and miss). A
+#: card move is two pointing acts (the card, its target): about 1.1 s each for the average
+#: mouse user in the Keystroke-Level Model (Card, Moran and Newell, 1980), some 0.4-0.5 s for a
+#: fast practised hand by Fitts' law; so a second a step is under even a player replaying a line
+#: they know, and far under one finding the fewest-actions line (no solitaire study measured).
+PAR_PACE_MS: Final = 1000
