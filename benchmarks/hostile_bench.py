@@ -6,6 +6,8 @@
     .venv/bin/python benchmarks/hostile_bench.py --attack stall -- --body-timeout 5
     .venv/bin/python benchmarks/hostile_bench.py --slow-addresses 10 --clients 300 --duration 30
     .venv/bin/python benchmarks/hostile_bench.py --analyze-flood 50 --duration 30
+    .venv/bin/python benchmarks/hostile_bench.py --replay-burst 256 --duration 60 [--behind-nginx]
+    .venv/bin/python benchmarks/hostile_bench.py --parse-flood 9 --duration 30 [--behind-nginx]
     .venv/bin/python benchmarks/hostile_bench.py --hint-starvation 25
 
 It starts the real server (``python -m cruel_tools.cli serve``) on a free loopback port with a
@@ -37,6 +39,15 @@ benchmarks/analyze_cost.py), ``--starve-loops`` requests at once, each sent agai
 answered; a player on 127.0.0.3 asks N hints, one a second, each after the last is answered;
 health probed every 0.1 s. It prints the hints answered and refused busy, their latency, the
 analyses by status, and health's p50 and p99.
+
+``--replay-burst N`` (issue #33, finding 1): N ``POST /v1/replay`` at once of a legal
+10,000-step log made by random play with the library, spread over 8 addresses (256 from 8 is 32
+each, the per-address cap); ``--parse-flood N`` (finding 2): N ``POST /v1/verify`` a second of
+the 960 KB body of nested meta, from 8 addresses in turn. Both probe health every 0.1 s and print
+its p50/p99 and the share of probes answered, against the target (p99 under 200 ms, every
+probe answered). ``--behind-nginx`` puts nginx with deploy/nginx/cruel.conf in front (as
+tests/test_nginx.py does; ``cruel serve --trusted-proxy 127.0.0.1``): attackers and prober then
+go through it.
 
 Meanwhile a prober on 127.0.0.1 sends ``GET /v1/health`` every 0.25 s, each on a new
 connection with a 2 s timeout. It prints how many health checks were answered 200, their
@@ -490,6 +501,242 @@ def print_hint_starvation(args: argparse.Namespace, result: dict[str, object]) -
     print(f"server stderr: {result['stderr_bytes']} bytes; peak RSS: {result['peak_rss_mb']} MB")
 
 
+# --- issue #33: a replay burst and a parse flood, bare or behind nginx -----------------------------
+
+#: The target of issue #33 for ``--replay-burst`` and ``--parse-flood``: health's p99.
+ROUTE_FLOOD_P99_MS = 200.0
+#: The addresses of both attacks (127.0.0.2 on): each within the per-address connection cap.
+ROUTE_FLOOD_ADDRESSES = 8
+
+
+def random_legal_log(steps: int = 10_000, seed: int = 1) -> bytes:
+    """The attacker's replay: ``steps`` random legal steps played with the library, on the
+    first deal that lasts that long (60 KB in compact steps)."""
+    import random
+
+    import orjson
+
+    from cruel_tools.deals import deal_piles
+    from cruel_tools.game import Game
+    from cruel_tools.log import compact
+
+    rng = random.Random(seed)
+    for deal in range(1, 100):
+        game, moves = Game.from_deal(deal_piles(deal)), []
+        while len(moves) < steps:
+            options = list(game.legal_steps())
+            if not options:
+                break
+            step = rng.choice(options)
+            game.push(step)
+            moves.append(compact(step))
+        if len(moves) == steps:
+            return orjson.dumps({"format": "cruel-log/1", "deal": {"number": deal}, "moves": moves})
+    raise SystemExit("no deal lasted that long")
+
+
+#: The attacker's body of the parse flood: 120,000 small objects in meta, 960 KB.
+NESTED_BODY = (
+    b'{"format":"cruel-log/1","deal":{"number":1},"meta":{"a":['
+    + b",".join([b'{"b":1}'] * 120_000)
+    + b"]}}"
+)
+
+
+async def post_timed(
+    port: int, source: str, path: str, body: bytes, seen: Counter[str], sizes: list[int]
+) -> None:
+    """One ``POST`` from ``source``, its whole answer read: status counted, size kept."""
+    try:
+        reader, writer = await connect("127.0.0.1", port, source)
+        try:
+            writer.write(
+                f"POST {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n".encode()
+                + f"Content-Length: {len(body)}\r\n\r\n".encode()
+                + body
+            )
+            data = await reader.read()
+        finally:
+            writer.close()
+    except OSError as exc:
+        seen[exc.__class__.__name__] += 1
+        return
+    seen[data[9:12].decode(errors="replace") or "empty"] += 1
+    sizes.append(len(data))
+
+
+def _health(latencies: list[float], probes: int, failures: Counter[str]) -> dict[str, object]:
+    ms = sorted(t * 1000 for t in latencies)
+    return {
+        "answered": len(ms),
+        "probes": probes,
+        "p50_ms": round(statistics.median(ms), 1) if ms else None,
+        "p99_ms": round(ms[min(len(ms) - 1, int(0.99 * len(ms)))], 1) if ms else None,
+        "worst_ms": round(ms[-1], 1) if ms else None,
+        "probe_failures": dict(failures),
+    }
+
+
+async def replay_burst_async(args: argparse.Namespace, port: int, pid: int) -> dict[str, object]:
+    """``--replay-burst`` replays of a legal 10,000-step log at once, spread over 8 addresses;
+    ``/v1/health`` probed every 0.1 s until the last is answered (or ``--duration``)."""
+    body = random_legal_log()
+    seen: Counter[str] = Counter()
+    sizes: list[int] = []
+    began = time.monotonic()
+    sources = [f"127.0.0.{2 + n}" for n in range(ROUTE_FLOOD_ADDRESSES)]
+    burst = asyncio.gather(
+        *(
+            post_timed(port, sources[n % len(sources)], "/v1/replay", body, seen, sizes)
+            for n in range(args.replay_burst)
+        )
+    )
+    task = asyncio.ensure_future(burst)
+    latencies: list[float] = []
+    failures: Counter[str] = Counter()
+    probes = []
+    while not task.done() and time.monotonic() < began + args.duration:
+        probes.append(asyncio.create_task(probe(port, latencies, failures)))
+        await asyncio.sleep(0.1)
+    await asyncio.gather(*probes)
+    rss = peak_rss_kb(pid)
+    _, pending = await asyncio.wait([task], timeout=5.0)
+    for left in pending:
+        left.cancel()
+    await asyncio.gather(*pending, return_exceptions=True)
+    return {
+        **_health(latencies, len(probes), failures),
+        "attackers": dict(seen),
+        "last_answer_s": round(time.monotonic() - began, 1),
+        "largest_answer_kb": round(max(sizes, default=0) / 1024, 1),
+        "log_kb": round(len(body) / 1024, 1),
+        "peak_rss_mb": round(rss / 1024, 1),
+    }
+
+
+async def parse_flood_async(args: argparse.Namespace, port: int, pid: int) -> dict[str, object]:
+    """Every second, ``--parse-flood`` attacker's bodies (960 KB of nested meta) to
+    ``/v1/verify``, from 8 addresses in turn, the whole ``--duration``; health probed every
+    0.1 s."""
+    seen: Counter[str] = Counter()
+    sizes: list[int] = []
+    sources = [f"127.0.0.{2 + n}" for n in range(ROUTE_FLOOD_ADDRESSES)]
+    stop = time.monotonic() + args.duration
+    sends: list[asyncio.Task[None]] = []
+    latencies: list[float] = []
+    failures: Counter[str] = Counter()
+    probes: list[asyncio.Task[None]] = []
+    gap, next_send, count = 1.0 / args.parse_flood, time.monotonic(), 0
+    next_probe = time.monotonic() + 1.0
+    while time.monotonic() < stop - 2.0:
+        now = time.monotonic()
+        if now >= next_send:
+            source = sources[count % len(sources)]
+            sends.append(
+                asyncio.create_task(
+                    post_timed(port, source, "/v1/verify", NESTED_BODY, seen, sizes)
+                )
+            )
+            count += 1
+            next_send += gap
+        if now >= next_probe:
+            probes.append(asyncio.create_task(probe(port, latencies, failures)))
+            next_probe += 0.1
+        await asyncio.sleep(min(next_send, next_probe) - time.monotonic())
+    await asyncio.gather(*probes)
+    rss = peak_rss_kb(pid)
+    _, pending = await asyncio.wait(sends, timeout=5.0)
+    for left in pending:
+        left.cancel()
+    await asyncio.gather(*pending, return_exceptions=True)
+    if pending:
+        seen["no answer by the end"] += len(pending)
+    return {
+        **_health(latencies, len(probes), failures),
+        "attackers": dict(seen),
+        "sent": count,
+        "peak_rss_mb": round(rss / 1024, 1),
+    }
+
+
+def print_route_flood(args: argparse.Namespace, result: dict[str, object]) -> None:
+    answered, probes = int(str(result["answered"])), int(str(result["probes"]))
+    p99 = result["p99_ms"]
+    met = answered == probes and p99 is not None and float(str(p99)) < ROUTE_FLOOD_P99_MS
+    where = "behind nginx (deploy/nginx/cruel.conf)" if args.behind_nginx else "bare"
+    if args.replay_burst:
+        attack = (
+            f"replay burst, {args.replay_burst} POST /v1/replay at once of a legal 10,000-step "
+            f"log ({result['log_kb']} KB)"
+        )
+    else:
+        attack = (
+            f"parse flood, {args.parse_flood} POST /v1/verify a second of 960 KB of nested "
+            f"meta, {args.duration:g} s"
+        )
+    print(
+        f"attack: {attack}, from {ROUTE_FLOOD_ADDRESSES} addresses, {where}; serve options: "
+        f"{' '.join(args.serve) or '(defaults)'}"
+    )
+    print(f"machine: {os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f}")
+    print(
+        f"health answered: {answered} of {probes} ({100 * answered / max(probes, 1):.0f}%); "
+        f"p50 {result['p50_ms']} ms, p99 {p99} ms, worst {result['worst_ms']} ms; "
+        f"failures: {result['probe_failures']}"
+    )
+    print(
+        f"target (p99 < {ROUTE_FLOOD_P99_MS:g} ms, every probe answered): "
+        f"{'met' if met else 'NOT met'}"
+    )
+    print(f"attackers' answers, by status: {result['attackers']}")
+    if args.replay_burst:
+        print(
+            f"last replay answered after {result['last_answer_s']} s; largest answer "
+            f"{result['largest_answer_kb']} KB"
+        )
+    print(f"server stderr: {result['stderr_bytes']} bytes; peak RSS: {result['peak_rss_mb']} MB")
+
+
+def nginx_front(tmp: Path, upstream: int) -> tuple[subprocess.Popen[bytes], int]:
+    """nginx with deploy/nginx/cruel.conf in front of ``upstream`` (as tests/test_nginx.py runs
+    it: its own prefix and main configuration, a free port); its process and port."""
+    import shutil
+
+    nginx = shutil.which("nginx") or shutil.which("nginx", path="/usr/sbin:/usr/local/sbin")
+    if nginx is None:
+        sys.exit("--behind-nginx: nginx is not installed (apt-get install -y nginx)")
+    port = free_port()
+    text = (ROOT / "deploy" / "nginx" / "cruel.conf").read_text()
+    text = text.replace("listen 80;", f"listen 127.0.0.1:{port};")
+    text = text.replace("server 127.0.0.1:8000;", f"server 127.0.0.1:{upstream};")
+    (tmp / "cruel.conf").write_text(text)
+    temps = "\n".join(
+        f"    {kind}_temp_path {tmp}/{kind};"
+        for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+    )
+    user = "user root root;" if os.geteuid() == 0 else ""
+    main = tmp / "nginx.conf"
+    main.write_text(
+        f"daemon off;\nworker_processes 1;\n{user}\npid {tmp}/nginx.pid;\n"
+        f"error_log {tmp}/error.log warn;\nevents {{ worker_connections 4096; }}\n"
+        f"http {{\n    access_log off;\n{temps}\n    include {tmp}/cruel.conf;\n}}\n"
+    )
+    proc = subprocess.Popen(
+        [nginx, "-p", str(tmp), "-e", str(tmp / "error.log"), "-c", str(main)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return proc, port
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                sys.exit(f"nginx did not start: {(tmp / 'error.log').read_text()}")
+            time.sleep(0.1)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--attack", choices=["stall", "slow", "drop"], default="stall")
@@ -516,9 +763,29 @@ def main() -> None:
         help="issue #33: this many hints while one address loops costly analyses",
     )
     parser.add_argument("--starve-loops", type=int, default=2, help="its analyses at once")
+    parser.add_argument(
+        "--replay-burst",
+        type=int,
+        default=0,
+        help="issue #33: this many replays of a 10,000-step log at once from 8 addresses",
+    )
+    parser.add_argument(
+        "--parse-flood",
+        type=int,
+        default=0,
+        help="issue #33: this many 960 KB nested-meta bodies a second to verify, 8 addresses",
+    )
+    parser.add_argument(
+        "--behind-nginx",
+        action="store_true",
+        help="issue #33: attack and probe through nginx with deploy/nginx/cruel.conf",
+    )
     parser.add_argument("serve", nargs="*", help="extra options of cruel serve (after --)")
     args = parser.parse_args()
     port = free_port()
+    if args.behind_nginx:
+        args.serve = [*args.serve, "--trusted-proxy", "127.0.0.1"]
+    front: subprocess.Popen[bytes] | None = None
     with tempfile.TemporaryDirectory() as tmp:
         err_path = Path(tmp) / "stderr"
         with err_path.open("wb") as err:
@@ -541,15 +808,25 @@ def main() -> None:
                         sys.exit(f"server did not start: {err_path.read_text()}")
                     time.sleep(0.1)
             time.sleep(0.5)
+            target = port
+            if args.behind_nginx:
+                front, target = nginx_front(Path(tmp), port)
             before = err_path.stat().st_size
             run = slow_many_async if args.slow_addresses else main_async
             if args.analyze_flood:
                 run = analyze_flood_async
             if args.hint_starvation:
                 run = hint_starvation_async
-            result = asyncio.run(run(args, port, proc.pid))
+            if args.replay_burst:
+                run = replay_burst_async
+            if args.parse_flood:
+                run = parse_flood_async
+            result = asyncio.run(run(args, target, proc.pid))
             result["stderr_bytes"] = err_path.stat().st_size - before
         finally:
+            if front is not None:
+                front.terminate()
+                front.wait(timeout=20)
             proc.terminate()
             try:
                 proc.wait(timeout=20)
@@ -561,6 +838,9 @@ def main() -> None:
         return
     if args.hint_starvation:
         print_hint_starvation(args, result)
+        return
+    if args.replay_burst or args.parse_flood:
+        print_route_flood(args, result)
         return
     if args.slow_addresses:
         print_slow_many(args, result)
