@@ -23,6 +23,7 @@ from typer.core import TyperGroup
 # is imported here: each command imports the rest when it runs (`cruel --version` and `cruel
 # verify FILE` start in a fraction of the time the whole library takes to import, issue #22).
 from . import cards, deals, log, rules
+from .terminal import terminal_safe
 from .constants import (
     ANALYSIS_DEEP_STATES,
     ANALYSIS_MAX_STATES,
@@ -135,7 +136,7 @@ def _usage_exit(exc: UsageError) -> typer.Exit:
     box, Click print three lines)."""
     words = " ".join(exc.format_message().split()).rstrip(".")
     where = exc.ctx.command_path if exc.ctx is not None else "cruel"
-    typer.echo(f"error: {words} (see '{where} -h')", err=True)
+    _echo(f"error: {words} (see '{where} -h')", err=True)
     return typer.Exit(exc.exit_code)
 
 
@@ -183,6 +184,7 @@ _EXAMPLES: dict[str, tuple[str, ...]] = {
     "moderate clear": ("cruel moderate clear 12 --as 1 --reason 'played it in front of us'",),
     "moderate reject": ("cruel moderate reject 12 --as 1 --reason '58 moves in 5 ms'",),
     "ratings": ("cruel ratings --db cruel.sqlite", "cruel ratings --db cruel.sqlite --json"),
+    "sweep": ("cruel sweep --db cruel.sqlite", "cruel sweep --db cruel.sqlite --keep-steps 6"),
 }
 
 #: Metavars by parameter name where the type alone says too little (``<str>``, ``<path>``).
@@ -249,7 +251,7 @@ class _Group(TyperGroup):
         # run is the operator's to fix first (CRUEL_ENGINE=native without the compiled core).
         refusal = engine_refusal()
         if refusal is not None:
-            typer.echo(refusal, err=True)
+            _echo(refusal, err=True)
             raise typer.Exit(EXIT_NO_NATIVE_CORE)
         try:
             return super().make_context(*args, **kwargs)
@@ -292,7 +294,8 @@ Deals:      deal (its piles), show (draw it), solve (search for a win),
 Puzzles:    generate (of one tier), daily (a dated puzzle set)
 Service:    serve (HTTP: puzzles, verification, leaderboards), keys (its API keys),
             moderate (the review queue of flagged wins),
-            ratings (the puzzles' ratings from play, by tier)
+            ratings (the puzzles' ratings from play, by tier),
+            sweep (delete abandoned attempts' steps now)
 
 Run cruel COMMAND -h for a command's options and examples; docs/cli.md for exit codes."""
 
@@ -308,7 +311,7 @@ class _Cruel(typer.Typer):
         except Exception as exc:
             traceback.print_exc()
             words = f"{type(exc).__name__}: {exc}".splitlines()[0][:200]
-            sys.stderr.write(f"error: internal error ({words}); please report it\n")
+            sys.stderr.write(f"error: internal error ({terminal_safe(words)}); please report it\n")
             sys.exit(EXIT_INTERNAL_ERROR)
 
 
@@ -327,7 +330,7 @@ app = _Cruel(
 def _show_version(value: bool) -> None:
     if value:  # the console script answers a lone --version before Typer loads (console.py)
         for line in version_lines():
-            typer.echo(line)
+            _echo(line)
         raise typer.Exit(0)
 
 
@@ -350,8 +353,22 @@ def _main(
 _T = TypeVar("_T")
 
 
-def _out(line: str | bytes) -> None:
-    data = line if isinstance(line, bytes) else line.encode()
+def _echo(message: str, err: bool = False) -> None:
+    """A line of text on stdout or stderr, made terminal-safe (:func:`terminal_safe`: a file
+    name or a log's text with control characters cannot forge a line or move the cursor)."""
+    typer.echo(terminal_safe(message), err=err)
+
+
+def _text(line: str | bytes) -> str:
+    """A line of text that may come as bytes (the native core's reports): bytes that are not
+    UTF-8 shown as ``\\xNN``, so that :func:`_out` makes it terminal-safe."""
+    return line.decode("utf-8", "backslashreplace") if isinstance(line, bytes) else line
+
+
+def _out(line: str | bytes, styled: bool = False) -> None:
+    """A result on stdout: bytes (JSON) as they are, text made terminal-safe; ``styled``: the
+    renderer's own colour codes kept (issue #33, finding 10)."""
+    data = line if isinstance(line, bytes) else terminal_safe(line, styled).encode()
     shown = [p for p in _showing if p.shown]
     for progress in shown:  # a progress line on this terminal: out of the way first
         progress.clear()
@@ -364,7 +381,7 @@ def _out(line: str | bytes) -> None:
 
 def _fail(message: str, code: int) -> typer.Exit:
     """Print a one-line error on stderr; the caller raises the returned Exit."""
-    typer.echo(f"error: {message}", err=True)
+    _echo(f"error: {message}", err=True)
     return typer.Exit(code)
 
 
@@ -391,7 +408,7 @@ def _check_inputs(names: list[str]) -> None:
 def _report_exit(report: VerifyReport) -> typer.Exit:
     """A log that cannot be used, in the verifier's words (as ``cruel verify`` prints them) on
     stderr, and its exit code; the caller raises the returned Exit."""
-    typer.echo(report_line(report), err=True)
+    _echo(report_line(report), err=True)
     return typer.Exit(report.exit_code)
 
 
@@ -412,7 +429,7 @@ _QuietOption = Annotated[bool, _quiet_option()]
 def _note(message: str, quiet: bool) -> None:
     """A summary, note or warning on stderr, unless ``--quiet``."""
     if not quiet:
-        typer.echo(message, err=True)
+        _echo(message, err=True)
 
 
 def _clock(seconds: float) -> str:
@@ -484,7 +501,7 @@ class _Progress:
             return
         with self._lock:
             self.last = now
-            sys.stderr.write("\r\x1b[K" + self.line(now))
+            sys.stderr.write("\r\x1b[K" + terminal_safe(self.line(now)))
             sys.stderr.flush()
             self.shown = True
 
@@ -574,7 +591,7 @@ def verify_command(
         ):
             tally[status] += 1
             if json or not (quiet and status == "valid"):
-                _out(line)
+                _out(line if json else _text(line))  # a text line as bytes (the core's) too
             progress.step()
     if not tally:
         raise _fail(
@@ -648,7 +665,7 @@ def schema_command(
     from . import schemas
 
     for path in schemas.write_all(out):
-        typer.echo(str(path))
+        _echo(str(path))
 
 
 @app.command("rules")
@@ -774,7 +791,7 @@ def _replay_one(
         render.check_window(options, len(game_log.moves))
     except render.EmptyWindow as exc:
         where = "" if source is None else f"{source}: "
-        typer.echo(f"error: {where}{exc}", err=True)
+        _echo(f"error: {where}{exc}", err=True)
         return 2
     found: analysis.Analysis | None = None
     if analyze:
@@ -794,8 +811,8 @@ def _replay_one(
         _out(orjson.dumps(doc))
         return EXIT_CODES["invalid"] if doc["error"] else 0
     result = render.replay(game_log, options)
-    for line in result.lines:
-        _out(line)
+    for line in result.lines:  # the log's text in them made safe by render, its colours kept
+        _out(line, styled=options.style.color)
     return EXIT_CODES["invalid"] if result.error else 0
 
 
@@ -914,7 +931,7 @@ def replay_command(
             game_log = log.load(data, limits)
         except log.LogFormatError as exc:
             report = unreadable(exc, source)
-            typer.echo(report_line(report), err=True)
+            _echo(report_line(report), err=True)
             code = max(code, report.exit_code)
             continue
         code = max(code, _replay_one(game_log, options, source, json, analyze, max_states))
@@ -958,9 +975,9 @@ def show_command(
     if json:
         _out(orjson.dumps({"number": number, "piles": [[cards.name(c) for c in p] for p in piles]}))
         return
-    title = f"Deal {number}" if number is not None else f"Deal from {deal_spec}"
+    title = f"Deal {number}" if number is not None else f"Deal from {terminal_safe(deal_spec)}"
     for line in render.show(Game.trusted(piles, chosen), title, style):
-        _out(line)
+        _out(line, styled=style.color)
 
 
 @app.command("stats")
@@ -1013,18 +1030,18 @@ def _stats_notes(rec: stats.Record, notes: stats.Notes, player: str | None, json
     """What a record does not show by itself, on stderr."""
     if player is None and len(notes.players) > 1:
         names = ", ".join(sorted(notes.players)[:5]) + (", ..." if len(notes.players) > 5 else "")
-        typer.echo(
+        _echo(
             f"note: one record merging {len(notes.players)} players ({names}); "
             "give --player NAME for one player's record",
             err=True,
         )
     if player is not None and notes.other_players:
-        typer.echo(
+        _echo(
             f"note: {plural(notes.other_players, 'log')} of other players left aside", err=True
         )
     if notes.bad_timestamps:
         many = notes.bad_timestamps != 1
-        typer.echo(
+        _echo(
             f"warning: {plural(notes.bad_timestamps, 'counted log')} "
             f"{'have' if many else 'has'} an unusable meta.started_at or meta.finished_at "
             "(not an ISO 8601 time, or a finish before the start): "
@@ -1032,7 +1049,7 @@ def _stats_notes(rec: stats.Record, notes: stats.Notes, player: str | None, json
             err=True,
         )
     if json and notes.excluded > len(rec.excluded):
-        typer.echo(
+        _echo(
             f"note: {plural(notes.excluded, 'log')} left out; excluded lists the first "
             f"{len(rec.excluded)}",
             err=True,
@@ -1849,11 +1866,11 @@ def serve_command(
         raise _fail(str(exc), 2) from None
     # Which engine serves, at the top of the log: a server on the Python engine (no compiled
     # core) is much slower, and its operator should see it without a request.
-    typer.echo(", ".join(version_lines()), err=True)
-    typer.echo(_publishing_line(secret_file, open_, ahead, location.demo), err=True)
-    typer.echo(_puzzles_line(location.describe(), settings), err=True)
+    _echo(", ".join(version_lines()), err=True)
+    _echo(_publishing_line(secret_file, open_, ahead, location.demo), err=True)
+    _echo(_puzzles_line(location.describe(), settings), err=True)
     if open_:
-        typer.echo(
+        _echo(
             "warning: --open: submissions need no API key for names nobody has claimed; anyone "
             "who can reach the port may play under such a name (a local demo only: browsers "
             "claim names with player tokens and need no --open)",
@@ -1957,7 +1974,7 @@ def _serve_metrics(host: str, port: int, registry: Any) -> None:
         raise _fail(
             f"--metrics-bind: cannot listen on {host}:{port}: {exc.strerror or exc}", 2
         ) from None
-    typer.echo(f"metrics: http://{host}:{port}/metrics with no key", err=True)
+    _echo(f"metrics: http://{host}:{port}/metrics with no key", err=True)
 
 
 def _proxy_network(text: str) -> str:
@@ -2033,7 +2050,7 @@ def keys_add_command(
         opened.close()
     _out(f"id {made.id}")
     _out(f"key {key}")
-    typer.echo(
+    _echo(
         f"made {made.role} key {made.id} ({made.name}): keep it secret; it is not shown again",
         err=True,
     )
@@ -2072,7 +2089,7 @@ def keys_revoke_command(
         raise _fail(str(exc), 2) from None
     finally:
         opened.close()
-    typer.echo(
+    _echo(
         f"key {revoked.id} ({revoked.name}) revoked at {_when(revoked.revoked_at)}", err=True
     )
 
@@ -2136,7 +2153,7 @@ def _decide(action: str, submission: int, key_id: int, reason: str | None, db: s
     finally:
         opened.close()
     state = "listed" if done.listed else "hidden"
-    typer.echo(f"submission {submission} {action}ed: {state} (audit {done.audit.id})", err=True)
+    _echo(f"submission {submission} {action}ed: {state} (audit {done.audit.id})", err=True)
 
 
 _SubmissionArgument = Annotated[
