@@ -14,6 +14,7 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
+import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
 from .documents import document_config
@@ -55,11 +56,11 @@ class Entry(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    rank: int = Field(
+    rank: int | None = Field(
         description="1 + the entries ranked (with best_per_player: players) with a strictly "
         "better score: fewer actions (card moves + redeals), or as many actions and fewer "
         "redeals. Equal scores share a rank (1, 1, 3, ...); within a tie the earliest submission "
-        "is listed first."
+        "is listed first. Null on the list of unranked entries (ranked=false)."
     )
     player: str
     moves: int
@@ -91,7 +92,13 @@ class Leaderboard(BaseModel):
         description="actions: fewest actions (card moves + redeals), then fewest redeals. time: "
         "only server-timed entries, fastest first, then fewest actions, then redeals.",
     )
-    total: int = Field(description="Entries on the whole leaderboard.")
+    ranked: bool = Field(
+        True,
+        description="true: the ranked entries (live attempts, a site key's logs). false: the "
+        "unranked ones, listed apart and never ranked: logs nothing timed (a player's token, "
+        "--open), fewest actions first, rank null (best_per_player and by do not apply).",
+    )
+    total: int = Field(description="Entries on the whole leaderboard (of this list).")
     offset: int
     entries: list[Entry]
 
@@ -289,6 +296,12 @@ class Leaderboards(Store):
                     ),
                 ).fetchall()
                 new = bool(inserted)
+                if inserted and judgement.unranked is not None:  # before the tallies move
+                    db.execute(
+                        "INSERT INTO unranked_submissions (submission, puzzle, reason, at)"
+                        " VALUES (?, ?, ?, ?)",
+                        (inserted[0][0], judgement.puzzle, judgement.unranked, when.isoformat()),
+                    )
                 if inserted and judgement.attempt is not None:
                     judgement.attempt.use(db, inserted[0][0])
                 if inserted:
@@ -298,15 +311,18 @@ class Leaderboards(Store):
                     stored = (inserted[0][0], *score, when.isoformat(), elapsed)
                 else:  # stored meanwhile by another process: its entry
                     stored = db.execute(find, key).fetchone()
-            # None: not listed (hidden by a moderator, or its player banned).
-            listed = _listed(db, stored[0])
-            rank = _rank(db, judgement.puzzle, stored[1:-2]) if listed else None
+            # Not ranked: unranked, held for review, hidden by a moderator, its player banned.
+            reason, flags = _standing(db, stored[0], judgement.player)
+            rank = _rank(db, judgement.puzzle, stored[1:-2]) if reason is None else None
         return judgement.result(
             accepted=True,
             duplicate=not new,
             submission_id=stored[0],
             submitted_at=dt.datetime.fromisoformat(stored[-2]),
             rank=rank,
+            ranked=reason is None,
+            unranked_reason=reason,
+            flags=flags,
             elapsed_ms=stored[-1],
         )
 
@@ -390,6 +406,7 @@ class Leaderboards(Store):
         entries: list[Entry] = []
         for k, row in enumerate(rows):
             player, moves, redeals, actions, at, sid, elapsed = row[:7]
+            rank: int | None
             if k == 0:
                 rank = first
             elif tie(row) == tie(rows[k - 1]):
@@ -417,6 +434,46 @@ class Leaderboards(Store):
             entries=entries,
         )
 
+    def unranked(self, puzzle_id: str, limit: int = 100, offset: int = 0) -> Leaderboard:
+        """Entries ``offset`` to ``offset + limit`` of a puzzle's unranked entries (stored, not
+        ranked: nothing timed them), fewest actions first, then the earliest; not hidden, player
+        not banned. A count over the index ``unranked_puzzle``: each player stores at most
+        :data:`MAX_ENTRIES` a puzzle."""
+        limit = max(0, min(limit, MAX_PAGE))
+        shown = (
+            " FROM unranked_submissions AS u JOIN submissions AS s ON s.id = u.submission"
+            " WHERE u.puzzle = ?"
+            " AND NOT EXISTS (SELECT 1 FROM hidden_submissions AS h WHERE h.submission = s.id)"
+            " AND NOT EXISTS (SELECT 1 FROM banned_players AS b WHERE b.player = s.player)"
+        )
+        with self.database.read() as db:
+            total = int(db.execute(f"SELECT COUNT(*){shown}", (puzzle_id,)).fetchone()[0])
+            rows = db.execute(
+                "SELECT s.player, s.moves, s.redeals, s.actions, s.submitted_at, s.id"
+                f"{shown} ORDER BY s.actions, s.redeals, s.id LIMIT ? OFFSET ?",
+                (puzzle_id, limit, offset),
+            ).fetchall()
+        entries = [
+            Entry(
+                rank=None,
+                player=player,
+                moves=moves,
+                redeals=redeals,
+                actions=actions,
+                submitted_at=dt.datetime.fromisoformat(at),
+                submission_id=sid,
+            )
+            for player, moves, redeals, actions, at, sid in rows
+        ]
+        return Leaderboard(
+            puzzle=puzzle_id,
+            best_per_player=False,
+            ranked=False,
+            total=total,
+            offset=offset,
+            entries=entries,
+        )
+
     def entry_moves(self, puzzle_id: str, submission_id: int) -> tuple[str, str] | None:
         """The player and the moves (compact form) of a listed entry of ``puzzle_id``; None when
         there is no such entry, or it is not listed (hidden by a moderator, or its player banned).
@@ -439,9 +496,14 @@ class Leaderboards(Store):
         when no such player has ever stored an entry or started an attempt."""
         with self.database.read() as db:  # one snapshot for every read
             known = db.execute("SELECT 1 FROM players WHERE player = ?", (player,)).fetchone()
+            # Unranked entries are the player's verified wins too: only hidden and banned ones
+            # are left out of their record.
             rows = db.execute(
-                "SELECT puzzle, moves, submitted_at, elapsed_ms FROM visible_submissions"
-                " WHERE player = ? ORDER BY id",
+                "SELECT puzzle, moves, submitted_at, elapsed_ms FROM submissions AS s"
+                " WHERE player = ?"
+                " AND NOT EXISTS (SELECT 1 FROM hidden_submissions AS h WHERE h.submission = s.id)"
+                " AND NOT EXISTS (SELECT 1 FROM banned_players AS b WHERE b.player = s.player)"
+                " ORDER BY id",
                 (player,),
             ).fetchall()
             has_attempts = db.has_table("attempts")
@@ -497,7 +559,22 @@ def _time_rank(db: Connection, puzzle_id: str, elapsed: int, players: bool) -> i
     return int(db.execute(sql, (puzzle_id, elapsed)).fetchone()[0]) + 1
 
 
-def _listed(db: Connection, submission_id: int) -> bool:
-    """Whether the entry is on its leaderboard: neither hidden nor its player banned."""
-    found = db.execute("SELECT 1 FROM visible_submissions WHERE id = ?", (submission_id,))
-    return found.fetchone() is not None
+def _standing(db: Connection, submission_id: int, player: str) -> tuple[str | None, list[str]]:
+    """Why a stored entry is not ranked (None: it is), and its review flags: the answer says
+    which, so that a held or unranked entry is never a bare ``rank: null`` (issue #33)."""
+    one = db.execute
+    unranked = one(
+        "SELECT reason FROM unranked_submissions WHERE submission = ?", (submission_id,)
+    ).fetchone()
+    queued = one(
+        "SELECT reasons, status FROM review_queue WHERE submission = ?", (submission_id,)
+    ).fetchone()
+    flags = [str(f) for f in orjson.loads(queued[0])] if queued else []
+    if unranked is not None:
+        return str(unranked[0]), flags
+    if one("SELECT 1 FROM banned_players WHERE player = ?", (player,)).fetchone():
+        return "banned", flags
+    hidden = one("SELECT 1 FROM hidden_submissions WHERE submission = ?", (submission_id,))
+    if hidden.fetchone() is None:
+        return None, flags
+    return ("held-for-review" if queued and queued[1] == "pending" else "hidden"), flags

@@ -76,9 +76,10 @@ ACTIONS: Final[tuple[Action, ...]] = (
 )
 #: The review queue's document (``GET /v1/admin/queue``).
 QUEUE_FORMAT: Final = "cruel-review-queue/1"
-#: Why an entry is flagged: a live attempt's timing (:func:`cruel_tools.attempts.timing_flags`),
-#: or a submitted log at par or better that no live attempt timed.
-Flag = Literal["too-fast", "batched", "metronome", "untimed-par"]
+#: Why an entry is flagged: a live attempt's timing (:func:`cruel_tools.attempts.timing_flags`,
+#: :func:`~cruel_tools.attempts.pace_flags`), or a submitted log at par or better that no live
+#: attempt timed.
+Flag = Literal["too-fast", "batched", "metronome", "fast-par", "untimed-par"]
 Review = Literal["pending", "cleared", "rejected"]
 
 
@@ -198,6 +199,7 @@ class QueueEntry(BaseModel):
     flagged_at: dt.datetime
     reasons: list[Flag] = Field(
         description="too-fast, batched, metronome: a live attempt's timing no person plays; "
+        "fast-par: a live win at par or better at a pace under --par-pace a step; "
         "untimed-par: a submitted log at par or better that no live attempt timed."
     )
     detail: str
@@ -483,6 +485,7 @@ class Moderation(Store):
                 hidden = False
             if action == "delete":
                 db.execute("DELETE FROM submissions WHERE id = ?", (sid,))
+                db.execute("DELETE FROM unranked_submissions WHERE submission = ?", (sid,))
             tallies.settle()  # the boards' tallies follow the entry's listing
             banned = self._banned(db, record.player)
             entry = record_act(db, when, key, action, changed, sid, record.player, reason, record)

@@ -35,6 +35,8 @@ __all__ = [
     "index_ddl",
     "SUBMISSIONS",
     "MODERATION",
+    "UNRANKED",
+    "VISIBLE",
     "KEYS",
     "ATTEMPTS",
     "TALLIES",
@@ -56,8 +58,10 @@ __all__ = [
 #: (``score_counts``, ``player_best``): ranks and totals without counting entries, 6 public play
 #: (issue #24): players' tokens (:data:`PLAYERS`) and live attempts (:data:`LIVE`), new tables
 #: only, so that one version holds both. 7 ratings from play (issue #26): :data:`RATINGS`, and
-#: the days ``cruel serve`` publishes ahead (:data:`PUBLISHED`), new tables only.
-DB_VERSION: Final = 7
+#: the days ``cruel serve`` publishes ahead (:data:`PUBLISHED`), new tables only. 8 unranked
+#: entries (issue #33, finding 4): :data:`UNRANKED`, and ``visible_submissions`` made anew
+#: without them.
+DB_VERSION: Final = 8
 #: An entry's score, best first: fewest actions (card moves + redeals), then fewest redeals.
 #: Equal scores share a rank; the earliest submission (lowest id) is listed first within a tie.
 #: The one statement of the order: every ranking query and index is made of it.
@@ -93,9 +97,8 @@ CREATE TABLE IF NOT EXISTS players (      -- every name with an entry, for looka
 CREATE INDEX IF NOT EXISTS players_skeleton ON players (skeleton);
 """
 
-#: The moderation tables and the view of visible submissions (:mod:`cruel_tools.moderation`),
-#: made after ``submissions``' columns: the view is of them all. Leaderboards and ranks are made
-#: of ``visible_submissions`` only.
+#: The moderation tables (:mod:`cruel_tools.moderation`). Leaderboards and ranks are made of
+#: the view ``visible_submissions`` (:data:`VISIBLE`) only.
 MODERATION: Final = """
 CREATE TABLE IF NOT EXISTS hidden_submissions (
     submission INTEGER PRIMARY KEY,         -- submissions.id
@@ -117,10 +120,36 @@ CREATE TABLE IF NOT EXISTS moderation_audit (
     reason TEXT,
     record TEXT                             -- the submission as it was, JSON (its log too)
 );
+"""
+
+#: The view as versions 4 to 7 made it (a PostgreSQL store's migration 4; 8 makes it anew).
+_VIEW_7: Final = """
 CREATE VIEW IF NOT EXISTS visible_submissions AS
     SELECT * FROM submissions AS s
     WHERE NOT EXISTS (SELECT 1 FROM hidden_submissions AS h WHERE h.submission = s.id)
       AND NOT EXISTS (SELECT 1 FROM banned_players AS b WHERE b.player = s.player);
+"""
+
+#: Entries stored but not ranked (version 8; :mod:`cruel_tools.leaderboard`): logs that nothing
+#: timed (a player's token, ``--open``) unless ``cruel serve --rank-untimed``. Made before the
+#: view, which leaves them out: no board, rank or tally counts them.
+UNRANKED: Final = """
+CREATE TABLE IF NOT EXISTS unranked_submissions (
+    submission INTEGER PRIMARY KEY,         -- submissions.id
+    puzzle TEXT NOT NULL,                   -- its puzzle: the board's unranked list
+    reason TEXT NOT NULL,                   -- untimed
+    at TEXT NOT NULL                        -- ISO 8601, UTC
+);
+CREATE INDEX IF NOT EXISTS unranked_puzzle ON unranked_submissions (puzzle, submission);
+"""
+
+#: The view of what the boards list: neither hidden, nor a banned player's, nor unranked.
+VISIBLE: Final = """
+CREATE VIEW IF NOT EXISTS visible_submissions AS
+    SELECT * FROM submissions AS s
+    WHERE NOT EXISTS (SELECT 1 FROM hidden_submissions AS h WHERE h.submission = s.id)
+      AND NOT EXISTS (SELECT 1 FROM banned_players AS b WHERE b.player = s.player)
+      AND NOT EXISTS (SELECT 1 FROM unranked_submissions AS u WHERE u.submission = s.id);
 """
 
 #: The API keys (:mod:`cruel_tools.keys`).
@@ -369,20 +398,23 @@ PG_MIGRATIONS: Final[tuple[tuple[int, str], ...]] = (
     (5, "the tallies of the boards: score_counts, player_best"),
     (6, "public play: players' tokens, live attempts and the review queue"),
     (7, "ratings from play: ratings, rated_attempts; days published ahead: published_puzzles"),
+    (8, "unranked entries: unranked_submissions, and visible_submissions without them"),
 )
 
 
 def pg_migration(version: int) -> str:
     """The statements of a PostgreSQL migration (SQLite's words: :meth:`Connection.script`
     turns them into PostgreSQL's)."""
-    if version == 4:
-        return "\n".join([SUBMISSIONS, index_ddl(), MODERATION, KEYS, ATTEMPTS])
+    if version == 4:  # the view as it was then; version 8 makes it anew
+        return "\n".join([SUBMISSIONS, index_ddl(), MODERATION, _VIEW_7, KEYS, ATTEMPTS])
     if version == 5:
         return TALLIES + REBUILD
     if version == 6:
         return PLAYERS + LIVE
     if version == 7:
         return RATINGS + PUBLISHED
+    if version == 8:
+        return UNRANKED + "DROP VIEW IF EXISTS visible_submissions;\n" + VISIBLE
     raise AssertionError(f"no migration to version {version}")
 
 
@@ -464,7 +496,11 @@ def _migrate_sqlite(database: SqliteDatabase, name: str) -> None:
         if version < 4:
             _add_actions(db)
         db.executescript(index_ddl())
-        db.executescript(MODERATION)  # after the columns: its view is of them all
+        db.executescript(MODERATION)
+        db.executescript(UNRANKED)  # version 8: the view below leaves its entries out
+        if version < 8:
+            db.execute("DROP VIEW IF EXISTS visible_submissions")
+        db.executescript(VISIBLE)  # after the columns: the view is of them all
         db.executescript(TALLIES)
         if version < 5:
             db.executescript(REBUILD)  # once, from the entries there

@@ -29,6 +29,8 @@ from .verify import VerifyReport
 
 __all__ = [
     "SUBMISSION_FORMAT",
+    "UnrankedReason",
+    "UNTIMED",
     "RESULT_FORMAT",
     "PLAYER_PATTERN",
     "PlayerName",
@@ -48,6 +50,10 @@ __all__ = [
 ]
 
 SUBMISSION_FORMAT: Final = "cruel-submission/1"
+#: Why an accepted entry is not ranked (:attr:`SubmissionResult.unranked_reason`).
+UnrankedReason = Literal["untimed", "held-for-review", "hidden", "banned"]
+#: The reason of an entry stored unranked because nothing timed it (issue #33, finding 4).
+UNTIMED: Final = "untimed"
 RESULT_FORMAT: Final = "cruel-submission-result/1"
 
 # A player name is checked by cruel_tools.names: PRECIS UsernameCasePreserved (RFC 8265) on each
@@ -166,9 +172,28 @@ class SubmissionResult(BaseModel):
     rank: int | None = Field(
         description="The entry's rank on the whole leaderboard when answered: 1 + the entries "
         "with a strictly better score (fewer actions, or as many actions and fewer redeals). "
-        "Equal scores share a rank, whenever they were submitted. Only entries on the "
-        "leaderboard count (not hidden by a moderator, player not banned); null for an entry "
-        "that is not."
+        "Equal scores share a rank, whenever they were submitted. Only ranked entries count "
+        "(not unranked, not held for review or hidden by a moderator, player not banned); null "
+        "for an entry that is not ranked: unranked_reason says why."
+    )
+    ranked: bool = Field(
+        False,
+        description="The entry is ranked on its board: a live attempt the server timed, or a "
+        "log a site sent with its key. False for a rejected submission, and for an accepted "
+        "one that is not ranked (unranked_reason).",
+    )
+    unranked_reason: UnrankedReason | None = Field(
+        None,
+        description="Why an accepted entry is not ranked: untimed (a log sent with a player's "
+        "token or under --open: nothing timed it; listed apart, ranked=false on the board), "
+        "held-for-review (flagged: off the board until a moderator clears it; flags says "
+        "why), hidden (by a moderator), banned (its player). Null when ranked or rejected.",
+    )
+    flags: list[str] = Field(
+        default_factory=list,
+        description="Why the entry waits for a moderator: too-fast, batched, metronome, "
+        "fast-par (a live attempt's timing), untimed-par (a site's log at par or better). "
+        "Empty otherwise.",
     )
     reason: ErrorInfo | None = Field(description="Why the submission was rejected.")
     report: VerifyReport = Field(description="The verifier's report on the log.")
@@ -321,6 +346,7 @@ class Judgement:
     log: str  # its moves in compact form
     attempt: AttemptClaim | None = None  # the server-timed attempt it names, if any
     par: Par | None = None  # the puzzle's, to compare an accepted entry with
+    unranked: str | None = None  # stored unranked, and why (UNTIMED); None: ranked
 
     @property
     def moves(self) -> int | None:

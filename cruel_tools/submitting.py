@@ -2,8 +2,10 @@
 
 :func:`submit` takes a read submission (:func:`cruel_tools.submissions.parse_submission`) of an
 open puzzle and runs it through the stores in the service's order: a banned player is refused,
-the player's rate limit is taken, the log is judged, and a legal win is stored (one at par or
-better, which no live attempt timed, goes to the review queue: :mod:`cruel_tools.moderation`).
+the player's rate limit is taken, the log is judged, and a legal win is stored: ranked when a
+site sent it with its key (or the server ranks untimed logs), else unranked (nothing timed it;
+issue #33, finding 4); a ranked one at par or better, which no live attempt timed, goes to the
+review queue (:mod:`cruel_tools.moderation`).
 A submission naming an attempt is rejected: timed play is a live attempt
 (:mod:`cruel_tools.live`). The service only reads the request and turns the outcome into HTTP
 (docs/service.md).
@@ -21,7 +23,7 @@ from .keys import TokenBuckets, throttle
 from .moderation import FlagUntimed
 from .puzzles import Puzzle
 from .stores import Stores
-from .submissions import Submission, SubmissionResult, judge
+from .submissions import UNTIMED, Submission, SubmissionResult, judge
 from .traversal import ErrorInfo
 
 __all__ = ["NAMED_ATTEMPT", "PlayerBanned", "submit"]
@@ -52,10 +54,13 @@ def submit(
     today: dt.date,
     player_buckets: TokenBuckets | None = None,
     review_par: bool = True,
+    ranked: bool = True,
 ) -> SubmissionResult:
     """Judge ``submission`` of ``puzzle``, sent by ``sender`` (an API key's id) at
     ``arrived_at`` (the server's clock: a named attempt is timed up to it), and store it if it
-    is a legal win; with ``review_par``, a win at par or better goes to the review queue.
+    is a legal win: ranked when ``ranked`` (a site vouches for it, or the server ranks untimed
+    logs), else unranked (``untimed``); with ``review_par``, a ranked win at par or better goes
+    to the review queue.
 
     :raises PlayerBanned: the player is banned.
     :raises ~cruel_tools.keys.RateLimited: the player's bucket is empty (path ``/player``).
@@ -70,6 +75,8 @@ def submit(
         # Timed play is a live attempt, whose win the server stores from its own line: a log
         # naming one would time what the server did not see played (issue #24, finding 4).
         return judgement.result(reason=NAMED_ATTEMPT)
+    if not ranked:  # nothing timed it (issue #33, finding 4): stored, listed apart, no rank
+        return stores.boards.store(dataclasses.replace(judgement, unranked=UNTIMED), arrived_at)
     actions, par = judgement.actions, judgement.par
     if review_par and judgement.reason is None and actions is not None and par is not None:
         if actions <= par.actions:  # nothing timed it: a moderator looks first

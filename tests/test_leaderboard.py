@@ -415,7 +415,7 @@ def test_postgresql_keeps_its_migrations_and_instances_share_them(store_target: 
     stores = [Leaderboards(store_target) for _ in range(3)]  # three instances starting
     with psycopg.connect(str(store_target), autocommit=True) as pg:
         rows = pg.execute("SELECT version, description FROM cruel_migrations").fetchall()
-        assert [v for v, _ in rows] == [4, 5, 6, 7] and DB_VERSION == 7
+        assert [v for v, _ in rows] == [4, 5, 6, 7, 8] and DB_VERSION == 8
         tables = {
             r[0]
             for r in pg.execute(
@@ -524,7 +524,7 @@ def put(
         rebuild_tallies(db)  # as a bulk load does
 
 
-def board(boards: Leaderboards, **kwargs: Any) -> list[tuple[str, int, int, int]]:
+def board(boards: Leaderboards, **kwargs: Any) -> list[tuple[str, int, int, int | None]]:
     entries = boards.leaderboard(PUZZLE_ID, **kwargs).entries
     assert all(e.actions == e.moves + e.redeals for e in entries)
     return [(e.player, e.moves, e.redeals, e.rank) for e in entries]
@@ -785,7 +785,7 @@ def test_a_version_3_database_is_upgraded_and_ranks_by_actions(
         db.execute("INSERT INTO hidden_submissions VALUES (3, '2027-01-02T00:00:00+00:00')")
     boards = Leaderboards(path)
     with sqlite3.connect(path) as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == DB_VERSION == 7
+        assert db.execute("PRAGMA user_version").fetchone()[0] == DB_VERSION == 8
         indexes = {
             row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")
         }

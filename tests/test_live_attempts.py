@@ -198,9 +198,12 @@ def test_a_win_sent_all_at_once_is_flagged_and_off_the_board(
     wall.advance(milliseconds=5)
     won = ok(send(client, keys["site"], attempt, par_line()))
     assert (won["status"], won["finished"], won["elapsed_ms"]) == ("won", True, 5)
-    assert set(won["flags"]) == {"too-fast", "batched"}
+    assert set(won["flags"]) == {"too-fast", "batched", "fast-par"}  # par at 0.1 ms a step
     entry = won["entry"]
     assert entry["accepted"] and entry["elapsed_ms"] == 5 and entry["rank"] is None
+    # The answer says why it has no rank (issue #33).
+    assert (entry["ranked"], entry["unranked_reason"]) == (False, "held-for-review")
+    assert set(entry["flags"]) == {"too-fast", "batched", "fast-par"}
     assert public_board(client) == [] and public_board(client, "time") == []
     [flagged] = queue(client, keys["admin"])
     assert flagged["attempt"] == attempt and flagged["submission_id"] == entry["submission_id"]

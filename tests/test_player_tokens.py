@@ -64,7 +64,9 @@ def open_client(db: Path | str) -> Iterator[TestClient]:
 
 @pytest.fixture
 def closed_client(db: Path | str) -> Iterator[TestClient]:
-    with TestClient(service.create_app(settings(db))) as client:
+    # Logs sent with a player's token rank here (as among friends), so that deleting a player
+    # moves the boards' tallies (tests/test_hostile_ranking.py: unranked by default).
+    with TestClient(service.create_app(settings(db, rank_untimed=True))) as client:
         yield client
 
 

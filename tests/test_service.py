@@ -54,6 +54,9 @@ def open_settings(db: Path) -> service.Settings:
         key_limit=None,
         player_limit=None,
         review_untimed_par=False,  # par logs rank here (tests/test_live_attempts.py: queued)
+        # Keyless logs rank here, as among friends: these tests are of ranking itself
+        # (tests/test_hostile_ranking.py: by default they are stored unranked).
+        rank_untimed=True,
     )
 
 

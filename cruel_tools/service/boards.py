@@ -46,12 +46,23 @@ def router(ctx: Context) -> APIRouter:
                 "redeals); equal times share a rank."
             ),
         ] = "actions",
+        ranked: Annotated[
+            bool,
+            Query(
+                description="true: the ranked entries (live attempts, a site key's logs). "
+                "false: the unranked ones (logs nothing timed: a player's token, --open), "
+                "fewest actions first, rank null; best_per_player and by do not apply."
+            ),
+        ] = True,
     ) -> Response:
         """Accepted wins, each player's best by default (``best_per_player=false``: every
         entry), fewest actions (card moves + redeals) first, then fewest redeals; equal scores
         share a rank (1, 1, 3, ...), listed earliest first. ``by=time``: server-timed wins,
-        fastest first."""
+        fastest first. ``ranked=false``: the entries stored unranked, listed apart."""
         puzzle = ctx.puzzle_or_404(id)
+        if not ranked:
+            unranked = await run_in_threadpool(ctx.stores.boards.unranked, puzzle.id, limit, offset)
+            return json_response(unranked)
         page = await run_in_threadpool(
             ctx.stores.boards.leaderboard, puzzle.id, limit, offset, best_per_player, by
         )

@@ -41,10 +41,13 @@ def router(ctx: Context) -> APIRouter:
         Needs a site's API key (``Authorization: Bearer <key>``) or the player's own token
         (``Authorization: Player <token>``); on an ``--open`` server, an unclaimed name needs
         neither. 201: a new entry. 200: a verdict without a new entry (rejected, or already
-        there).
+        there). A site key's log is ranked (the site vouches for its time); a player's token's
+        or an ``--open`` one is stored unranked (``ranked: false``, ``unranked_reason:
+        untimed``) unless the server runs with ``--rank-untimed``.
         """
         arrived_at = ctx.settings.wall_clock()
-        await ctx.credentials(request)  # checked and rate-limited before the body is read
+        found = await ctx.credentials(request)  # checked and rate-limited before the body
+        ranked = found.key is not None or ctx.settings.rank_untimed
         puzzle = ctx.puzzle_or_404(id)
         body = await read_body(request, ctx.settings.max_body)
         # A big body in a parsing thread, never on the event loop (issue #33; .bodies).
@@ -63,6 +66,7 @@ def router(ctx: Context) -> APIRouter:
             ctx.settings.today(),
             ctx.player_buckets,
             ctx.settings.review_untimed_par,
+            ranked,
         )
         created = result.accepted and not result.duplicate
         return json_response(result, 201 if created else 200)
