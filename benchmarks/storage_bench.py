@@ -84,7 +84,7 @@ def _size(target: str | Path) -> int:
             " JOIN pg_namespace AS n ON n.oid = c.relnamespace"
             " WHERE n.nspname = current_schema() AND c.relkind = 'r'"
         ).fetchone()
-        return int(row[0])
+        return int(row[0]) if row else 0
 
 
 def _fill(store: Attempts, puzzle: Any, attempt: str, at: dt.datetime) -> int:
@@ -114,7 +114,7 @@ def _fill_attempts(store: Attempts, puzzle: Any, attempts: int, clock: list[dt.d
 
 
 def steps_mode(db: str | None) -> None:
-    puzzle = PuzzleSet.load(ROOT / "puzzles").get(PUZZLE)
+    puzzle = _puzzle()
     with tempfile.TemporaryDirectory() as folder:
         target, made = _target(db, Path(folder))
         try:
@@ -134,7 +134,8 @@ def steps_mode(db: str | None) -> None:
 def hour_mode(db: str | None) -> None:
     """An hour at the caps: starts as fast as allowed (5 a minute, 50 a day), each filled."""
     from cruel_tools.attempts import TooManyAttempts
-    puzzle = PuzzleSet.load(ROOT / "puzzles").get(PUZZLE)
+
+    puzzle = _puzzle()
     with tempfile.TemporaryDirectory() as folder:
         target, made = _target(db, Path(folder))
         try:
@@ -158,6 +159,12 @@ def hour_mode(db: str | None) -> None:
         f"hour: one name, {kept} steps kept, {refused} starts refused, {grown / 1e6:.1f} MB"
         f" in the hour ({_engine(db)})"
     )
+
+
+def _puzzle() -> Any:
+    found = PuzzleSet.load(ROOT / "puzzles").get(PUZZLE)
+    assert found is not None
+    return found
 
 
 def _engine(db: str | None) -> str:

@@ -366,6 +366,10 @@ def _iso(when: dt.datetime) -> str:
     return when.astimezone(dt.UTC).isoformat()
 
 
+def _iso_time(text: str) -> dt.datetime:
+    return dt.datetime.fromisoformat(text)
+
+
 def _time(text: str | None) -> dt.datetime | None:
     return dt.datetime.fromisoformat(text) if text else None
 
@@ -398,7 +402,7 @@ def _step_json(at: str, step: str, auto: Any) -> str:
     """A :class:`StepRecord` as its model dumps it, without making one (a player may have
     100,000 steps, and a bytes object from ``orjson.dumps`` each would hold kilobytes): its time
     as pydantic writes a UTC time, with ``Z``."""
-    when = at[:-6] + "Z" if at.endswith("+00:00") else _AT.dump_python(_time(at), mode="json")
+    when = at[:-6] + "Z" if at.endswith("+00:00") else _AT.dump_python(_iso_time(at), mode="json")
     return f'{{"at":{_quoted(when)},"step":{_quoted(step)},"auto":{"true" if auto else "false"}}}'
 
 
