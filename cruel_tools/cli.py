@@ -23,7 +23,6 @@ from typer.core import TyperGroup
 # is imported here: each command imports the rest when it runs (`cruel --version` and `cruel
 # verify FILE` start in a fraction of the time the whole library takes to import, issue #22).
 from . import cards, deals, log, rules
-from .terminal import terminal_safe
 from .constants import (
     ANALYSIS_DEEP_STATES,
     ANALYSIS_MAX_STATES,
@@ -84,6 +83,7 @@ from .log import Limits
 from .startup import EXIT_CLOSED_PIPE as EXIT_CLOSED_PIPE
 from .startup import EXIT_NO_NATIVE_CORE as EXIT_NO_NATIVE_CORE
 from .startup import engine_refusal, version_lines
+from .terminal import terminal_safe
 from .verify import (
     EXIT_CODES,
     PLAIN,
@@ -1036,9 +1036,7 @@ def _stats_notes(rec: stats.Record, notes: stats.Notes, player: str | None, json
             err=True,
         )
     if player is not None and notes.other_players:
-        _echo(
-            f"note: {plural(notes.other_players, 'log')} of other players left aside", err=True
-        )
+        _echo(f"note: {plural(notes.other_players, 'log')} of other players left aside", err=True)
     if notes.bad_timestamps:
         many = notes.bad_timestamps != 1
         _echo(
@@ -2089,9 +2087,7 @@ def keys_revoke_command(
         raise _fail(str(exc), 2) from None
     finally:
         opened.close()
-    _echo(
-        f"key {revoked.id} ({revoked.name}) revoked at {_when(revoked.revoked_at)}", err=True
-    )
+    _echo(f"key {revoked.id} ({revoked.name}) revoked at {_when(revoked.revoked_at)}", err=True)
 
 
 moderate_app = typer.Typer(

@@ -21,6 +21,7 @@ from .errors import CruelError
 from .game import Game, Outcome, Redeal, Step, foundation_rank
 from .log import GameLog
 from .rules import PRESETS
+from .terminal import terminal_safe
 from .traversal import ErrorInfo, Played, Visitor, play, play_steps
 from .verify import FinalPosition, Source, final_position, score_words
 
@@ -223,7 +224,7 @@ class Replay:
     game: Game | None
 
 
-def _header(log: GameLog) -> list[str]:
+def _header(log: GameLog, styled: bool = False) -> list[str]:
     rules = log.resolved_rules()
     deal = f"deal {log.deal.number}" if log.deal.number is not None else "deal given by its piles"
     custom = "" if rules == PRESETS[rules.preset] else " (with overrides)"
@@ -235,7 +236,10 @@ def _header(log: GameLog) -> list[str]:
         if isinstance(meta.get(k), (str, int, float))
     ]
     if facts:
-        lines.extend(_wrap("; ".join(str(f)[:60] for f in facts).replace("; ", ", "), indent=""))
+        text = "; ".join(str(f)[:60] for f in facts).replace("; ", ", ")
+        # Styled lines keep their colour codes on the terminal (cli._out): the log's text in
+        # them is made safe here, so that none of its own codes pass (issue #33, finding 10).
+        lines.extend(_wrap(terminal_safe(text) if styled else text, indent=""))
     return lines
 
 
@@ -257,7 +261,7 @@ def check_window(options: ReplayOptions, steps: int) -> None:
 
 def replay(log: GameLog, options: ReplayOptions = ReplayOptions()) -> Replay:
     """Render ``log`` step by step; stop at the first illegal move, as the verifier does."""
-    visitor = _ReplayVisitor(options, _header(log))
+    visitor = _ReplayVisitor(options, _header(log, options.style.color))
     played = play(log, visitor)
     return Replay(visitor.out, played.error, played.game)
 
