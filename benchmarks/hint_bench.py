@@ -10,8 +10,8 @@ par's first steps). Each is hinted:
 * through the library (:func:`cruel_tools.hints.hint`, in this process), wall clock per call;
 * through the HTTP route (``POST /v1/hint``, FastAPI's TestClient on an app whose today is the
   day after the last puzzle, so that every one is closed, without rate limits): the help guard,
-  the analyses' gate and its process pool, as served (the pool is started by a first request
-  not counted).
+  the hints' gate and their process pool (apart from the analyses' since issue #33), as served
+  (the pool is started by a first request not counted).
 
 Then the worst case the budget allows: deals whose hint spends the whole budget (``unknown``),
 through the library. Printed: the machine, the engine and command line; per way, the count,
