@@ -88,6 +88,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         # moves on a person's pace per request (HumanClock), so that ranked wins are not held
         # for review as batched or metronomic; rate limits refill fast (many names claimed).
         speed_floor_ms=0,
+        par_pace_ms=0,  # nor too fast for par (fast-par): the same reason
+        # The keyless API submissions above rank, as among friends (issue #33: by default a
+        # log nothing timed is stored unranked; tests/test_hostile_ranking.py).
+        rank_untimed=True,
         # A game won by hints alone asks one hint a step (test_freeplay.py): more than the
         # analyses' default burst of 10.
         analyze_limit=RateLimit(rate=10.0, burst=500),
