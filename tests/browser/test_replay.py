@@ -402,3 +402,27 @@ def test_an_entry_replays_only_once_its_puzzle_is_closed(
         assert board(page) == cli_final(path)
     finally:
         server.settings.fixed_today = TODAY
+
+
+def test_a_log_longer_than_one_window_is_replayed_whole(page: Any, tmp_path: Path) -> None:
+    """Issue #33: the service answers at most 2,000 steps at once; the page asks for the next
+    window until it has every step, and ends where cruel replay ends."""
+    from cruel_tools.deals import deal_piles
+
+    rng = random.Random(1)  # deal 1 lasts 10,000 random steps under this seed
+    game, moves = Game.from_deal(deal_piles(1)), []
+    while len(moves) < 2_100:
+        step = rng.choice(list(game.legal_steps()))
+        game.push(step)
+        moves.append(compact(step))
+    log = {"format": "cruel-log/1", "deal": {"number": 1}, "moves": moves}
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps(log), encoding="utf-8")
+    open_replay(page, "/replay")
+    page.get_by_label("Paste a cruel-log/1 game log").fill(json.dumps(log))
+    page.get_by_role("button", name="Replay this log").click()
+    page.wait_for_selector("#player:not([hidden])")
+    assert page.locator("#steps li").count() == 2_101  # the deal and every step
+    page.get_by_role("button", name="Last").click()
+    wait_for_step(page, 2_100)
+    assert board(page) == cli_final(path)
