@@ -63,7 +63,6 @@ __all__ = [
     "STEPS_FORMAT",
     "UNDO",
     "MAX_REQUEST_STEPS",
-    "MAX_ATTEMPT_STEPS",
     "TIMEOUT",
     "SPEED_FLOOR_MS",
     "BATCH_MS",

@@ -22,8 +22,9 @@ from .test_serve_process import PUZZLE_ID, request, start, stop
 
 SUBMIT = f"/v1/puzzles/{PUZZLE_ID}/submissions"
 BOARD = f"/v1/puzzles/{PUZZLE_ID}/leaderboard?limit=1000&best_per_player=false"  # every entry
-# Par logs rank as they are sent here (their review: tests/test_live_attempts.py).
-OPEN = ("--open", "--rate-key", "off", "--rate-player", "off", "--no-review-par")
+# Par logs rank as they are sent here (their review: tests/test_live_attempts.py), and untimed
+# logs rank (--rank-untimed): these tests are about storing and ranking across instances.
+OPEN = ("--open", "--rank-untimed", "--rate-key", "off", "--rate-player", "off", "--no-review-par")
 
 
 @pytest.fixture

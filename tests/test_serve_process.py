@@ -72,9 +72,13 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
-    # Par logs rank here as they are sent (their review: tests/test_live_attempts.py).
+    # Par logs rank here as they are sent (their review: tests/test_live_attempts.py), and
+    # untimed logs rank (--rank-untimed): these tests are about ranking over HTTP.
     proc, port = start(
-        tmp_path_factory.mktemp("serve") / "cruel.sqlite", "--open", "--no-review-par"
+        tmp_path_factory.mktemp("serve") / "cruel.sqlite",
+        "--open",
+        "--rank-untimed",
+        "--no-review-par",
     )
     try:
         yield port
@@ -300,6 +304,7 @@ def test_worker_processes_share_one_leaderboard(tmp_path: Path) -> None:
         "--workers",
         "2",
         "--open",
+        "--rank-untimed",
         "--rate-player",
         "off",
         "--no-review-par",
