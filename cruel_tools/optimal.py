@@ -74,9 +74,9 @@ BEAM_WIDTH: Final = 1_000
 #: the beams of deal 12 under the four presets of the rest of the family, at a 4 MB budget, was
 #: 2.5-2.8 times what the solver's 1,200 bytes a node counted (issue #33, finding 7).
 PY_STATE_BYTES: Final = 3_500
-#: The Python searches look at the clock and their memory once every this many positions
-#: expanded (a position costs Python well under a millisecond, so a budget is overrun by
-#: milliseconds at most).
+#: The Python searches look at the clock once every this many positions expanded (a position
+#: costs Python well under a millisecond, so a budget is overrun by milliseconds at most); at
+#: and at their memory at every one (:func:`_spent`).
 POLL_EVERY: Final = 256
 
 #: A position of the reduced game: the piles, and the cards held back from their foundation
@@ -385,8 +385,10 @@ def beam(
             game, held, path = stack.pop()
             if game.is_won():
                 return list(path), expanded
-            if expanded % POLL_EVERY == 0 and _spent(
-                deadline, (len(seen) + len(following)) * PY_STATE_BYTES, max_memory
+            if _spent(
+                deadline if expanded % POLL_EVERY == 0 else None,
+                (len(seen) + len(following)) * PY_STATE_BYTES,
+                max_memory,
             ):
                 return None, expanded
             expanded += 1
@@ -577,9 +579,10 @@ def shortest(
         if game.is_won():
             stats.unique = len(info)
             return _path(info, state), g
-        if stats.expanded >= stop or (
-            stats.expanded % POLL_EVERY == 0
-            and _spent(deadline, len(info) * PY_STATE_BYTES, max_memory)
+        if stats.expanded >= stop or _spent(
+            deadline if stats.expanded % POLL_EVERY == 0 else None,
+            len(info) * PY_STATE_BYTES,
+            max_memory,
         ):
             stats.unique = len(info)
             return None, bound
@@ -652,7 +655,9 @@ def _seconds_left(deadline: float | None) -> float:
 
 def _spent(deadline: float | None, held: int, max_memory: int) -> bool:
     """Whether a Python search must stop: its deadline passed, or the bytes it holds (an
-    estimate) reached its memory budget."""
+    estimate) reached its memory budget. The searches ask about the memory at every position
+    (a count, no cost: between two polls of the clock, 256 positions' children overshot a
+    1 MB budget sixfold) and about the clock every :data:`POLL_EVERY` (``deadline`` None)."""
     return held > max_memory or (deadline is not None and time.perf_counter() > deadline)
 
 
