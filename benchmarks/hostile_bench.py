@@ -42,8 +42,10 @@ analyses by status, and health's p50 and p99.
 
 ``--replay-burst N`` (issue #33, finding 1): N ``POST /v1/replay`` at once of a legal
 10,000-step log made by random play with the library, spread over 8 addresses (256 from 8 is 32
-each, the per-address cap); ``--parse-flood N`` (finding 2): N ``POST /v1/verify`` a second of
-the 960 KB body of nested meta, from 8 addresses in turn. Both probe health every 0.1 s and print
+each, the per-address cap); with ``--replay-loop`` each of the N sends again as soon as it is
+answered, the whole ``--duration`` (a flood within the caps, not one burst); ``--parse-flood N``
+(finding 2): N ``POST /v1/verify`` a second of the 960 KB body of nested meta, from 8 addresses
+in turn. Both probe health every 0.1 s and print
 its p50/p99 and the share of probes answered, against the target (p99 under 200 ms, every
 probe answered). ``--behind-nginx`` puts nginx with deploy/nginx/cruel.conf in front (as
 tests/test_nginx.py does; ``cruel serve --trusted-proxy 127.0.0.1``): attackers and prober then
@@ -585,12 +587,16 @@ async def replay_burst_async(args: argparse.Namespace, port: int, pid: int) -> d
     sizes: list[int] = []
     began = time.monotonic()
     sources = [f"127.0.0.{2 + n}" for n in range(ROUTE_FLOOD_ADDRESSES)]
-    burst = asyncio.gather(
-        *(
-            post_timed(port, sources[n % len(sources)], "/v1/replay", body, seen, sizes)
-            for n in range(args.replay_burst)
-        )
-    )
+
+    async def attacker(n: int) -> None:
+        # --replay-loop: each attacker sends again as soon as it is answered, the whole
+        # --duration (a flood held within the connection caps, not one burst).
+        while True:
+            await post_timed(port, sources[n % len(sources)], "/v1/replay", body, seen, sizes)
+            if not args.replay_loop or time.monotonic() >= began + args.duration:
+                return
+
+    burst = asyncio.gather(*(attacker(n) for n in range(args.replay_burst)))
     task = asyncio.ensure_future(burst)
     latencies: list[float] = []
     failures: Counter[str] = Counter()
@@ -669,6 +675,8 @@ def print_route_flood(args: argparse.Namespace, result: dict[str, object]) -> No
             f"replay burst, {args.replay_burst} POST /v1/replay at once of a legal 10,000-step "
             f"log ({result['log_kb']} KB)"
         )
+        if args.replay_loop:
+            attack += f", each sent again when answered for {args.duration:g} s"
     else:
         attack = (
             f"parse flood, {args.parse_flood} POST /v1/verify a second of 960 KB of nested "
@@ -768,6 +776,11 @@ def main() -> None:
         type=int,
         default=0,
         help="issue #33: this many replays of a 10,000-step log at once from 8 addresses",
+    )
+    parser.add_argument(
+        "--replay-loop",
+        action="store_true",
+        help="with --replay-burst: each attacker sends again when answered, for --duration",
     )
     parser.add_argument(
         "--parse-flood",

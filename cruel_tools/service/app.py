@@ -39,6 +39,7 @@ from .help_guard import HelpGuard
 from .metrics import Metrics, MetricsMiddleware
 from .metrics import router as metrics_router
 from .openapi import ERRORS, customize
+from .replaying import ReplayGate
 
 __all__ = ["APP_FACTORY", "create_app", "app_from_env"]
 
@@ -84,6 +85,7 @@ def create_app(settings: Settings | None = None, stores: Stores | None = None) -
     ctx = Context(settings, puzzle_set, stores, key_buckets, player_buckets)
     watch = stores.watch
     gate = CostlyGate(settings)  # analyses: rate limits, a cap, their own process
+    replays = ReplayGate(settings)  # replays: a rate limit, a cap, their own processes
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -94,6 +96,7 @@ def create_app(settings: Settings | None = None, stores: Stores | None = None) -
         sweeper.stop()
         publisher.stop()
         gate.close()
+        replays.close()
         watch.stop()
         stores.close()
 
@@ -129,7 +132,7 @@ def create_app(settings: Settings | None = None, stores: Stores | None = None) -
     # Every router that helps towards a win (analyze; hints, issue #27) is given this one.
     guard = HelpGuard(ctx)
     publisher.on_new = guard.embargo.add  # a day published ahead gets no help until it closes
-    app.include_router(logs.router(ctx, guard, gate))
+    app.include_router(logs.router(ctx, guard, gate, replays))
     app.include_router(hints.router(ctx, guard, gate))  # hints share the analyses' gate
     app.include_router(puzzles.router(ctx))
     app.include_router(submissions.router(ctx))

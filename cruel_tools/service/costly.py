@@ -24,14 +24,9 @@ so that an app that never analyses (most tests) starts no process.
 
 from __future__ import annotations
 
-import asyncio
 import math
-import multiprocessing
-import os
 from collections import Counter
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from typing import Final, TypeVar
 
@@ -41,6 +36,7 @@ from ..keys import ApiKey, RateLimit, TokenBuckets
 from .clients import client_address
 from .config import Settings
 from .errors import ApiError
+from .workers import WorkerProcesses
 
 __all__ = ["BUSY", "BUSY_RETRY", "RATE_LIMITED", "ANALYSIS_NICE", "HINT_NICE", "CostlyGate"]
 
@@ -100,7 +96,7 @@ class CostlyGate:
         self.running = 0
         self.holding: Counter[str] = Counter()
         self.nice = nice
-        self._pool: ProcessPoolExecutor | None = None
+        self.workers = WorkerProcesses(self.most, nice, what, BUSY_RETRY)
         self._hints: CostlyGate | None = None
 
     def hints(self) -> CostlyGate:
@@ -178,36 +174,11 @@ class CostlyGate:
                 del self.holding[client]
 
     async def run(self, work: Callable[[], _T]) -> _T:
-        """Run ``work`` (picklable: a module's function, or a partial of one) in the pool's
-        processes, off this process's event loop and interpreter lock. A pool whose process
-        died (killed, out of memory) is replaced, and the request answered 503 ``busy``."""
-        if self._pool is None:
-            # spawn, not fork: this process has threads (the event loop's, the thread pool's),
-            # and a forked child may inherit a lock another thread held.
-            context = multiprocessing.get_context("spawn")
-            # Niced: on a machine with few cores the analyses give way to the server's own
-            # process, so cheap requests are answered first (health's p99, issue #24).
-            self._pool = ProcessPoolExecutor(
-                self.most, mp_context=context, initializer=os.nice, initargs=(self.nice,)
-            )
-        pool = self._pool
-        try:
-            return await asyncio.wrap_future(pool.submit(work))
-        except BrokenProcessPool:
-            if self._pool is pool:
-                self._pool = None
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise ApiError(
-                503,
-                BUSY,
-                f"the process running {self.what} stopped; retry in {BUSY_RETRY} s",
-                headers={"Retry-After": str(BUSY_RETRY)},
-            ) from None
+        """Run ``work`` (picklable) in this kind's own processes (:mod:`.workers`)."""
+        return await self.workers.run(work)
 
     def close(self) -> None:
         """Stop the pool's processes, and the hints' (the app's end)."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
+        self.workers.close()
         if self._hints is not None:
             self._hints.close()

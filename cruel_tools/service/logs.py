@@ -133,12 +133,11 @@ def analyze_request(
     )
 
 
-def router(ctx: Context, guard: HelpGuard, gate: CostlyGate) -> APIRouter:
+def router(ctx: Context, guard: HelpGuard, gate: CostlyGate, replays: ReplayGate) -> APIRouter:
     """``POST /v1/verify``, ``/v1/replay`` and ``/v1/analyze``: a log in the body, read as
     ``cruel verify`` reads a file (its errors answered by :mod:`.errors`); analyze through
-    ``guard`` and ``gate``."""
+    ``guard`` and ``gate``; replay through ``replays``."""
     router = APIRouter()
-    replays = ReplayGate(ctx.settings)
 
     @router.post("/v1/verify", response_model=VerifyReport, openapi_extra=body_doc("GameLog"))
     async def verify_log(request: Request) -> Response:

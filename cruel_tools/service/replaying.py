@@ -7,13 +7,15 @@ most :data:`~cruel_tools.constants.REPLAY_MAX_STEPS` steps and
 :data:`~cruel_tools.constants.REPLAY_MAX_BYTES` bytes of them: a longer window is cut, never
 refused (a web replay shows the first steps at once and asks for the rest), and the answer's
 ``window`` says which steps it holds and where the next window starts
-(``POST /v1/replay?from=N``). Replays run in the server's thread pool, at most
-``--max-replays`` at once (more: 503 ``busy``), each address with its bucket (``--replay-rate``,
+(``POST /v1/replay?from=N``). Replays run in ``--max-replays`` processes of their own
+(:mod:`.workers`; in threads they held the interpreter's lock that the event loop needs), at most
+that many at once (more: 503 ``busy``), each address with its bucket (``--replay-rate``,
 ``--replay-burst``; 429 ``rate-limited``).
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,7 +23,6 @@ from typing import Any, Final
 
 import orjson
 from fastapi import Request
-from fastapi.concurrency import run_in_threadpool
 
 from ..constants import REPLAY_MAX_BYTES, REPLAY_MAX_STEPS
 from ..keys import TokenBuckets
@@ -30,11 +31,15 @@ from ..render import EmptyWindow, ReplayOptions, ReplayWindow, check_window, rep
 from .clients import client_address
 from .config import Settings
 from .errors import ApiError
+from .workers import WorkerProcesses
 
-__all__ = ["REPLAY_BUSY_RETRY", "ReplayGate", "windowed_replay"]
+__all__ = ["REPLAY_BUSY_RETRY", "REPLAY_NICE", "ReplayGate", "windowed_replay"]
 
 #: Seconds a client is told to wait after a ``busy`` replay (one takes at most about 0.1 s).
 REPLAY_BUSY_RETRY: Final = 1
+#: How much lower the replays' processes run than the server's: as the hints', under the
+#: server (whose cheap requests come first) and above the analyses.
+REPLAY_NICE: Final = 5
 
 
 def _cut_to_bytes(steps: list[dict[str, object]], budget: int) -> list[dict[str, object]]:
@@ -94,6 +99,7 @@ class ReplayGate:
         self.buckets = TokenBuckets(limit, settings.clock) if limit else None
         self.most = settings.max_replays
         self.running = 0
+        self.workers = WorkerProcesses(self.most, REPLAY_NICE, "replays", REPLAY_BUSY_RETRY)
 
     def _busy(self) -> ApiError:
         seconds = REPLAY_BUSY_RETRY
@@ -132,21 +138,25 @@ class ReplayGate:
             self.running -= 1
 
     async def run(self, game_log: GameLog, first: int, last: int | None) -> bytes:
-        """The windowed replay's JSON, made in a worker thread (the engine and the positions'
-        words are Python: about 40 ms for a full window, so never on the event loop); 422
-        ``empty-window`` when the window can show no step of the log."""
+        """The windowed replay's JSON, made in a replay process (the engine and the positions'
+        words are Python: about 40 ms for a full window, so never on the event loop nor on a
+        thread beside it); 422 ``empty-window`` when the window can show no step of the log."""
         try:
             check_window(ReplayOptions(first=first, last=last), len(game_log.moves))
         except EmptyWindow:
             raise ApiError(
                 422, EmptyWindow.code, _empty(first, last, game_log), "query", "from"
             ) from None
-        return await run_in_threadpool(_answer, game_log, first, last)
+        return await self.workers.run(functools.partial(_answer, game_log, first, last))
+
+    def close(self) -> None:
+        """Stop the replays' processes (the app's end)."""
+        self.workers.close()
 
 
 def _answer(game_log: GameLog, first: int, last: int | None) -> bytes:
-    """The answer's bytes, made in one trip to a worker thread (two trips cost a short
-    replay about 10% of its throughput: benchmarks/route_throughput.py)."""
+    """The answer's bytes, made in one trip to a replay process (the JSON is made there too:
+    bytes come back cheaper than a document of positions)."""
     return orjson.dumps(windowed_replay(game_log, first, last))
 
 
