@@ -45,7 +45,8 @@ analyses by status, and health's p50 and p99.
 each, the per-address cap); with ``--replay-loop`` each of the N sends again as soon as it is
 answered, the whole ``--duration`` (a flood within the caps, not one burst); ``--parse-flood N``
 (finding 2): N ``POST /v1/verify`` a second of the 960 KB body of nested meta, from 8 addresses
-in turn. Both probe health every 0.1 s and print
+in turn (``--flood-route replay|analyze|hint|submissions``: the same body to another route,
+inside a submission for ``submissions``). Both probe health every 0.1 s and print
 its p50/p99 and the share of probes answered, against the target (p99 under 200 ms, every
 probe answered). ``--behind-nginx`` puts nginx with deploy/nginx/cruel.conf in front (as
 tests/test_nginx.py does; ``cruel serve --trusted-proxy 127.0.0.1``): attackers and prober then
@@ -544,6 +545,19 @@ NESTED_BODY = (
     + b"]}}"
 )
 
+#: ``--flood-route``: where the parse flood sends its body (issue #33: "test each route"), and
+#: the body it sends there: the nested log, alone or inside a submission.
+FLOOD_ROUTES = {
+    "verify": ("/v1/verify", NESTED_BODY),
+    "replay": ("/v1/replay", NESTED_BODY),
+    "analyze": ("/v1/analyze", NESTED_BODY),
+    "hint": ("/v1/hint", NESTED_BODY),
+    "submissions": (
+        "/v1/puzzles/2027-01-05-medium/submissions",
+        b'{"format":"cruel-submission/1","player":"flood","log":' + NESTED_BODY + b"}",
+    ),
+}
+
 
 async def post_timed(
     port: int, source: str, path: str, body: bytes, seen: Counter[str], sizes: list[int]
@@ -622,8 +636,9 @@ async def replay_burst_async(args: argparse.Namespace, port: int, pid: int) -> d
 
 async def parse_flood_async(args: argparse.Namespace, port: int, pid: int) -> dict[str, object]:
     """Every second, ``--parse-flood`` attacker's bodies (960 KB of nested meta) to
-    ``/v1/verify``, from 8 addresses in turn, the whole ``--duration``; health probed every
-    0.1 s."""
+    ``--flood-route`` (``/v1/verify`` by default), from 8 addresses in turn, the whole
+    ``--duration``; health probed every 0.1 s."""
+    path, body = FLOOD_ROUTES[args.flood_route]
     seen: Counter[str] = Counter()
     sizes: list[int] = []
     sources = [f"127.0.0.{2 + n}" for n in range(ROUTE_FLOOD_ADDRESSES)]
@@ -638,11 +653,7 @@ async def parse_flood_async(args: argparse.Namespace, port: int, pid: int) -> di
         now = time.monotonic()
         if now >= next_send:
             source = sources[count % len(sources)]
-            sends.append(
-                asyncio.create_task(
-                    post_timed(port, source, "/v1/verify", NESTED_BODY, seen, sizes)
-                )
-            )
+            sends.append(asyncio.create_task(post_timed(port, source, path, body, seen, sizes)))
             count += 1
             next_send += gap
         if now >= next_probe:
@@ -679,8 +690,8 @@ def print_route_flood(args: argparse.Namespace, result: dict[str, object]) -> No
             attack += f", each sent again when answered for {args.duration:g} s"
     else:
         attack = (
-            f"parse flood, {args.parse_flood} POST /v1/verify a second of 960 KB of nested "
-            f"meta, {args.duration:g} s"
+            f"parse flood, {args.parse_flood} POST {FLOOD_ROUTES[args.flood_route][0]} a "
+            f"second of 960 KB of nested meta, {args.duration:g} s"
         )
     print(
         f"attack: {attack}, from {ROUTE_FLOOD_ADDRESSES} addresses, {where}; serve options: "
@@ -787,6 +798,12 @@ def main() -> None:
         type=int,
         default=0,
         help="issue #33: this many 960 KB nested-meta bodies a second to verify, 8 addresses",
+    )
+    parser.add_argument(
+        "--flood-route",
+        choices=sorted(FLOOD_ROUTES),
+        default="verify",
+        help="the route --parse-flood sends its bodies to (default verify)",
     )
     parser.add_argument(
         "--behind-nginx",

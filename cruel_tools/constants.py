@@ -147,7 +147,7 @@ REPLAY_BURST: Final = 20
 MAX_REPLAYS: Final = 2
 #: Request bodies up to this many bytes are parsed on the event loop (the worst such body, a
 #: meta of nested arrays, costs about 0.3 ms; a won game's log is 1-3 KB); bigger ones in one of
-#: ``MAX_PARSES`` threads (issue #33, finding 2; service/bodies.py says why).
+#: ``MAX_PARSES`` processes (issue #33, finding 2; service/bodies.py says why).
 PARSE_INLINE_BYTES: Final = 4_096
 MAX_PARSES: Final = 1
 #: Days after today ``cruel serve`` keeps published (``--ahead``; docs/service.md, Publishing

@@ -4,9 +4,11 @@ times]}}`` (960 KB, under the body limit): the duplicate-key check alone (Python
 hook) cost 0.16 s of the loop's time, and 9 such requests a second took health's p99 to 581 ms;
 ``/v1/analyze`` and ``/v1/hint`` parsed it before taking a rate-limit token.
 
-Now a body over ``PARSE_INLINE_BYTES`` is parsed in a thread of its own pool
+Now a body over ``PARSE_INLINE_BYTES`` is parsed in a process of its own pool
 (:mod:`cruel_tools.service.bodies`), on every route that reads a log or JSON document, and the
-routes that help parse only once the request has a place and a token.
+routes that help parse only once the request has a place and a token. The tests follow each
+parse: the parser called in the server's own process (on which thread), and the parses sent to
+the parsing process (the parser named).
 """
 
 from __future__ import annotations
@@ -24,7 +26,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from cruel_tools import duplicates, service
+from cruel_tools.constants import PARSE_INLINE_BYTES
 from cruel_tools.keys import RateLimit
+from cruel_tools.service import bodies
 
 from .test_hostile import serving
 from .test_hostile_replay import run_apart, settings
@@ -43,17 +47,33 @@ NESTED: bytes = (
 
 @pytest.fixture
 def parses(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    """The threads the duplicate-key check of the attacker's body ran on (it runs on every
-    read of a log whose meta is not plain: the parse's costliest part)."""
-    threads: list[str] = []
+    """Where the attacker's body was parsed: the threads of this process that ran the
+    duplicate-key check (it runs on every read of a log whose meta is not plain: the parse's
+    costliest part), and ``"process: <parser>"`` for each parse sent to the parsing process."""
+    where: list[str] = []
     exact = duplicates.find
 
     def find(data: bytes | str) -> tuple[str, str] | None:
-        threads.append(threading.current_thread().name)
+        where.append(threading.current_thread().name)
         return exact(data)
 
     monkeypatch.setattr(duplicates, "find", find)
-    yield threads
+    sent(monkeypatch, where)
+    yield where
+
+
+def sent(monkeypatch: pytest.MonkeyPatch, where: list[str]) -> None:
+    """Record ``"process: <parser>"`` in ``where`` for each parse sent to the parsing process."""
+    workers = bodies._workers()
+    real = workers.run
+
+    async def run(work: Any) -> Any:
+        parser = work.args[0]
+        name = getattr(parser, "func", parser).__name__
+        where.append(f"process: {name}")
+        return await real(work)
+
+    monkeypatch.setattr(workers, "run", run)
 
 
 def loop_thread(client: TestClient) -> str:
@@ -71,42 +91,36 @@ def test_the_attackers_body_is_never_parsed_on_the_event_loop(
         r = client.post(path, content=NESTED)
         assert r.status_code == 200, r.text  # a legal log with no moves
         loop = loop_thread(client)
-    assert parses and loop not in parses, (parses, loop)
+    # Not on the loop, nor on any thread of this process once the app has started (its start
+    # reads the puzzle files on the main thread): once, in the parsing process.
+    assert parses.count("process: load") == 1, parses
+    assert loop not in parses, (parses, loop)
+    assert parses[parses.index("process: load") :] == ["process: load"], parses
 
 
-def spy(monkeypatch: pytest.MonkeyPatch, module: Any, name: str) -> list[str]:
-    """The threads ``module.name`` (a parser) is called on, from now on."""
-    threads: list[str] = []
-    real = getattr(module, name)
-
-    def called(*args: Any, **kwargs: Any) -> Any:
-        threads.append(threading.current_thread().name)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(module, name, called)
-    return threads
+def spy(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """``"process: <parser>"`` for each parse sent to the parsing process, from now on (the
+    parser itself cannot be wrapped: it goes to the other process by name)."""
+    where: list[str] = []
+    sent(monkeypatch, where)
+    return where
 
 
 def test_a_big_submission_is_parsed_off_the_loop(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from cruel_tools.service import submissions
-
-    threads = spy(monkeypatch, submissions, "parse_submission")
+    where = spy(monkeypatch)
     with TestClient(service.create_app(settings(tmp_path, fixed_today=TODAY))) as client:
         body = b'{"player":"mallory","log":' + NESTED + b"}"
         r = client.post(f"/v1/puzzles/{PUZZLE}/submissions", content=body)
         assert r.status_code < 500, r.text
-        loop = loop_thread(client)
-    assert threads and loop not in threads, (threads, loop)
+    assert where == ["process: parse_submission"], where
 
 
 def test_a_big_steps_body_of_an_attempt_is_parsed_off_the_loop(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from cruel_tools.service import attempts
-
-    threads = spy(monkeypatch, attempts, "parse_steps")
+    where = spy(monkeypatch)
     with TestClient(service.create_app(settings(tmp_path, fixed_today=TODAY))) as client:
         start = client.post(f"/v1/puzzles/{PUZZLE}/attempts", json={"player": "mallory"})
         assert start.status_code == 201, start.text
@@ -114,8 +128,20 @@ def test_a_big_steps_body_of_an_attempt_is_parsed_off_the_loop(
         body = b'{"steps":["R"' + b',"R"' * 3_000 + b"]}"  # 12 KB
         r = client.post(f"/v1/attempts/{attempt}/steps", content=body)
         assert r.status_code < 500, r.text
-        loop = loop_thread(client)
-    assert threads and loop not in threads, (threads, loop)
+    assert where == ["process: parse_steps"], where
+
+
+def test_a_refusal_in_the_parsing_process_is_the_same_refusal(tmp_path: Path) -> None:
+    """A big body the library refuses: the same code, path and words as a small one's."""
+    twice = b'{"format":"cruel-log/1","deal":{"number":1},"deal":{"number":2},"meta":{"a":['
+    big = twice + b",".join([b'{"b":1}'] * 1_000) + b"]}}"
+    small = b'{"format":"cruel-log/1","deal":{"number":1},"deal":{"number":2}}'
+    with TestClient(service.create_app(settings(tmp_path))) as client:
+        answers = [client.post("/v1/verify", content=body) for body in (big, small)]
+    assert [a.status_code for a in answers] == [400, 400], [a.text for a in answers]
+    assert len(big) > PARSE_INLINE_BYTES >= len(small)
+    assert answers[0].json() == answers[1].json()
+    assert answers[0].json()["code"] == "duplicate-key"
 
 
 @pytest.mark.parametrize("path", ["/v1/analyze", "/v1/hint"])
