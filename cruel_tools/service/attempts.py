@@ -166,7 +166,7 @@ def router(ctx: Context) -> APIRouter:
         puzzle, sender = await owned(request, attempt)
         body = await read_body(request, ctx.settings.max_body)
         try:
-            played = await parse_off_loop(body, parse_steps)  # a big body in a thread (.bodies)
+            played = await parse_off_loop(body, parse_steps)  # a big body in a process (.bodies)
         except BadStep as exc:
             raise ApiError(exc.status, exc.code, str(exc), "body", "/steps") from None
         today = ctx.settings.today()

@@ -145,7 +145,7 @@ def router(ctx: Context, guard: HelpGuard, gate: CostlyGate, replays: ReplayGate
 
         An illegal game is a report (200, ``valid`` false); a body that is not a log is an error.
         """
-        # A small body is parsed on the event loop, a big one in a thread (.bodies says why);
+        # A small body is parsed on the event loop, a big one in a process (.bodies says why);
         # the replay runs here: the engine plays the longest log allowed in about 10 ms, and a
         # trip to a worker thread costs more than most verifies take (benchmarks/RESULTS.md).
         game_log = await read_log(request, ctx.settings.max_body, ctx.limits)

@@ -50,7 +50,7 @@ def router(ctx: Context) -> APIRouter:
         ranked = found.key is not None or ctx.settings.rank_untimed
         puzzle = ctx.puzzle_or_404(id)
         body = await read_body(request, ctx.settings.max_body)
-        # A big body in a parsing thread, never on the event loop (issue #33; .bodies).
+        # A big body in the parsing process, never on the event loop (issue #33; .bodies).
         submission = await parse_off_loop(
             body, functools.partial(parse_submission, limits=ctx.limits)
         )
