@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import os
+import threading
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -34,29 +35,42 @@ class WorkerProcesses:
         self.what = what
         self.retry = retry
         self._pool: ProcessPoolExecutor | None = None
+        self._starting = threading.Lock()
 
-    def _started(self) -> ProcessPoolExecutor:
-        if self._pool is None:
-            # spawn, not fork: this process has threads (the event loop's, the thread pool's),
-            # and a forked child may inherit a lock another thread held.
-            context = multiprocessing.get_context("spawn")
-            # Niced: on a machine with few cores the work gives way to the server's own
-            # process, so cheap requests are answered first (health's p99, issue #24).
-            self._pool = ProcessPoolExecutor(
-                self.size, mp_context=context, initializer=os.nice, initargs=(self.nice,)
-            )
-        return self._pool
+    def _start(self) -> ProcessPoolExecutor:
+        """The pool, its processes started: called on a worker thread (:meth:`run`), because
+        starting a process forks this one, tens of milliseconds the event loop would wait
+        (the first big body's parse showed it as the loop's worst lag)."""
+        with self._starting:
+            pool = self._pool
+            if pool is None:
+                # spawn, not fork: this process has threads (the event loop's, the thread
+                # pool's), and a forked child may inherit a lock another thread held.
+                context = multiprocessing.get_context("spawn")
+                # Niced: on a machine with few cores the work gives way to the server's own
+                # process, so cheap requests are answered first (health's p99, issue #24).
+                pool = ProcessPoolExecutor(
+                    self.size, mp_context=context, initializer=os.nice, initargs=(self.nice,)
+                )
+                # A no-op per process: the pool starts its processes as work arrives.
+                for done in [pool.submit(int) for _ in range(self.size)]:
+                    done.result()
+                self._pool = pool
+            return pool
 
     async def run(self, work: Callable[[], _T]) -> _T:
         """Run ``work`` (picklable: a module's function, or a partial of one) in a process,
         off this process's event loop and interpreter lock. A pool whose process died
         (killed, out of memory) is replaced, and the request answered 503 ``busy``."""
-        pool = self._started()
+        pool = self._pool
+        if pool is None:
+            pool = await asyncio.to_thread(self._start)
         try:
             return await asyncio.wrap_future(pool.submit(work))
         except BrokenProcessPool:
-            if self._pool is pool:
-                self._pool = None
+            with self._starting:
+                if self._pool is pool:
+                    self._pool = None
             pool.shutdown(wait=False, cancel_futures=True)
             raise ApiError(
                 503,
@@ -67,6 +81,7 @@ class WorkerProcesses:
 
     def close(self) -> None:
         """Stop the processes (the app's end)."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
+        with self._starting:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
