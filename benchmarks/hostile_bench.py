@@ -408,6 +408,12 @@ HINT_BODY = b'{"format":"cruel-log/1","deal":{"number":3},"moves":["5-11","5-7",
 
 async def post_status(port: int, source: str, path: str, body: bytes) -> str:
     """One ``POST`` from ``source`` on a new connection: its status (or the error's name)."""
+    return (await post_answer(port, source, path, body))[0]
+
+
+async def post_answer(port: int, source: str, path: str, body: bytes) -> tuple[str, int | None]:
+    """One ``POST`` from ``source`` on a new connection, its whole answer read: its status and
+    size (or the error's name, and None)."""
     try:
         reader, writer = await connect("127.0.0.1", port, source)
         try:
@@ -420,8 +426,8 @@ async def post_status(port: int, source: str, path: str, body: bytes) -> str:
         finally:
             writer.close()
     except OSError as exc:
-        return exc.__class__.__name__
-    return data[9:12].decode(errors="replace") or "empty"
+        return exc.__class__.__name__, None
+    return data[9:12].decode(errors="replace") or "empty", len(data)
 
 
 async def starve_loop(port: int, body: bytes, stop: list[float], seen: Counter[str]) -> None:
@@ -525,7 +531,7 @@ def random_legal_log(steps: int = 10_000, seed: int = 1) -> bytes:
 
     rng = random.Random(seed)
     for deal in range(1, 100):
-        game, moves = Game.from_deal(deal_piles(deal)), []
+        game, moves = Game.from_deal(deal_piles(deal)), list[str]()
         while len(moves) < steps:
             options = list(game.legal_steps())
             if not options:
@@ -563,22 +569,10 @@ async def post_timed(
     port: int, source: str, path: str, body: bytes, seen: Counter[str], sizes: list[int]
 ) -> None:
     """One ``POST`` from ``source``, its whole answer read: status counted, size kept."""
-    try:
-        reader, writer = await connect("127.0.0.1", port, source)
-        try:
-            writer.write(
-                f"POST {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n".encode()
-                + f"Content-Length: {len(body)}\r\n\r\n".encode()
-                + body
-            )
-            data = await reader.read()
-        finally:
-            writer.close()
-    except OSError as exc:
-        seen[exc.__class__.__name__] += 1
-        return
-    seen[data[9:12].decode(errors="replace") or "empty"] += 1
-    sizes.append(len(data))
+    status, size = await post_answer(port, source, path, body)
+    seen[status] += 1
+    if size is not None:
+        sizes.append(size)
 
 
 def _health(latencies: list[float], probes: int, failures: Counter[str]) -> dict[str, object]:
