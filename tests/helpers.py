@@ -204,3 +204,16 @@ def spread(rng: random.Random, cards: list[Card], n: int, p_next: float) -> list
             k += 1
         piles[min(k, n - 1)].append(card)
     return piles
+
+
+def child_processes(pid: int) -> list[int]:
+    """The child processes of process ``pid``, whichever of its threads started them (the
+    service's process pools start theirs from a worker thread); none once it has ended."""
+    found: list[int] = []
+    tasks = Path(f"/proc/{pid}/task")
+    for task in tasks.iterdir() if tasks.exists() else ():
+        try:
+            found += [int(child) for child in (task / "children").read_text().split()]
+        except FileNotFoundError:  # a thread that ended meanwhile
+            continue
+    return found

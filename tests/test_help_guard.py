@@ -47,7 +47,7 @@ from cruel_tools.puzzles import Puzzle
 from cruel_tools.service import costly, logs
 from cruel_tools.service.openapi import body_doc
 
-from .helpers import published_puzzles, puzzle_log
+from .helpers import child_processes, published_puzzles, puzzle_log
 
 ROOT = Path(__file__).parent.parent
 TODAY = dt.date(2027, 1, 5)
@@ -438,16 +438,14 @@ def test_a_real_server_analyses_in_a_niced_process_that_ends_with_it(tmp_path: P
         number = puzzle(TODAYS[0]).deal.number or 0
         status, body = request(port, "POST", "/v1/analyze", by_number(number))
         assert (status, body["code"]) == (403, PUZZLE_OPEN)
-        children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
-        nice = {int(pid): os.getpriority(os.PRIO_PROCESS, int(pid)) for pid in children}
+        nice = {pid: os.getpriority(os.PRIO_PROCESS, pid) for pid in child_processes(proc.pid)}
         assert costly.ANALYSIS_NICE in nice.values(), nice  # the pool's worker
         # Its process killed (out of memory, an operator): 503 busy, then a new one; never 500.
         worker = next(pid for pid, n in nice.items() if n == costly.ANALYSIS_NICE)
         os.kill(worker, signal.SIGKILL)
         statuses = [request(port, "POST", "/v1/analyze", orjson.dumps(LOST))[0] for _ in range(3)]
         assert set(statuses) <= {200, 503} and statuses[-1] == 200, statuses
-        children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
-        nice.update({int(pid): 0 for pid in children})
+        nice.update({pid: 0 for pid in child_processes(proc.pid)})
     finally:
         stop(proc)
     deadline = time.monotonic() + 20

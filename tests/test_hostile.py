@@ -29,7 +29,7 @@ from fastapi.testclient import TestClient
 from cruel_tools import service
 from cruel_tools.guard import RateLimitedLog
 
-from .helpers import published_puzzles, puzzle_log
+from .helpers import child_processes, published_puzzles, puzzle_log
 
 ROOT = Path(__file__).parent.parent
 PUZZLE_ID = "2027-01-05-medium"
@@ -419,8 +419,7 @@ def test_a_full_disk_is_disk_full_not_busy(tmp_path: Path, monkeypatch: pytest.M
 
 
 def children(pid: int) -> list[int]:
-    path = Path(f"/proc/{pid}/task/{pid}/children")
-    return [int(p) for p in path.read_text().split()] if path.exists() else []
+    return child_processes(pid)
 
 
 def alive(pid: int) -> bool:

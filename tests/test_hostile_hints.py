@@ -38,6 +38,7 @@ from cruel_tools.service import costly
 from cruel_tools.service.logs import ANALYZE_WIN_STATES, analyze_request
 from cruel_tools.solver import solution_log, solve
 
+from .helpers import child_processes
 from .test_help_guard import LOST, make_settings
 from .test_hostile import request, second_address, serving
 
@@ -230,22 +231,9 @@ def test_hints_answer_a_real_server_while_one_address_loops_costly_analyses(
             time.sleep(0.5)
         stop = time.monotonic()
         pid = server.proc.pid
-        children = _children(pid)
-        nice = sorted(os.getpriority(os.PRIO_PROCESS, int(child)) for child in children)
+        nice = sorted(os.getpriority(os.PRIO_PROCESS, child) for child in child_processes(pid))
         for thread in loops:
             thread.join(30)
     assert analysed[200] >= 1, analysed  # the attack ran
     assert hinted == {200: 25}, (hinted, analysed)  # before the fix: 503 busy 24 of 25
     assert costly.HINT_NICE in nice and costly.ANALYSIS_NICE in nice, nice  # two pools
-
-
-def _children(pid: int) -> list[str]:
-    """Every thread's children of process ``pid``: the pools start their processes from a
-    worker thread (a thread that ended meanwhile has none left)."""
-    found: list[str] = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        try:
-            found += (task / "children").read_text().split()
-        except FileNotFoundError:
-            continue
-    return found
