@@ -8,8 +8,13 @@ the Python engine, slower; ``cruel --version`` says which engine runs.
 import os
 from glob import glob
 
-from pybind11.setup_helpers import Pybind11Extension, build_ext
+from pybind11.setup_helpers import ParallelCompile, Pybind11Extension, build_ext
 from setuptools import setup
+
+# The core's units compiled at once, one a core (issue #34: compiled one after another, they
+# were most of the first install's time on a 2-core machine). CRUEL_BUILD_JOBS=N sets the
+# number; 0 or unset, one a core.
+ParallelCompile("CRUEL_BUILD_JOBS").install()
 
 native = Pybind11Extension(
     "cruel_tools._native",
