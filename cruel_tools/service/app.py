@@ -39,7 +39,7 @@ from .help_guard import HelpGuard
 from .metrics import Metrics, MetricsMiddleware
 from .metrics import router as metrics_router
 from .openapi import ERRORS, customize
-from .replaying import ReplayGate
+from .replaying import replay_gate
 
 __all__ = ["APP_FACTORY", "create_app", "app_from_env"]
 
@@ -85,7 +85,7 @@ def create_app(settings: Settings | None = None, stores: Stores | None = None) -
     ctx = Context(settings, puzzle_set, stores, key_buckets, player_buckets)
     watch = stores.watch
     gate = CostlyGate(settings)  # analyses: rate limits, a cap, their own process
-    replays = ReplayGate(settings)  # replays: a rate limit, a cap, their own processes
+    replays = replay_gate(settings)  # replays: a rate limit, a cap, their own processes
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

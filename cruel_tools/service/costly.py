@@ -38,7 +38,15 @@ from .config import Settings
 from .errors import ApiError
 from .workers import WorkerProcesses
 
-__all__ = ["BUSY", "BUSY_RETRY", "RATE_LIMITED", "ANALYSIS_NICE", "HINT_NICE", "CostlyGate"]
+__all__ = [
+    "BUSY",
+    "BUSY_RETRY",
+    "RATE_LIMITED",
+    "ANALYSIS_NICE",
+    "HINT_NICE",
+    "CostlyGate",
+    "KindLimit",
+]
 
 #: 503: the process runs as many analyses as it may; retry (a database lock says ``busy`` too).
 BUSY: Final = "busy"
@@ -58,7 +66,7 @@ HINT_NICE: Final = 5
 _T = TypeVar("_T")
 
 
-class _Limit:
+class KindLimit:
     """One kind of costly request's rate limit: a bucket per client address and one per API
     key, both of ``limit`` (None: no limit)."""
 
@@ -82,21 +90,25 @@ class CostlyGate:
         *,
         most: int | None = None,
         nice: int = ANALYSIS_NICE,
-        limits: dict[str, _Limit] | None = None,
+        limits: dict[str, KindLimit] | None = None,
+        share: int | None = None,
+        retry: int = BUSY_RETRY,
     ) -> None:
         self.settings = settings
         self.what = what
         self.limits = limits or {
-            "analyses": _Limit("analyses", settings.analyze_limit, settings),
-            "hints": _Limit("hints", settings.hint_limit, settings),
+            "analyses": KindLimit("analyses", settings.analyze_limit, settings),
+            "hints": KindLimit("hints", settings.hint_limit, settings),
         }
         self.most = settings.max_analyses if most is None else most
-        #: Places one client may hold at once: half of them, at least one.
-        self.share = max(1, self.most // 2)
+        #: Places one client may hold at once: by default half of them, at least one.
+        self.share = max(1, self.most // 2) if share is None else share
+        #: Seconds a ``busy`` answer tells the client to wait.
+        self.retry = retry
         self.running = 0
         self.holding: Counter[str] = Counter()
         self.nice = nice
-        self.workers = WorkerProcesses(self.most, nice, what, BUSY_RETRY)
+        self.workers = WorkerProcesses(self.most, nice, what, retry)
         self._hints: CostlyGate | None = None
 
     def hints(self) -> CostlyGate:
@@ -140,7 +152,7 @@ class CostlyGate:
     def _busy(self, why: str | None = None) -> ApiError:
         why = why or f"the server is running as many {self.what} as it may at once"
         return ApiError(
-            503, BUSY, f"{why}; retry in {BUSY_RETRY} s", headers={"Retry-After": str(BUSY_RETRY)}
+            503, BUSY, f"{why}; retry in {self.retry} s", headers={"Retry-After": str(self.retry)}
         )
 
     def refuse_when_full(self) -> None:

@@ -27,7 +27,7 @@ from .costly import CostlyGate
 from .errors import ApiError, json_response, read_body
 from .help_guard import HelpGuard
 from .openapi import body_doc
-from .replaying import ReplayGate
+from .replaying import REPLAYS, replay
 
 __all__ = [
     "ANALYZE_MAX_STATES",
@@ -133,7 +133,7 @@ def analyze_request(
     )
 
 
-def router(ctx: Context, guard: HelpGuard, gate: CostlyGate, replays: ReplayGate) -> APIRouter:
+def router(ctx: Context, guard: HelpGuard, gate: CostlyGate, replays: CostlyGate) -> APIRouter:
     """``POST /v1/verify``, ``/v1/replay`` and ``/v1/analyze``: a log in the body, read as
     ``cruel verify`` reads a file (its errors answered by :mod:`.errors`); analyze through
     ``guard`` and ``gate``; replay through ``replays``."""
@@ -186,9 +186,9 @@ def router(ctx: Context, guard: HelpGuard, gate: CostlyGate, replays: ReplayGate
         left). 429 ``rate-limited`` and 503 ``busy`` with Retry-After bound the cost."""
         replays.refuse_when_full()
         body = await read_body(request, ctx.settings.max_body)
-        with replays.admit(request):
+        with replays.admit(request, None, REPLAYS):
             game_log = await parse_log(body, ctx.limits)
-            answer = await replays.run(game_log, first, last)
+            answer = await replay(replays, game_log, first, last)
         return Response(answer, media_type="application/json")
 
     @router.post(

@@ -16,25 +16,28 @@ that many at once (more: 503 ``busy``), each address with its bucket (``--replay
 from __future__ import annotations
 
 import functools
-import math
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any, Final
 
 import orjson
-from fastapi import Request
 
 from ..constants import REPLAY_MAX_BYTES, REPLAY_MAX_STEPS
-from ..keys import TokenBuckets
 from ..log import GameLog
 from ..render import EmptyWindow, ReplayOptions, ReplayWindow, check_window, replay_json
-from .clients import client_address
 from .config import Settings
+from .costly import CostlyGate, KindLimit
 from .errors import ApiError
-from .workers import WorkerProcesses
 
-__all__ = ["REPLAY_BUSY_RETRY", "REPLAY_NICE", "ReplayGate", "windowed_replay"]
+__all__ = [
+    "REPLAYS",
+    "REPLAY_BUSY_RETRY",
+    "REPLAY_NICE",
+    "replay",
+    "replay_gate",
+    "windowed_replay",
+]
 
+#: The kind of costly request a replay is (the gate's words: "too many replays ...").
+REPLAYS: Final = "replays"
 #: Seconds a client is told to wait after a ``busy`` replay (one takes at most about 0.1 s).
 REPLAY_BUSY_RETRY: Final = 1
 #: How much lower the replays' processes run than the server's: as the hints', under the
@@ -88,70 +91,31 @@ def windowed_replay(
     return doc
 
 
-class ReplayGate:
-    """One app's replays: a token bucket per client address, and the count of replays running
-    under ``settings.max_replays``. :meth:`admit` has no ``await`` inside: two requests of one
-    event loop cannot both take the last place."""
+def replay_gate(settings: Settings) -> CostlyGate:
+    """One app's replays, through the costly routes' one gate (:mod:`.costly`): a bucket per
+    client address (``settings.replay_limit``), ``settings.max_replays`` places (one client may
+    hold them all: a web page asks window after window) and processes of their own."""
+    return CostlyGate(
+        settings,
+        REPLAYS,
+        most=settings.max_replays,
+        nice=REPLAY_NICE,
+        limits={REPLAYS: KindLimit(REPLAYS, settings.replay_limit, settings)},
+        share=settings.max_replays,
+        retry=REPLAY_BUSY_RETRY,
+    )
 
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
-        limit = settings.replay_limit
-        self.buckets = TokenBuckets(limit, settings.clock) if limit else None
-        self.most = settings.max_replays
-        self.running = 0
-        self.workers = WorkerProcesses(self.most, REPLAY_NICE, "replays", REPLAY_BUSY_RETRY)
 
-    def _busy(self) -> ApiError:
-        seconds = REPLAY_BUSY_RETRY
-        message = f"the server is running as many replays as it may at once; retry in {seconds} s"
-        return ApiError(503, "busy", message, headers={"Retry-After": str(seconds)})
-
-    def refuse_when_full(self) -> None:
-        """503 ``busy`` before the body is read when every place is taken."""
-        if self.running >= self.most:
-            raise self._busy()
-
-    def _throttle(self, request: Request) -> None:
-        if self.buckets is None:
-            return
-        wait = self.buckets.take(client_address(request, self.settings))
-        if wait > 0:
-            seconds = max(1, math.ceil(wait - 1e-9))
-            raise ApiError(
-                429,
-                "rate-limited",
-                f"too many replays from this address; retry in {seconds} s",
-                headers={"Retry-After": str(seconds)},
-            )
-
-    @contextmanager
-    def admit(self, request: Request) -> Iterator[None]:
-        """A place among the running replays, held until the block ends: 503 ``busy`` when
-        none is free (a busy answer takes no token), else 429 when the address's bucket is
-        empty."""
-        self.refuse_when_full()
-        self._throttle(request)
-        self.running += 1
-        try:
-            yield
-        finally:
-            self.running -= 1
-
-    async def run(self, game_log: GameLog, first: int, last: int | None) -> bytes:
-        """The windowed replay's JSON, made in a replay process (the engine and the positions'
-        words are Python: about 40 ms for a full window, so never on the event loop nor on a
-        thread beside it); 422 ``empty-window`` when the window can show no step of the log."""
-        try:
-            check_window(ReplayOptions(first=first, last=last), len(game_log.moves))
-        except EmptyWindow:
-            raise ApiError(
-                422, EmptyWindow.code, _empty(first, last, game_log), "query", "from"
-            ) from None
-        return await self.workers.run(functools.partial(_answer, game_log, first, last))
-
-    def close(self) -> None:
-        """Stop the replays' processes (the app's end)."""
-        self.workers.close()
+async def replay(gate: CostlyGate, game_log: GameLog, first: int, last: int | None) -> bytes:
+    """The windowed replay's JSON, made in one of ``gate``'s processes (the engine and the
+    positions' words are Python: about 40 ms for a full window, so never on the event loop nor
+    on a thread beside it); 422 ``empty-window`` when the window can show no step of the log."""
+    try:
+        check_window(ReplayOptions(first=first, last=last), len(game_log.moves))
+    except EmptyWindow:
+        words = _empty(first, last, game_log)
+        raise ApiError(422, EmptyWindow.code, words, "query", "from") from None
+    return await gate.run(functools.partial(_answer, game_log, first, last))
 
 
 def _answer(game_log: GameLog, first: int, last: int | None) -> bytes:
