@@ -111,6 +111,14 @@ VOIDED: Final = "link-code-voided"
 #: A token's ``used_at`` is written at most this often (not a write per request).
 USED_EVERY: Final = dt.timedelta(hours=1)
 
+
+def _voided(failures: int) -> bool:
+    """Whether a link code with ``failures`` wrong codes counted against it is void: the one
+    statement of the rule, for its redemption and the player's data (the store stops counting
+    at :data:`MAX_TRIES`)."""
+    return failures >= MAX_TRIES
+
+
 _TOKEN_SHAPE: Final = re.compile(rf"{TOKEN_PREFIX}[A-Za-z0-9_-]{{43}}")
 _SCRYPT: Final = {"n": 2**14, "r": 8, "p": 1, "dklen": 32, "maxmem": 64 * 1024 * 1024}
 _TYPED: Final = str.maketrans({"I": "1", "L": "1", "O": "0", "-": None, " ": None})
@@ -544,7 +552,7 @@ class Players(Store):
                     (player, MAX_TRIES),
                 )
                 refused: PlayerRefused | None = wrong
-            elif match[0][1] >= MAX_TRIES:
+            elif _voided(match[0][1]):
                 refused = PlayerRefused(
                     VOIDED,
                     f"this link code was voided after {match[0][1]} wrong codes were sent for "
@@ -671,7 +679,7 @@ class Players(Store):
                     expires_at=dt.datetime.fromisoformat(expires),
                     used_at=_time(used),
                     wrong_tries=failures,
-                    voided=used is None and failures >= MAX_TRIES,
+                    voided=used is None and _voided(failures),
                 )
                 for made, expires, used, failures in codes
             ],
