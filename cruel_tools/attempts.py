@@ -486,6 +486,14 @@ def _replay(
     return game
 
 
+def _end(attempt: _Attempt, how: Literal["given-up", "expired"], now: dt.datetime) -> None:
+    """End ``attempt`` as ``how``, or ``blocked`` where its position has no legal step (its
+    stored status says so: it is the position's, kept with every step): the one rule of how an
+    attempt ends without a win, for a give-up, an expiry found by a request, and the sweep."""
+    attempt.status = "blocked" if attempt.status == "blocked" else how
+    attempt.ended_at = now
+
+
 def _back_to(puzzle: Puzzle, line: list[tuple[str, bool]], marks: list[tuple[int, Game]]) -> Game:
     """The position of ``line`` after an undo shortened it: the last snapshot within it and the
     few steps after that (issue #33, finding 6: an undo replayed the whole line, so 100 undos of
@@ -682,8 +690,7 @@ class Attempts(Store):
         now = now.astimezone(dt.UTC)
 
         def end(db: Connection, attempt: _Attempt, game: Game) -> Game:
-            attempt.status = "blocked" if attempt.status == "blocked" else "given-up"
-            attempt.ended_at = now
+            _end(attempt, "given-up", now)
             return game
 
         return self._change(puzzle, attempt_id, sender, now, today, end)
@@ -700,7 +707,7 @@ class Attempts(Store):
         with self.database.write(lock=_lock(attempt_id)) as db:
             attempt = self._load(db, attempt_id, sender)
             game = _replay(puzzle, attempt.line)
-            self._expire(db, attempt, game, puzzle, now, today)
+            self._expire(db, attempt, puzzle, now, today)
         return _state(attempt, game, now, self.policy)
 
     def settle(self, attempt_id: str, result: SubmissionResult) -> None:
@@ -771,8 +778,7 @@ class Attempts(Store):
                     if row is None:
                         continue
                     attempt = _row(row)
-                    attempt.status = "blocked" if attempt.status == "blocked" else "expired"
-                    attempt.ended_at = now
+                    _end(attempt, "expired", now)
                     self._save(db, attempt)
                     total += 1
             if len(found) < batch:
@@ -839,7 +845,7 @@ class Attempts(Store):
         with self.database.write(lock=_lock(attempt_id)) as db:
             attempt = self._load(db, attempt_id, sender)
             game = _replay(puzzle, attempt.line, attempt.marks)
-            ended = self._expire(db, attempt, game, puzzle, now, today)
+            ended = self._expire(db, attempt, puzzle, now, today)
             if ended is None:
                 game = change(db, attempt, game)
                 self._save(db, attempt)
@@ -864,7 +870,6 @@ class Attempts(Store):
         self,
         db: Connection,
         attempt: _Attempt,
-        game: Game,
         puzzle: Puzzle,
         now: dt.datetime,
         today: dt.date,
@@ -875,8 +880,7 @@ class Attempts(Store):
         if not self._expired(attempt, puzzle, now, today):
             return None
         closed = solution_is_public(puzzle, today)
-        attempt.status = "blocked" if game.outcome() == "blocked" else "expired"
-        attempt.ended_at = now
+        _end(attempt, "expired", now)
         self._save(db, attempt)
         if closed:
             return f"the attempt has expired: puzzle {puzzle.id}'s day is over"
