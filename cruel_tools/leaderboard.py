@@ -22,7 +22,7 @@ from .names import skeleton
 from .puzzles import Puzzle
 from .records import PlayerGames
 from .registry import register
-from .schema import SCORE, Store, order
+from .schema import LISTED, SCORE, Store, order
 from .store import Connection
 from .submissions import Judgement, Submission, SubmissionResult, judge
 from .traversal import ErrorInfo
@@ -442,9 +442,7 @@ class Leaderboards(Store):
         limit = max(0, min(limit, MAX_PAGE))
         shown = (
             " FROM unranked_submissions AS u JOIN submissions AS s ON s.id = u.submission"
-            " WHERE u.puzzle = ?"
-            " AND NOT EXISTS (SELECT 1 FROM hidden_submissions AS h WHERE h.submission = s.id)"
-            " AND NOT EXISTS (SELECT 1 FROM banned_players AS b WHERE b.player = s.player)"
+            f" WHERE u.puzzle = ? AND {LISTED}"
         )
         with self.database.read() as db:
             total = int(db.execute(f"SELECT COUNT(*){shown}", (puzzle_id,)).fetchone()[0])
@@ -500,10 +498,7 @@ class Leaderboards(Store):
             # are left out of their record.
             rows = db.execute(
                 "SELECT puzzle, moves, submitted_at, elapsed_ms FROM submissions AS s"
-                " WHERE player = ?"
-                " AND NOT EXISTS (SELECT 1 FROM hidden_submissions AS h WHERE h.submission = s.id)"
-                " AND NOT EXISTS (SELECT 1 FROM banned_players AS b WHERE b.player = s.player)"
-                " ORDER BY id",
+                f" WHERE player = ? AND {LISTED} ORDER BY id",
                 (player,),
             ).fetchall()
             has_attempts = db.has_table("attempts")

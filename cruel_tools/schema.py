@@ -30,6 +30,7 @@ from .store import (
 
 __all__ = [
     "DB_VERSION",
+    "LISTED",
     "SCORE",
     "order",
     "index_ddl",
@@ -143,12 +144,19 @@ CREATE TABLE IF NOT EXISTS unranked_submissions (
 CREATE INDEX IF NOT EXISTS unranked_puzzle ON unranked_submissions (puzzle, submission);
 """
 
-#: The view of what the boards list: neither hidden, nor a banned player's, nor unranked.
-VISIBLE: Final = """
+#: An entry ``s`` (``submissions AS s``) that moderation leaves shown: neither hidden nor a
+#: banned player's. The one statement of it, for the view below, the unranked list and a
+#: player's record (:mod:`cruel_tools.leaderboard`).
+LISTED: Final = (
+    "NOT EXISTS (SELECT 1 FROM hidden_submissions AS h WHERE h.submission = s.id)"
+    " AND NOT EXISTS (SELECT 1 FROM banned_players AS b WHERE b.player = s.player)"
+)
+
+#: The view of what the boards list: listed (:data:`LISTED`), and not unranked.
+VISIBLE: Final = f"""
 CREATE VIEW IF NOT EXISTS visible_submissions AS
     SELECT * FROM submissions AS s
-    WHERE NOT EXISTS (SELECT 1 FROM hidden_submissions AS h WHERE h.submission = s.id)
-      AND NOT EXISTS (SELECT 1 FROM banned_players AS b WHERE b.player = s.player)
+    WHERE {LISTED}
       AND NOT EXISTS (SELECT 1 FROM unranked_submissions AS u WHERE u.submission = s.id);
 """
 
