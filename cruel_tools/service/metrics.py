@@ -32,6 +32,7 @@ from prometheus_client import (
     start_http_server,
 )
 from prometheus_client.multiprocess import MultiProcessCollector
+from starlette.routing import Match, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .context import Context
@@ -149,8 +150,8 @@ def collected(registry: CollectorRegistry | None = None) -> bytes:
 
 
 class MetricsMiddleware:
-    """Counts and times every HTTP request by the template of the route that took it (Starlette
-    sets ``scope["route"]`` when it matches one), its method and its answer's status."""
+    """Counts and times every HTTP request by the template of the route that took it
+    (:func:`_template`), its method and its answer's status."""
 
     def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
         self.app = app
@@ -172,9 +173,24 @@ class MetricsMiddleware:
         try:
             await self.app(scope, receive, send_status)
         finally:
-            route = getattr(scope.get("route"), "path", None)
             seconds = time.perf_counter() - start
-            self.metrics.observe_request(route or UNMATCHED, scope["method"], status, seconds)
+            self.metrics.observe_request(_template(scope), scope["method"], status, seconds)
+
+
+def _template(scope: Scope) -> str:
+    """The template of the route that took the request, or :data:`UNMATCHED`.
+
+    FastAPI sets ``scope["route"]`` for its own routes only: the OpenAPI document
+    (``/v1/openapi.json``) is a plain Starlette route at the top of the app (``scope["app"]``),
+    so such a route is matched here again (a wrong method too, as FastAPI labels its own 405s).
+    """
+    route = scope.get("route")
+    if route is None:
+        for top in getattr(scope.get("app"), "routes", ()):
+            if isinstance(top, Route) and top.matches(scope)[0] is not Match.NONE:
+                route = top
+                break
+    return getattr(route, "path", None) or UNMATCHED
 
 
 def router(ctx: Context, metrics: Metrics) -> APIRouter:
