@@ -464,8 +464,19 @@ def _same_step(a: Step, b: Step) -> bool:
 # --- how far from the best --------------------------------------------------------------------
 
 
-def _optimum(result: OptimalResult) -> Optimum:
-    return Optimum(verdict=result.verdict, actions=result.actions, lower_bound=result.lower_bound)
+def _optimum(result: OptimalResult, par: Par | None) -> Optimum:
+    """What the search proved, with what the puzzle's par proves of the same deal: its win bounds
+    the optimum from above, its proven bound from below. A par proven optimal with a larger
+    budget settles an optimum the search left open, so the analysis never states a weaker bound
+    beside a proven par (a bound over the player's own win is a puzzle file's error: ignored)."""
+    actions, lower = result.actions, result.lower_bound
+    if par is None or actions is None:
+        return Optimum(verdict=result.verdict, actions=actions, lower_bound=lower)
+    actions = min(actions, par.actions)
+    if par.lower_bound <= actions:
+        lower = max(lower, par.lower_bound)
+    verdict: OptimalVerdict = "optimal" if actions == lower else "best-found"
+    return Optimum(verdict=verdict, actions=actions, lower_bound=lower)
 
 
 def _fewest(result: OptimalResult) -> int | None:
@@ -485,7 +496,10 @@ def _win(
     actions = end.moves + end.redeals
     # The player's own win is a first upper bound: the optimum is never above it.
     best = optimize(games[0].copy(), max_states=max_states, known=list(steps))
-    over_optimum = actions - best.actions if best.verdict == "optimal" and best.actions else None
+    par = puzzle.par if puzzle is not None else None
+    optimum = _optimum(best, par)
+    fewest = optimum.actions if optimum.verdict == "optimal" else None
+    over_optimum = actions - fewest if fewest is not None else None
     costly: list[CostlyStep] | None = None
     undecided: list[int] | None = None
     if deep:
@@ -519,16 +533,15 @@ def _win(
                 )
             elif before is None or after is None:
                 undecided.append(i)
-    par = puzzle.par if puzzle is not None else None
     return Win(
         actions=actions,
         moves=end.moves,
         redeals=end.redeals,
         par=par,
         over_par=actions - par.actions if par is not None else None,
-        optimum=_optimum(best),
+        optimum=optimum,
         over_optimum=over_optimum,
-        at_most_over_optimum=actions - best.lower_bound,
+        at_most_over_optimum=actions - optimum.lower_bound,
         costly_steps=costly,
         undecided_steps=undecided,
     )

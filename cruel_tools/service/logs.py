@@ -19,6 +19,7 @@ from .. import analysis
 from ..api import ErrorResponse
 from ..constants import REPLAY_MAX_STEPS
 from ..log import GameLog
+from ..puzzles import Puzzle, check_against_puzzle, solution_is_public
 from ..render import ReplayDocument
 from ..verify import VerifyReport, report_json, verify
 from .bodies import parse_log, read_log
@@ -119,18 +120,35 @@ def analyze_request(
     max_states: int = ANALYZE_MAX_STATES,
     total_states: int = ANALYZE_TOTAL_STATES,
     win_states: int = ANALYZE_WIN_STATES,
+    puzzle: Puzzle | None = None,
 ) -> Callable[[], analysis.Analysis]:
     """The work of one ``POST /v1/analyze``, to call: the analysis at the service's budget (what
-    benchmarks/analyze_cost.py measures). Picklable, for the analyses' process
-    (:mod:`.costly`), whose interpreter then imports only the library. It raises
+    benchmarks/analyze_cost.py measures), against ``puzzle`` when the log is its game
+    (:func:`closed_puzzle`). Picklable, for the analyses' process (:mod:`.costly`), whose
+    interpreter then imports only the library. It raises
     :class:`~cruel_tools.analysis.AnalysisRefused` for a log that is not a legal game."""
     return functools.partial(
         analysis.analyze,
         game_log,
+        puzzle=puzzle,
         max_states=max_states,
         total_states=total_states,
         win_states=win_states,
     )
+
+
+def closed_puzzle(ctx: Context, game_log: GameLog) -> Puzzle | None:
+    """The closed puzzle ``game_log`` is a game of (its very deal and rules), or None. Its par,
+    proven with a budget far larger than a request's, then settles the optimum the request's
+    search may leave open (docs/analysis.md): the replay page of a puzzle's solution must not
+    say "at least 56" beside "par 58, optimal" (issue #34)."""
+    today = ctx.settings.today()
+    number, piles = game_log.deal.number, game_log.deal.piles
+    for puzzle in list(ctx.puzzles.by_id.values()):  # a copy: days published ahead join it
+        if (puzzle.deal.number == number) if number is not None else (puzzle.deal.piles == piles):
+            if solution_is_public(puzzle, today) and not check_against_puzzle(game_log, puzzle):
+                return puzzle
+    return None
 
 
 def router(ctx: Context, guard: HelpGuard, gate: CostlyGate, replays: CostlyGate) -> APIRouter:
@@ -216,8 +234,12 @@ def router(ctx: Context, guard: HelpGuard, gate: CostlyGate, replays: CostlyGate
         No analysis of a puzzle not closed (403 ``puzzle-open``), of a deal given as piles
         without a site or admin key (403 ``piles-need-key``, unless it is a closed puzzle's);
         429 ``rate-limited`` and 503 ``busy`` with Retry-After bound the cost."""
+
         # Solves: CPU work bounded by the budget, in the analyses' own process.
-        work = functools.partial(analyze_request, max_states=max_states)
+        def work(game_log: GameLog) -> Callable[[], analysis.Analysis]:
+            puzzle = closed_puzzle(ctx, game_log)
+            return analyze_request(game_log, max_states=max_states, puzzle=puzzle)
+
         return await costly_help(request, ctx, guard, gate, "analyses", work)
 
     return router
