@@ -284,6 +284,10 @@ def test_a_replays_analysis_speaks_the_language(new_page: Callable[..., Any], la
         joined = "\n" + "\n".join(texts) + "\n"
         assert [f for f in english_only(page) if f in joined] == []
         assert "stapel" in joined and "Gewonnen in" in joined
+        # The par solution of a par proven optimal (issue #34): optimal, with no weaker bound.
+        analysis = page.locator("#analysis").inner_text()
+        assert analysis.endswith("op par (57): optimaal."), analysis
+        assert "minstens" not in analysis
 
 
 @pytest.mark.parametrize("lang", ["qps", "nl"])
