@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final, Literal, get_args
 
 from pydantic import Field
@@ -31,8 +31,9 @@ from .game import Game, Move, Redeal, Step
 from .log import LogEntry
 from .optimal import optimize
 from .rules import DEFAULT, Rules
-from .solver import DealInfo, FrozenModel, Verdict, search, solve
+from .solver import MAX_MEMORY, DealInfo, FrozenModel, Verdict, search, solve
 from .traversal import played_entries
+from .verify import plural
 
 __all__ = [
     "GRADE_FORMAT",
@@ -102,6 +103,19 @@ class Budget:
     player_states: int = 30_000  # search budget of players 3 and 4
     optimal_states: int = PROOF_STATES  # positions the fewest-actions search may expand for par
     optimal_memory: int = PROOF_MEMORY  # bytes it may hold
+    # Bytes each of the ladder's searches may hold (the solver, players 3 and 4, the critical
+    # decisions' checks): they need under 20 MiB at these position budgets (issue #34).
+    search_memory: int = MAX_MEMORY
+
+    def within(self, memory: int) -> Budget:
+        """This budget with no search holding more than ``memory`` bytes: what a memory budget
+        leaves the searches (:mod:`cruel_tools.memory`). Grading runs one search at a time, so
+        each may have all of it."""
+        return replace(
+            self,
+            optimal_memory=min(self.optimal_memory, memory),
+            search_memory=min(self.search_memory, memory),
+        )
 
 
 class Par(FrozenModel):
@@ -124,6 +138,13 @@ class Par(FrozenModel):
         """Whether a win in ``actions`` actions is proven to take the fewest possible: it meets
         the proven lower bound (which an optimal par also meets)."""
         return actions == self.lower_bound
+
+    def describe(self) -> str:
+        """``60 actions (53 moves, 7 redeals), optimal`` or ``79 actions (67 moves, 12
+        redeals), optimum >= 66``: what is proven, as ``cruel solve --optimal`` says it."""
+        split = f"{plural(self.moves, 'move')}, {plural(self.redeals, 'redeal')}"
+        proven = "optimal" if self.optimal else f"optimum >= {self.lower_bound}"
+        return f"{plural(self.actions, 'action')} ({split}), {proven}"
 
 
 class Metrics(FrozenModel):
@@ -216,7 +237,11 @@ def player2(game: Game, budget: Budget) -> list[Step] | None:
 def _technique(early: int) -> Player:
     def play(game: Game, budget: Budget) -> list[Step] | None:
         result = search(
-            game.copy(), max_states=budget.player_states, early_redeals=early, rule_f=_RULE_F
+            game.copy(),
+            max_states=budget.player_states,
+            early_redeals=early,
+            rule_f=_RULE_F,
+            max_memory=budget.search_memory,
         )
         return result.steps if result.verdict == "won" else None
 
@@ -314,7 +339,10 @@ def critical_decisions(game: Game, steps: Sequence[Step], budget: Budget) -> int
             for other in options:
                 trial = g.copy()
                 trial.push(other)
-                if solve(trial, budget.critical_states, rule_f=_RULE_F).verdict == "won":
+                found = solve(
+                    trial, budget.critical_states, rule_f=_RULE_F, max_memory=budget.search_memory
+                )
+                if found.verdict == "won":
                     alternative_wins = True
                     break
             count += not alternative_wins
@@ -345,6 +373,7 @@ def classify(game: Game, budget: Budget = Budget()) -> Classified:
         max_states=budget.solver_states,
         max_seconds=budget.solver_seconds,
         rule_f=_RULE_F,
+        max_memory=budget.search_memory,
     )
     if result.verdict != "won":
         return Classified(result.verdict, None, {}, [], result.stats.expanded)
@@ -375,27 +404,34 @@ def grade(
     rules: Rules = DEFAULT,
     budget: Budget = Budget(),
     found: Classified | None = None,
+    phase: Callable[[str], None] = lambda _what: None,
 ) -> Grade:
     """Grade a deal: its tier, metrics and par solution (only for deals the solver wins).
 
     ``found`` is the deal's :func:`classify` result when the caller has it already (choosing
-    puzzles classifies every candidate first), so it is not worked out twice.
+    puzzles classifies every candidate first), so it is not worked out twice. ``phase`` is told
+    what grading does next, in a few words (``cruel grade``'s progress line shows it).
     """
     start = Game.from_deal(piles, rules)
     deal = DealInfo(number=number, piles=[[cards.name(c) for c in p] for p in piles])
     if found is None:
+        phase("solving, then the ladder")
         found = classify(start, budget)
     if found.tier is None:
         return Grade(
             deal=deal, rules=rules, verdict=found.verdict, tier=None, metrics=None, solution=None
         )
     tier, ladder, solutions = found.tier, found.ladder, found.solutions
+    phase("par: the fewest actions")
     par, best = fewest_actions(start, solutions, budget)
+    phase("critical decisions")
+    critical = critical_decisions(start, best, budget)
+    phase("random playouts")
     metrics = Metrics(
         ladder=ladder,
         solver_states=found.solver_states,
         par=par,
-        critical_decisions=critical_decisions(start, best, budget),
+        critical_decisions=critical,
         random_win_rate=random_win_rate(start, budget.playouts, budget.playout_steps, number or 0),
         random_playouts=budget.playouts,
     )
