@@ -19,6 +19,7 @@ from .names import skeleton
 from .store import (
     Connection,
     Database,
+    NoSuchDatabase,
     SqliteDatabase,
     StoreError,
     attach,
@@ -435,12 +436,16 @@ def _refuse_newer(name: str, version: int) -> None:
         )
 
 
-def prepare(database: Database, name: str | None = None) -> None:
+def prepare(database: Database, name: str | None = None, create: bool = True) -> None:
     """Bring the store's layout up to :data:`DB_VERSION` (once per :class:`Database`), or refuse
     one made by a newer cruel-tools (:class:`StoreError`). SQLite keeps its version in
     ``user_version``; PostgreSQL in the table ``cruel_migrations``, where several instances
     starting at once take turns (an advisory lock), and each migration is one transaction
-    (PostgreSQL's definitions are transactional: a failed one leaves nothing behind)."""
+    (PostgreSQL's definitions are transactional: a failed one leaves nothing behind).
+
+    ``create`` False: a PostgreSQL database that cruel-tools never laid out (no
+    ``cruel_migrations``) is :class:`NoSuchDatabase`, not laid out (an SQLite file that is not
+    there is refused when it is opened: :class:`SqliteDatabase`)."""
     name = name or describe(database.target)
     if database.prepared:
         return
@@ -449,6 +454,10 @@ def prepare(database: Database, name: str | None = None) -> None:
         database.open_reader()
         database.prepared = True
         return
+    if not create:
+        with database.read() as db:
+            if not db.has_table("cruel_migrations"):
+                raise NoSuchDatabase(f"{name}: no such database")
     with database.write(lock="cruel-tools migrations") as db:
         db.script(
             "CREATE TABLE IF NOT EXISTS cruel_migrations (\n"
@@ -528,21 +537,24 @@ def _migrate_sqlite(database: SqliteDatabase, name: str) -> None:
 class Store:
     """What every store is opened with: a database, attached and prepared in one way.
 
-    ``target``: an SQLite file's path (created if missing), a ``postgresql://`` URL, or an open
-    :class:`~cruel_tools.store.Database` (shared: :meth:`close` leaves it open). ``timeout``:
-    how long a write waits for another process's lock before
-    :class:`~cruel_tools.store.StoreBusy`. A database that cannot be used is a
-    :class:`~cruel_tools.store.StoreError`.
+    ``target``: an SQLite file's path (created if missing, unless ``create`` is False), a
+    ``postgresql://`` URL, or an open :class:`~cruel_tools.store.Database` (shared:
+    :meth:`close` leaves it open). ``timeout``: how long a write waits for another process's
+    lock before :class:`~cruel_tools.store.StoreBusy`. A database that cannot be used is a
+    :class:`~cruel_tools.store.StoreError`; one that is not there while ``create`` is False,
+    :class:`~cruel_tools.store.NoSuchDatabase`.
     """
 
-    def __init__(self, target: Path | str | Database, timeout: float = DB_TIMEOUT) -> None:
+    def __init__(
+        self, target: Path | str | Database, timeout: float = DB_TIMEOUT, create: bool = True
+    ) -> None:
         self.path = name_of(target)
         try:
-            self.database, self._own = attach(target, timeout)
+            self.database, self._own = attach(target, timeout, create)
         except database_errors() as exc:
             raise StoreError(f"{self.path}: cannot use as a database: {one_line(exc)}") from None
         try:
-            prepare(self.database, self.path)
+            prepare(self.database, self.path, create)
         except database_errors() as exc:
             self.close()
             raise StoreError(f"{self.path}: cannot use as a database: {one_line(exc)}") from None

@@ -51,6 +51,7 @@ __all__ = [
     "database_errors",
     "one_line",
     "StoreError",
+    "NoSuchDatabase",
     "StoreBusy",
     "WouldWait",
     "is_busy",
@@ -80,6 +81,15 @@ class StoreError(CruelError):
     cruel-tools)."""
 
     code = "bad-database"
+
+
+class NoSuchDatabase(StoreError):
+    """No database at ``--db`` where one must be there already (``create=False``): an SQLite
+    file missing or empty, or a PostgreSQL database that cruel-tools never laid out. Only
+    ``cruel serve`` (and ``cruel keys add --create``) makes one: a typo in ``--db`` given to a
+    command that reads must not leave an empty database behind (issue #34)."""
+
+    code = "no-such-database"
 
 
 class StoreBusy(Exception):
@@ -237,16 +247,40 @@ class Database:
         raise NotImplementedError
 
 
+def sqlite_missing(path: Path | str) -> bool:
+    """No SQLite database at ``path``: no file, or an empty one (which SQLite would lay out as
+    a new database)."""
+    try:
+        return Path(path).stat().st_size == 0
+    except FileNotFoundError:
+        return True
+
+
+def _connect_existing(path: str, timeout: float) -> sqlite3.Connection:
+    """The SQLite file at ``path``, which must be there (:class:`NoSuchDatabase`)."""
+    if sqlite_missing(path):
+        raise NoSuchDatabase(f"{path}: no such database")
+    uri = Path(path).absolute().as_uri() + "?mode=rw"
+    return sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=timeout)
+
+
 class SqliteDatabase(Database):
     """An SQLite file: a connection for writes and one for reads (never queued behind a write
-    that waits for another process's lock); ``:memory:`` has one for both."""
+    that waits for another process's lock); ``:memory:`` has one for both.
 
-    def __init__(self, path: str, timeout: float) -> None:
+    ``create``: make the file if it is missing; else a missing or empty file is
+    :class:`NoSuchDatabase`, and the file is opened in SQLite's ``mode=rw``, which never
+    makes one (not even if the file goes between the look and the open)."""
+
+    def __init__(self, path: str, timeout: float, create: bool = True) -> None:
         self.dialect = SQLITE
         self.target = path
         self.timeout_ms = int(timeout * 1000)
         self.lock = threading.RLock()  # one thread at a time on each connection
-        self.connection = sqlite3.connect(path, check_same_thread=False, timeout=timeout)
+        if create or path == ":memory:" or path.startswith("file:"):
+            self.connection = sqlite3.connect(path, check_same_thread=False, timeout=timeout)
+        else:
+            self.connection = _connect_existing(path, timeout)
         self.reader: sqlite3.Connection = self.connection
         self.read_lock: threading.RLock = self.lock
 
@@ -386,23 +420,29 @@ class PostgresDatabase(Database):
         PostgresDatabase.opened.discard(self)
 
 
-def open_database(target: Path | str, timeout: float = 10.0) -> Database:
+def open_database(target: Path | str, timeout: float = 10.0, *, create: bool) -> Database:
     """The store at ``target``: a ``postgresql://`` URL, or an SQLite file's path.
+
+    ``create``: an SQLite file missing is made; else it is :class:`NoSuchDatabase`. (A
+    PostgreSQL database is never made here: the server refuses one that does not exist, and
+    :func:`cruel_tools.schema.prepare` one that cruel-tools never laid out, unless ``create``.)
 
     :raises sqlite3.Error, psycopg.Error: it cannot be opened.
     """
     text = str(target)
     if is_postgres(text):
         return PostgresDatabase(text, timeout)
-    return SqliteDatabase(text, timeout)
+    return SqliteDatabase(text, timeout, create)
 
 
-def attach(target: Path | str | Database, timeout: float) -> tuple[Database, bool]:
+def attach(
+    target: Path | str | Database, timeout: float, create: bool = True
+) -> tuple[Database, bool]:
     """A store's database: ``target`` itself when it is one (shared: the store does not close
-    it), or one opened at ``target`` (the store's own)."""
+    it), or one opened at ``target`` (the store's own; ``create``: :func:`open_database`)."""
     if isinstance(target, Database):
         return target, False
-    return open_database(target, timeout), True
+    return open_database(target, timeout, create=create), True
 
 
 def name_of(target: Path | str | Database) -> str:

@@ -64,8 +64,15 @@ def open_stores(
     db: Path | str,
     timeout: float = DB_TIMEOUT,
     check_interval: float = CHECK_INTERVAL,
+    *,
+    create: bool,
 ) -> Stores:
-    """The stores of ``db``: an SQLite file (created if missing) or a ``postgresql://`` URL.
+    """The stores of ``db``: an SQLite file or a ``postgresql://`` URL.
+
+    ``create``, which every caller states: a database that is not there is made (``cruel
+    serve``, ``cruel keys add --create``); else it is refused
+    (:class:`~cruel_tools.store.NoSuchDatabase`) and nothing is written, not even a state
+    file: the commands that only read, or write into an existing site, never make one.
 
     SQLite: each store opens the file on connections of its own (a read of one never queues
     behind another's write); PostgreSQL: one pool of connections for all of them. The watch is
@@ -82,17 +89,17 @@ def open_stores(
     target: Path | str | Database = shared or db
     opened: list[Leaderboards | KeyStore | Attempts | Moderation | Players | Ratings] = []
     try:
-        boards = Leaderboards(target, timeout)
+        boards = Leaderboards(target, timeout, create)  # the first: it makes or refuses the db
         opened.append(boards)
-        keys = KeyStore(target, timeout)
+        keys = KeyStore(target, timeout, create)
         opened.append(keys)
-        attempts = Attempts(target, timeout)
+        attempts = Attempts(target, timeout, create)
         opened.append(attempts)
-        moderation = Moderation(target, timeout)
+        moderation = Moderation(target, timeout, create)
         opened.append(moderation)
-        players = Players(target, timeout)
+        players = Players(target, timeout, create)
         opened.append(players)
-        ratings = Ratings(target, timeout)
+        ratings = Ratings(target, timeout, create)
     except StoreError:
         for store in opened:
             store.close()

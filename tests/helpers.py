@@ -173,7 +173,7 @@ def lowest_height(rules: Rules) -> int:
 
 def failing_leaderboard(db: Path, monkeypatch: pytest.MonkeyPatch) -> Stores:
     """The stores of ``db`` with every leaderboard read failing as a broken disk fails."""
-    stores = open_stores(db)
+    stores = open_stores(db, create=True)
 
     def failing(*args: Any) -> Any:
         raise sqlite3.OperationalError("disk I/O error")

@@ -83,7 +83,7 @@ class Server:
 
     def __init__(self, work: Path, options: list[str] | None = None, db_name: str = "") -> None:
         db = work / (db_name or "cruel.sqlite")
-        stores = open_stores(db)  # as `cruel keys add` does, without a process each
+        stores = open_stores(db, create=True)  # as `cruel keys add --create` does, in-process
         try:
             self.keys = {
                 "KEY": stores.keys.add("example.com", "site")[1],

@@ -192,7 +192,7 @@ def test_two_attempts_at_once_under_lookalike_names_give_one_player(
 
     puzzle = published_puzzles().get(PUZZLE)
     assert puzzle is not None
-    both = [open_stores(store_target) for _ in range(2)]
+    both = [open_stores(store_target, create=True) for _ in range(2)]
 
     def run(i: int, name: str, gate: threading.Barrier, outcomes: list[str]) -> None:
         gate.wait()
@@ -230,7 +230,7 @@ def test_two_authorization_headers_over_a_real_connection(tmp_path: Path) -> Non
 
     db = tmp_path / "cruel.sqlite"
     made = subprocess.run(
-        cruel("keys", "add", "--role", "site", "--name", "s", "--db", str(db)),
+        cruel("keys", "add", "--role", "site", "--name", "s", "--db", str(db), "--create"),
         capture_output=True,
         text=True,
         timeout=60,

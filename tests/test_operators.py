@@ -208,13 +208,13 @@ def test_a_postgresql_outage_logs_a_few_lines_not_one_per_failure(lines: list[st
 
 def test_a_first_start_makes_the_database_and_its_state_file(tmp_path: Path) -> None:
     db = tmp_path / "cruel.sqlite"
-    open_stores(db).close()
+    open_stores(db, create=True).close()
     state = tmp_path / "cruel.sqlite.state"
     assert state_path(db) == state and db.exists() and state.exists()
     doc = DatabaseState.model_validate_json(state.read_bytes())
     assert doc.format == STATE_FORMAT and doc.database == str(db.resolve())
     written = state.read_bytes()
-    open_stores(db).close()  # a later start keeps it as it is
+    open_stores(db, create=True).close()  # a later start keeps it as it is
     assert state.read_bytes() == written
     assert state_path(":memory:") is None and state_path("postgresql://h/db") is None
 
@@ -235,9 +235,9 @@ def test_a_state_file_that_cannot_be_written_is_one_line(
 
 def test_a_database_made_before_state_files_gets_one(tmp_path: Path) -> None:
     db = tmp_path / "cruel.sqlite"
-    open_stores(db).close()
+    open_stores(db, create=True).close()
     (tmp_path / "cruel.sqlite.state").unlink()
-    open_stores(db).close()  # an upgrade: the file is there, so is now its state
+    open_stores(db, create=False).close()  # an upgrade: the file is there, so is now its state
     assert (tmp_path / "cruel.sqlite.state").exists()
 
 
@@ -246,7 +246,7 @@ def test_a_database_missing_beside_its_state_file_is_refused(tmp_path: Path, how
     # Finding 8: after the SQLite file was deleted, a restart made an empty one: health ok,
     # every key 401.
     db = tmp_path / "cruel.sqlite"
-    stores = open_stores(db)
+    stores = open_stores(db, create=True)
     made, key = stores.keys.add("example.com", "site")
     stores.close()
     with TestClient(service.create_app(settings(db))) as client:

@@ -115,7 +115,7 @@ def test_tier_table_orders_and_separates() -> None:
 
 @pytest.fixture
 def stores(store_target: Path | str) -> Iterator[Stores]:
-    opened = open_stores(store_target)
+    opened = open_stores(store_target, create=True)
     yield opened
     opened.close()
 
@@ -401,7 +401,7 @@ def test_the_api_shows_ratings_once_settled(store_target: Path | str) -> None:
         assert client.post(f"/v1/puzzles/{PUZZLE}/attempts", json=body).status_code == 201
         assert client.get(f"/v1/puzzles/{PUZZLE}").json()["rating"] is None
         assert client.get("/v1/players/ada").json()["rating"] is None
-        stores = open_stores(store_target)
+        stores = open_stores(store_target, create=False)  # the server's, made at its start
         try:
             with stores.ratings.database.write() as db:
                 rows = [
