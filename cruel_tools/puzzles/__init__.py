@@ -10,7 +10,10 @@ The modules, each importing only those above it in this list (and the rest of ``
 - :mod:`.generation`: candidate streams, grading deals, :func:`generate` and :func:`daily`;
 - :mod:`.logs`: a puzzle's par solution as a log, a player's log checked against a puzzle
   (:class:`PuzzleCheck`, the batch verifier's checker for ``cruel verify --puzzle``);
-- :mod:`.documents`: the service's documents (public puzzle, solution, a day's puzzles).
+- :mod:`.documents`: the service's documents (public puzzle, solution, a day's puzzles);
+- :mod:`.sources`: which puzzles a command reads, found as ``cruel serve`` finds them: a folder
+  or the days a database holds published (:func:`open_puzzles`, :func:`find_in`), and those
+  days written out as a folder (:func:`export_published`).
 
 Everything public is importable from here: ``from cruel_tools.puzzles import Puzzle``.
 """
@@ -46,6 +49,7 @@ from .files import (
     load_puzzle,
     puzzle_bytes,
     puzzle_files,
+    puzzle_from_bytes,
 )
 from .generation import (
     GENERATOR,
@@ -62,6 +66,7 @@ from .generation import (
     new_secret,
     puzzle_from_grade,
     secret_bits,
+    write_days,
     write_new_secret,
 )
 from .location import (
@@ -81,6 +86,17 @@ from .logs import (
     verify_for_puzzle,
     versus,
     versus_par,
+)
+from .sources import (
+    PUBLIC_STREAM,
+    Published,
+    export_published,
+    find_in,
+    is_database,
+    load_set,
+    locate,
+    open_puzzles,
+    read_published,
 )
 
 __all__ = [
@@ -138,5 +154,16 @@ __all__ = [
     "verify_for_puzzle",
     "versus",
     "versus_par",
+    "write_days",
     "write_new_secret",
+    "PUBLIC_STREAM",
+    "Published",
+    "export_published",
+    "find_in",
+    "is_database",
+    "load_set",
+    "locate",
+    "open_puzzles",
+    "puzzle_from_bytes",
+    "read_published",
 ]

@@ -30,6 +30,7 @@ __all__ = [
     "puzzle_bytes",
     "daily_path",
     "load_puzzle",
+    "puzzle_from_bytes",
     "puzzle_files",
     "index_bytes",
     "PuzzleSet",
@@ -124,16 +125,21 @@ def daily_path(out: Path, date: dt.date, tier: Tier) -> Path:
 def load_puzzle(path: Path) -> Puzzle:
     """Read a puzzle file: ``OSError`` if it cannot be read, :class:`PuzzleSetError` (never
     pydantic's ``ValidationError``) if it is not a ``cruel-puzzle/1`` document."""
-    data = path.read_bytes()
+    return puzzle_from_bytes(path.read_bytes(), str(path))
+
+
+def puzzle_from_bytes(data: bytes, where: str) -> Puzzle:
+    """A puzzle file's bytes (from a file, or a database's ``published_puzzles``) as a puzzle;
+    :class:`PuzzleSetError` naming ``where`` if they are not a ``cruel-puzzle/1`` document."""
     try:
         refuse_duplicates(data)
     except LogFormatError as exc:
-        raise PuzzleSetError(f"{path}: not a cruel-puzzle/1 file: {exc}") from None
+        raise PuzzleSetError(f"{where}: not a cruel-puzzle/1 file: {exc}") from None
     try:
         return Puzzle.model_validate_json(data)
     except ValidationError as exc:
         first = str(exc).splitlines()[0]
-        raise PuzzleSetError(f"{path}: not a cruel-puzzle/1 file: {first}") from None
+        raise PuzzleSetError(f"{where}: not a cruel-puzzle/1 file: {first}") from None
 
 
 def puzzle_files(puzzles_dir: Path) -> list[Path]:

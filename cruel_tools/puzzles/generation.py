@@ -64,6 +64,7 @@ __all__ = [
     "generate",
     "daily_puzzles",
     "daily",
+    "write_days",
 ]
 
 GENERATOR: Final = f"cruel-tools {GRADER_VERSION}"
@@ -503,6 +504,34 @@ def daily(
                 progress(k)
     finally:
         workers.close()
+    index = out / "index.json"
+    _write_if_changed(index, index_bytes(out, fingerprint))
+    written.append(index)
+    return written
+
+
+def write_days(out: Path, puzzles: Iterable[Puzzle], fingerprint: str | None) -> list[Path]:
+    """Write daily ``puzzles`` made elsewhere (the days ``cruel serve`` published into its
+    database) into ``out`` as :func:`daily` writes its own: the same files, a tier a day has
+    not removed, the same index, so that a day exported and a day made by ``cruel daily`` are
+    the same bytes. ``fingerprint``: the stream's (None: the public one); a folder of another
+    stream is refused first (``secret-mismatch``). Returns the files written, then the index."""
+    _check_same_stream(out, fingerprint)
+    by_date: dict[dt.date, list[Puzzle]] = {}
+    for puzzle in puzzles:
+        if puzzle.date is None:
+            raise PuzzleSetError(f"{puzzle.id}: not a daily puzzle (it has no date)")
+        by_date.setdefault(puzzle.date, []).append(puzzle)
+    written: list[Path] = []
+    for date, found in sorted(by_date.items()):
+        for puzzle in found:
+            path = daily_path(out, date, puzzle.tier)
+            _write_if_changed(path, puzzle_bytes(puzzle))
+            written.append(path)
+        for tier in TIERS:
+            stale = daily_path(out, date, tier)
+            if all(p.tier != tier for p in found) and stale.exists():
+                stale.unlink()
     index = out / "index.json"
     _write_if_changed(index, index_bytes(out, fingerprint))
     written.append(index)
