@@ -160,7 +160,7 @@ def test_puzzle_from_grade_refuses_unwon_deals() -> None:
 # --- the package ---------------------------------------------------------------------------------
 
 #: The package's modules, in the order data flows: each imports only modules before it.
-MODULES = ["location", "files", "generation", "logs", "documents"]
+MODULES = ["location", "files", "generation", "logs", "documents", "sources"]
 
 
 def test_the_package_re_exports_every_public_name() -> None:
@@ -301,7 +301,7 @@ def test_daily_reports_progress(tmp_path: Path) -> None:
 def test_cli_daily(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     real: Callable[..., Any] = puzzles.daily
     monkeypatch.setattr(
-        puzzles, "daily", lambda *a, **k: real(*a, budget=SMALL, max_candidates=20, **k)
+        puzzles, "daily", lambda *a, **k: real(*a, **{**k, "budget": SMALL, "max_candidates": 20})
     )
     result = cli("daily", "--start", "2027-03-01", "--days", "1", "--out", str(tmp_path))
     assert result.exit_code == 0, result.output
