@@ -1,6 +1,7 @@
 """Where ``cruel serve`` finds its puzzles: one setting, resolved in one place
-(:func:`resolve_puzzles`), and said at start-up (docs/service.md, Running a site). It imports
-none of the package's other modules.
+(:func:`resolve_puzzles`), and said at start-up (docs/service.md, Running a site). Every other
+command that reads puzzles looks in the same place (:mod:`.sources`). It imports none of the
+package's other modules.
 
 In this order, the first that applies:
 
