@@ -30,6 +30,7 @@ __all__ = [
     "SUBMIT_ROLES",
     "MODERATE_ROLES",
     "BadKeyRequest",
+    "check_request",
     "MAX_NAME",
     "BadRate",
     "ApiKey",
@@ -97,7 +98,12 @@ class ApiKey:
         return self.revoked_at is not None
 
 
-def _clean_name(name: str) -> str:
+def check_request(name: str, role: str) -> str:
+    """The name a new key of ``role`` is stored under (stripped), or :class:`BadKeyRequest`:
+    checked before any database is opened, so that ``cruel keys add --create`` with a bad role
+    or name makes none."""
+    if role not in ROLES:
+        raise BadKeyRequest(f"unknown role {role!r} (one of {', '.join(ROLES)})")
     name = name.strip()
     if not name or len(name) > MAX_NAME or not name.isprintable():
         raise BadKeyRequest(f"a key's name is 1 to {MAX_NAME} printable characters")
@@ -113,9 +119,7 @@ class KeyStore(Store):
 
     def add(self, name: str, role: str, now: dt.datetime | None = None) -> tuple[ApiKey, str]:
         """Make a key: its description and the key, which is not kept (only its hash)."""
-        if role not in ROLES:
-            raise BadKeyRequest(f"unknown role {role!r} (one of {', '.join(ROLES)})")
-        name = _clean_name(name)
+        name = check_request(name, role)
         key = new_key()
         when = (now or dt.datetime.now(dt.UTC)).astimezone(dt.UTC)
         with self.database.write() as db:
