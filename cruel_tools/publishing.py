@@ -37,8 +37,9 @@ from pathlib import Path
 from typing import IO, Any, Final, Literal
 
 from .constants import DB_TIMEOUT, PUBLISH_AHEAD
-from .grading import TIERS
+from .grading import TIERS, Budget
 from .puzzles import (
+    PUBLIC_STREAM,  # stated where the days are read back (cruel verify --puzzles DB, export)
     Puzzle,
     PuzzleSet,
     PuzzleSetError,
@@ -52,6 +53,7 @@ from .store import is_postgres, one_line
 
 __all__ = [
     "AHEAD",
+    "DAY_SECONDS",
     "PUBLIC_STREAM",
     "LOCK_KEY",
     "Stream",
@@ -66,8 +68,6 @@ __all__ = [
 
 #: Days after today kept published by default (``cruel serve --ahead``).
 AHEAD: Final = PUBLISH_AHEAD
-#: What ``published_puzzles.stream`` says of the public stream (a secret's: its fingerprint).
-PUBLIC_STREAM: Final = "public"
 #: The advisory lock of the one generating instance on a PostgreSQL server.
 LOCK_KEY: Final = "cruel-tools publishing"
 #: Which stream a server publishes ahead: its secret's, the public one (``--open``), or none.
@@ -76,6 +76,13 @@ Stream = Literal["secret", "public", "none"]
 _NICENESS: Final = 10
 #: Longest wait between two tries after failures (seconds).
 _MOST_WAIT: Final = 300.0
+#: Seconds a day takes to make, said before this process has made one (the wait for today on a
+#: first start): the median time from ``cruel serve`` to today's puzzles, 19.3 s over 20 new
+#: sites on the shared 2-core machine, native core (benchmarks/first_start.py;
+#: benchmarks/RESULTS.md, issue #34). Days vary from 3 s to 2 min, by their par searches.
+DAY_SECONDS: Final = 20
+#: The least wait said for a day under way: one past its estimate is still coming.
+_LEAST_ESTIMATE: Final = 5
 _log = logging.getLogger("uvicorn.error")  # the server's log, where its operator looks
 
 
@@ -226,12 +233,35 @@ class PublishStatus:
     last_seconds: float | None = None
     #: What went wrong the last time a day was made here (None: nothing).
     error: str | None = None
+    #: The server's date at the last look, and the day this process is making (None: none)
+    #: since ``started`` (``time.monotonic``): what the estimate of today's wait is made of.
+    today: dt.date | None = None
+    making: dt.date | None = None
+    started: float | None = None
+
+    def today_seconds(self) -> int | None:
+        """About how many seconds until today's puzzles are published (None: they are, or
+        nothing publishes them, or the last try failed): the last day made here took
+        ``last_seconds``, else :data:`DAY_SECONDS`; less the time the day under way has taken,
+        at least :data:`_LEAST_ESTIMATE` (a day past its estimate is still coming)."""
+        if self.today_ready or self.stream == "none" or self.error is not None:
+            return None
+        per_day = self.last_seconds if self.last_seconds is not None else DAY_SECONDS
+        left = per_day
+        if self.started is not None:
+            left = per_day - (time.monotonic() - self.started)
+            if self.making != self.today:  # the date turned while yesterday was being made
+                left += per_day
+        return max(_LEAST_ESTIMATE, round(left))
 
     def reasons(self) -> list[str]:
         """Why the service is degraded (empty: it is not)."""
         found: list[str] = []
         why = "" if self.stream != "none" else " (no secret: not publishing ahead)"
-        if not self.today_ready:
+        coming = self.today_seconds()
+        if coming is not None:
+            found.append(f"today's puzzles missing: being published (about {coming} s)")
+        elif not self.today_ready:
             found.append(f"today's puzzles missing{why}")
         if self.days_ready < self.ahead:
             found.append(f"only {self.days_ready} of {self.ahead} days ahead ready{why}")
@@ -252,10 +282,13 @@ def _low_priority(parent: int) -> None:
         os._exit(1)
 
 
-def make_day(day: dt.date, used: frozenset[int], secret: bytes | None) -> list[bytes]:
+def make_day(
+    day: dt.date, used: frozenset[int], secret: bytes | None, budget: Budget = Budget()
+) -> list[bytes]:
     """The puzzles of ``day`` (:func:`cruel_tools.puzzles.daily_puzzles`), as file bytes: what
-    the generating process runs."""
-    return [puzzle_bytes(p) for p in daily_puzzles(day, used, secret=secret)]
+    the generating process runs. ``budget``: the publisher's, its searches held to its memory
+    budget (``cruel serve --publish-memory``)."""
+    return [puzzle_bytes(p) for p in daily_puzzles(day, used, budget, secret=secret)]
 
 
 #: The one publisher of this process, for :func:`publishing_status`.
@@ -287,6 +320,8 @@ class Publisher:
     poll: float = 5.0
     #: Makes a day (tests give a quick one); None: :func:`make_day` in a niced child process.
     maker: Callable[[dt.date, frozenset[int], bytes | None], list[bytes]] | None = None
+    #: What :func:`make_day` grades with: its searches held to the memory budget.
+    budget: Budget = Budget()
     _status: PublishStatus = field(init=False)
     _stop: threading.Event = field(default_factory=threading.Event, init=False)
     _thread: threading.Thread | None = field(default=None, init=False)
@@ -352,6 +387,7 @@ class Publisher:
                     _log.warning("publishing failed: %s", error)
                 self._status.error = error
                 self._status.generating = False
+                self._status.making = self._status.started = None
                 failures += 1
                 made = False
             if not made:  # after failures, a longer wait each time (up to 5 minutes)
@@ -367,6 +403,7 @@ class Publisher:
 
     def _count(self) -> None:
         today = self.today()
+        self._status.today = today
         self._status.today_ready = bool(self.puzzles.on(today))
         ready = 0
         while ready < self.ahead and self.puzzles.on(today + dt.timedelta(days=ready + 1)):
@@ -376,9 +413,10 @@ class Publisher:
         if self._thread is None:
             return  # not serving (an app built for its OpenAPI document, say): nothing to tell
         for reason in self._status.reasons():
-            if reason not in self._said and not reason.startswith("publishing failed"):
+            said = reason.partition(" (about ")[0]  # the estimate changes at every look
+            if said not in self._said and not reason.startswith("publishing failed"):
                 # once each: the operator's log says why, not a flood (failures: _run says)
-                self._said.add(reason)
+                self._said.add(said)
                 _log.warning("publishing: %s", reason)
 
     def missing(self) -> dt.date | None:
@@ -406,6 +444,7 @@ class Publisher:
         )
         self._status.generating = True
         started = time.monotonic()
+        self._status.making, self._status.started = day, started
         _log.info("publishing: making the puzzles of %s (%s stream)", day, self.stream)
         documents = self._make(day, used)
         if self._stop.is_set():
@@ -416,6 +455,7 @@ class Publisher:
         wrote = self.store.publish(day, made, self.label)
         seconds = time.monotonic() - started
         self._status.generating = False
+        self._status.making = self._status.started = None
         self._status.last_seconds = seconds
         self.on_generated(seconds)
         self._status.error = None
@@ -433,4 +473,4 @@ class Publisher:
             self._pool = ProcessPoolExecutor(
                 1, mp_context=context, initializer=_low_priority, initargs=(os.getpid(),)
             )
-        return self._pool.submit(make_day, day, used, self.secret).result()
+        return self._pool.submit(make_day, day, used, self.secret, self.budget).result()

@@ -26,6 +26,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from cruel_tools import service
+from cruel_tools.publishing import DAY_SECONDS as DAY_ESTIMATE
 from cruel_tools.publishing import (
     PUBLIC_STREAM,
     GenerationLock,
@@ -87,7 +88,7 @@ def run(pub: Publisher) -> int:
 def test_the_publisher_makes_today_and_the_days_ahead_once(tmp_path: Path) -> None:
     pub = publisher(tmp_path / "cruel.sqlite")
     assert pub.status().reasons() == [
-        "today's puzzles missing",
+        f"today's puzzles missing: being published (about {DAY_ESTIMATE} s)",
         "only 0 of 2 days ahead ready",
     ]
     assert run(pub) == 3
@@ -364,7 +365,7 @@ def test_a_server_with_a_secret_publishes_today_then_the_days_ahead_and_resumes(
     args += ["--ahead", str(RESTART_AHEAD)]
     server = Server(tmp_path, "first", db, *args)
     started = time.monotonic()
-    assert server.health()["reasons"][0] == "today's puzzles missing"
+    assert server.health()["reasons"][0].startswith("today's puzzles missing: being published")
     server.wait(lambda: len(todays(server)) == 4, DAY_SECONDS, "publish today")
     first_day = time.monotonic() - started
 

@@ -15,6 +15,7 @@ from ..attempts import Sweeper
 from ..engine import engine_line, engine_name
 from ..guard import QuietClientFailures, die_with_parent
 from ..keys import TokenBuckets
+from ..memory import given
 from ..publishing import GenerationLock, PublishedDays, Publisher, Stream, read_secret
 from ..puzzles import PuzzleSet
 from ..store import StoreError
@@ -64,11 +65,15 @@ def create_app(settings: Settings | None = None, stores: Stores | None = None) -
     # Decided once, at start (CRUEL_ENGINE=native without the core is refused here): health
     # says which engine runs, so an operator sees a slow install (issue #22).
     engine, engine_words = engine_name(), engine_line()
-    puzzle_set = PuzzleSet.load(settings.puzzles)
-    if settings.demo and puzzle_set.dates:  # the demo set's dates, served as a cycle
+    # A site (a secret) whose lookup fell to the demo set serves none of it: its days are
+    # published into the database (issue #34).
+    site_only = settings.demo and not settings.demo_cycle
+    puzzle_set = PuzzleSet([]) if site_only else PuzzleSet.load(settings.puzzles)
+    if settings.demo_cycle and puzzle_set.dates:  # the demo set's dates, served as a cycle
         settings.demo_dates = (puzzle_set.dates[0], puzzle_set.dates[-1])
     if stores is None:
-        stores = open_stores(settings.db, settings.db_timeout, settings.check_interval)
+        # The one command that makes a site's database (the others refuse one not there).
+        stores = open_stores(settings.db, settings.db_timeout, settings.check_interval, create=True)
     try:
         stores.watch.check_at_start()  # a damaged file is refused before anything is served
     except StoreError:
@@ -117,6 +122,7 @@ def create_app(settings: Settings | None = None, stores: Stores | None = None) -
     # Outermost: every request is counted and timed, whatever answers it (docs/service.md, Metrics).
     metrics = Metrics(engine)
     app.state.metrics = metrics
+    app.state.publisher = publisher  # cruel serve's start-up line says what it will publish
     app.add_middleware(MetricsMiddleware, metrics=metrics)
     publisher.on_days_ready, publisher.on_generated = (
         metrics.set_days_ready,
@@ -134,7 +140,7 @@ def create_app(settings: Settings | None = None, stores: Stores | None = None) -
     publisher.on_new = guard.embargo.add  # a day published ahead gets no help until it closes
     app.include_router(logs.router(ctx, guard, gate, replays))
     app.include_router(hints.router(ctx, guard, gate))  # hints share the analyses' gate
-    app.include_router(puzzles.router(ctx))
+    app.include_router(puzzles.router(ctx, publisher.status))
     app.include_router(submissions.router(ctx))
     app.include_router(attempts.router(ctx))
     app.include_router(boards.router(ctx))
@@ -153,7 +159,7 @@ def _publisher(settings: Settings, puzzle_set: PuzzleSet, stores: Stores) -> Pub
         secret = None if settings.secret_file is None else read_secret(settings.secret_file)
         stream: Stream = "secret" if secret else "public" if settings.open else "none"
         # The packaged demo set is served as a cycle of its own dates: no day to make.
-        if settings.demo:
+        if settings.demo_cycle:
             stream = "none"
         store = PublishedDays(database)
         lock = None if stream == "none" else GenerationLock(database.target)
@@ -161,11 +167,12 @@ def _publisher(settings: Settings, puzzle_set: PuzzleSet, stores: Stores) -> Pub
             store,
             puzzle_set,
             settings.today,
-            0 if settings.demo else settings.ahead,
+            0 if settings.demo_cycle else settings.ahead,
             secret,
             stream,
             lock,
             poll=settings.publish_poll,
+            budget=given(settings.publish_memory, "--publish-memory").grading(),
         )
         publisher.check_stream()
         publisher.refresh()  # the days published so far are served from the first request

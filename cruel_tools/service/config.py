@@ -176,6 +176,7 @@ class Settings:
     #: The puzzles are the packaged public demo set (``PuzzleLocation.demo``): with no
     #: ``fixed_today``, a date outside the set's dates is served as its place in the set's cycle
     #: (:func:`~cruel_tools.puzzles.location.demo_day`), so that the demo can be played on any date.
+    #: With a ``secret_file`` the set is not served at all (:attr:`demo_cycle`).
     demo: bool = False
     #: The demo set's first and last dates, set by ``create_app`` from the set it loads.
     demo_dates: tuple[dt.date, dt.date] | None = field(
@@ -189,12 +190,23 @@ class Settings:
     ahead: int = PUBLISH_AHEAD
     #: Seconds between two looks at the database for days published by another process.
     publish_poll: float = 5.0
+    #: Bytes the process making a day may hold at its peak (``--publish-memory``); None: half
+    #: the machine's memory (:func:`cruel_tools.memory.default_budget`).
+    publish_memory: int | None = None
     #: Seconds, for the rate limits' buckets (a test sets its own clock here; not sent to workers).
     clock: Callable[[], float] = field(default=time.monotonic, repr=False, compare=False)
     #: The server's time of attempts' starts and submissions' arrivals (a test sets its own).
     wall_clock: Callable[[], dt.datetime] = field(
         default=lambda: dt.datetime.now(dt.UTC), repr=False, compare=False
     )
+
+    @property
+    def demo_cycle(self) -> bool:
+        """The demo set is served, as a cycle of its dates: its location (``demo``) with no
+        secret (``--open``, or a first try). A server given the site's secret is a site: it
+        serves none of the public demo set, and publishes today, then the days ahead, into its
+        database (issue #34; docs/service.md, Running a site)."""
+        return self.demo and self.secret_file is None
 
     def today(self) -> dt.date:
         if self.fixed_today is not None:
@@ -251,6 +263,7 @@ class Settings:
                 "secret_file": None if self.secret_file is None else str(self.secret_file),
                 "ahead": self.ahead,
                 "publish_poll": self.publish_poll,
+                "publish_memory": self.publish_memory,
                 "demo": self.demo,
                 "key_limit": _limit_doc(self.key_limit),
                 "player_limit": _limit_doc(self.player_limit),

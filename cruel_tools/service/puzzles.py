@@ -17,6 +17,7 @@ from ..api import ErrorResponse
 from ..dates import BadDate, parse_date
 from ..grading import Tier
 from ..log import GameLog
+from ..publishing import PublishStatus
 from ..puzzles import (
     DailyPuzzles,
     PastDays,
@@ -35,7 +36,7 @@ from .context import NOT_OPEN, Context
 from .errors import ApiError, json_response
 from .params import PuzzleId
 
-__all__ = ["MAX_PAST_DAYS", "router"]
+__all__ = ["MAX_PAST_DAYS", "PUBLISHING_TODAY", "router"]
 
 #: What a store out of reach raises (the puzzles are then served unrated).
 _UNREACHABLE: Final[tuple[type[Exception], ...]] = (StoreError, *database_errors())
@@ -43,10 +44,34 @@ _UNREACHABLE: Final[tuple[type[Exception], ...]] = (StoreError, *database_errors
 #: The most days ``GET /v1/puzzles/past`` lists at once.
 MAX_PAST_DAYS: Final = 31
 
+#: The code of a 503 for today's puzzles while they are being published.
+PUBLISHING_TODAY: Final = "publishing-today"
+#: Retry-After (seconds) of today's puzzles after a failed try: the publisher's next tries come
+#: after a growing wait (publishing.py), so no estimate is honest.
+_RETRY: Final = 60
 
-def router(ctx: Context) -> APIRouter:
-    """The routes under ``/v1/puzzles`` that read puzzles (not those that write games)."""
+
+def router(ctx: Context, publishing: Callable[[], PublishStatus] | None = None) -> APIRouter:
+    """The routes under ``/v1/puzzles`` that read puzzles (not those that write games);
+    ``publishing``: the state of the days published ahead (today's puzzles on their way are a
+    503, not an empty day)."""
     router = APIRouter()
+
+    def coming(day: dt.date, today: dt.date) -> ApiError | None:
+        """503 ``publishing-today`` when ``day`` is today and its puzzles are being published:
+        a first start of a site, or a new day still being made (docs/service.md, Publishing
+        ahead); after a failed try, the same code: the server tries again."""
+        status = None if publishing is None or day != today else publishing()
+        if status is None or status.today_ready or status.stream == "none":
+            return None
+        seconds = status.today_seconds()
+        if seconds is None:  # the last try failed (health says why)
+            message, seconds = "today's puzzles are not published yet: trying again", _RETRY
+        else:
+            message = f"today's puzzles are being published (about {seconds} s)"
+        return ApiError(
+            503, PUBLISHING_TODAY, message, "path", "date", {"Retry-After": str(seconds)}
+        )
 
     def rated(puzzles: list[Puzzle]) -> list[PublicPuzzle]:
         """The puzzles as the public sees them, each with its rating from play (one read). The
@@ -59,7 +84,18 @@ def router(ctx: Context) -> APIRouter:
         today = ctx.settings.today()  # an open puzzle's metrics are left out (finding 8, #33)
         return [public(p, today, shown.get(p.id)) for p in puzzles]
 
-    @router.get("/v1/puzzles/daily/{date}", response_model=DailyPuzzles)
+    @router.get(
+        "/v1/puzzles/daily/{date}",
+        response_model=DailyPuzzles,
+        responses={
+            503: {
+                "model": ErrorResponse,
+                "description": "Today's puzzles are being published (publishing-today; with "
+                "Retry-After, the estimate in whole seconds); or the database stayed locked too "
+                "long (busy), cannot be used (store-unavailable), or its disk is full (disk-full)",
+            }
+        },
+    )
     async def daily(
         date: Annotated[
             str,
@@ -80,6 +116,8 @@ def router(ctx: Context) -> APIRouter:
                 404, NOT_OPEN, f"the puzzles of {day.isoformat()} are not open yet", "path", "date"
             )
         found = ctx.puzzles.on(day, tier)
+        if not found and (later := coming(day, today)) is not None:
+            raise later
         if not found:
             which = f"{tier} puzzle" if tier else "puzzles"
             raise ApiError(404, "no-puzzles", f"no {which} for {day.isoformat()}", "path", "date")
