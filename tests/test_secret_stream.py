@@ -43,8 +43,11 @@ def small_budgets() -> Iterator[None]:
     real_daily: Callable[..., Any] = puzzles.daily
     real_generate: Callable[..., Any] = puzzles.generate
     with pytest.MonkeyPatch.context() as mp:
+        # The CLI passes its memory budget's Budget (cruel daily --max-memory): SMALL replaces it.
         mp.setattr(
-            puzzles, "daily", lambda *a, **k: real_daily(*a, budget=SMALL, max_candidates=60, **k)
+            puzzles,
+            "daily",
+            lambda *a, **k: real_daily(*a, **{**k, "budget": SMALL, "max_candidates": 60}),
         )
         mp.setattr(puzzles, "generate", lambda *a, **k: real_generate(*a, budget=SMALL, **k))
         yield
