@@ -32,7 +32,7 @@ from .cards import Card
 from .constants import MAX_BODY
 from .deals import MAX_DEAL_NUMBER
 from .documents import document_config
-from .errors import CruelError
+from .errors import LOG, CruelError, problem
 from .game import MAX_PILES, NUM_PILES, REDEAL, Move, Step
 from .rules import PRESETS, PresetName, Rules
 
@@ -60,6 +60,9 @@ __all__ = [
     "compact",
     "step_entry",
     "load",
+    "InputProblem",
+    "load_input",
+    "as_input_problem",
     "strip_bom",
     "refuse_duplicates",
     "from_object",
@@ -88,7 +91,7 @@ _DEFAULT_LIMITS = Limits()
 
 
 #: The codes :class:`LogFormatError` uses (the verifier exits 2 on any of them).
-FORMAT_ERROR_CODES = (
+FORMAT_ERROR_CODES: Final[tuple[str, ...]] = (
     "unreadable",
     "too-large",
     "not-json",
@@ -110,6 +113,28 @@ class LogFormatError(CruelError):
 
     def __str__(self) -> str:
         return f"{self.path}: {self.message}" if self.path else self.message
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # A unit that could not be read travels to `cruel verify --jobs`' workers as this error:
+        # pickle's default, cls(*args), would call __init__ with the message alone and fail.
+        return _rebuilt, (type(self), self.code, self.path, self.message)
+
+
+def _rebuilt(cls: type[LogFormatError], code: str, path: str, message: str) -> LogFormatError:
+    exc = cls.__new__(cls)
+    LogFormatError.__init__(exc, code, path, message)
+    return exc
+
+
+class InputProblem(LogFormatError):
+    """Input the ``cruel`` commands read that holds no log at all, in the one wording of its
+    problem (:func:`cruel_tools.errors.problem`; docs/cli.md, "Input problems"): a folder
+    without logs, a binary file, JSON that is not a log, pretty JSON given as JSON Lines."""
+
+    codes = ("empty-folder", "no-logs", "binary", "not-a-log", "pretty-json-as-jsonl")
+
+    def __init__(self, code: str, wanted: str = LOG) -> None:
+        super().__init__(code, "", problem(code, wanted=wanted).message)
 
 
 # --- field types ------------------------------------------------------------------------------
@@ -503,7 +528,9 @@ def _message(err: Any) -> str:
 def _first_error(exc: ValidationError) -> LogFormatError:
     err = _best(exc.errors(include_url=False))
     if err["type"] == "json_invalid":
-        return LogFormatError("not-json", "", f"not JSON: {err['ctx']['error']}")
+        return LogFormatError(
+            "not-json", "", problem("not-json", detail=err["ctx"]["error"]).message
+        )
     if err["type"] == "too_many_moves":
         return LogFormatError("too-many-moves", "/moves", str(err["msg"]))
     if err["type"] == "model_type" and not err["loc"]:
@@ -536,6 +563,34 @@ def load(data: bytes | str, limits: Limits = _DEFAULT_LIMITS) -> GameLog:
         return GameLog.model_validate_json(data, context={"limits": limits})
     except ValidationError as exc:
         raise _first_error(exc) from None
+
+
+def load_input(data: bytes | str, limits: Limits = _DEFAULT_LIMITS) -> GameLog:
+    """:func:`load` for a log the ``cruel`` commands read from a file or standard input: input
+    that is no log at all is an :class:`InputProblem`, ``binary`` (not UTF-8) rather than
+    ``not-json``, ``not-a-log`` (not an object with ``format``) rather than ``schema``. The
+    service keeps :func:`load`'s codes, its API's."""
+    try:
+        return load(data, limits)
+    except LogFormatError as exc:
+        raise as_input_problem(exc, data) from None
+
+
+def as_input_problem(exc: LogFormatError, data: bytes | str) -> LogFormatError:
+    """``exc``, :func:`load`'s refusal of ``data``, as the input problem it is, if it is one."""
+    if exc.code == "not-json" and isinstance(data, bytes):
+        try:
+            data.decode()
+        except UnicodeDecodeError:
+            return InputProblem("binary")
+    if exc.code == "schema":
+        try:
+            obj = orjson.loads(strip_bom(data))
+        except orjson.JSONDecodeError:  # what pydantic read and orjson does not: not ours to say
+            return exc
+        if type(obj) is not dict or "format" not in obj:
+            return InputProblem("not-a-log")
+    return exc
 
 
 def refuse_duplicates(data: bytes | str) -> None:

@@ -19,7 +19,7 @@ from typing import Any, Final, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from .documents import PlayRating, document_config
-from .log import Limits, LogFormatError, load
+from .log import FORMAT_ERROR_CODES, InputProblem, Limits, LogFormatError, load_input
 from .verify import Source, Unit, plural, verify
 
 __all__ = [
@@ -202,7 +202,8 @@ class Notes:
 
     #: Logs left out, all of them (the record lists the first :data:`MAX_LISTED`).
     excluded: int = 0
-    #: Of those, inputs that could not be read at all (code ``unreadable``).
+    #: Of those, inputs that could not be used at all (status ``unreadable``: an input problem,
+    #: docs/cli.md, or a file that is not a v1 log).
     unreadable: int = 0
     #: Logs of other players, left aside because one player was asked for.
     other_players: int = 0
@@ -240,7 +241,7 @@ def record(
 
     def leave_out(source: Source, code: str, message: str) -> None:
         notes.excluded += 1
-        notes.unreadable += code == "unreadable"
+        notes.unreadable += _status(code) == "unreadable"
         if len(excluded) < MAX_LISTED:
             excluded.append(Excluded(source=source, code=code, message=message))
 
@@ -249,7 +250,7 @@ def record(
             try:
                 if isinstance(data, LogFormatError):
                     raise data
-                log = load(data, limits)
+                log = load_input(data, limits)
             except LogFormatError as exc:
                 leave_out(source, exc.code, str(exc))
                 continue
@@ -279,6 +280,15 @@ def record(
 
     # aggregate reads players and excluded after the last game: they are complete by then
     return aggregate(games(), today, notes.players, excluded)
+
+
+_UNUSABLE: Final = frozenset(FORMAT_ERROR_CODES + InputProblem.codes)
+
+
+def _status(code: str) -> str:
+    """A left-out log's status as ``cruel verify`` says it: ``unreadable`` for input that is not
+    a log (a code of :class:`~cruel_tools.log.LogFormatError`), else ``invalid``."""
+    return "unreadable" if code in _UNUSABLE else "invalid"
 
 
 def _clock(seconds: float) -> str:
@@ -324,7 +334,8 @@ def table(rec: Record, left_out: int | None = None) -> list[str]:
     lines += [f"  {name:<15} {value}" for name, value in rows]
     if rec.excluded:
         lines.append("Left out:")
-        lines += [f"  {e.source}: {e.message} [{e.code}]" for e in rec.excluded]
+        # as cruel verify words each (an input problem in its one wording: docs/cli.md)
+        lines += [f"  {e.source}: {_status(e.code)}: {e.message} [{e.code}]" for e in rec.excluded]
         if total > len(rec.excluded):
             lines.append(f"  ... and {total - len(rec.excluded)} more, not listed")
     return lines

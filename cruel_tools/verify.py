@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from . import cards, engine
 from .documents import document_config
 from .game import Game, Outcome, foundation_rank
-from .log import GameLog, Limits, LogFormatError, load
+from .log import GameLog, Limits, LogFormatError, load, load_input
 from .rules import PRESETS, Rules
 from .traversal import ErrorInfo, Played, play
 
@@ -181,13 +181,15 @@ PLAIN: Final = PlainCheck()
 
 
 def verify_unit(unit: Unit, limits: Limits = Limits(), checker: Checker = PLAIN) -> VerifyReport:
-    """Check one unit; a bug of ours becomes an ``internal-error`` report, never a traceback."""
+    """Check one unit (read from a file: input that is no log at all is worded as the input
+    problem it is, :func:`~cruel_tools.log.load_input`); a bug of ours becomes an
+    ``internal-error`` report, never a traceback."""
     source, data = unit
     if isinstance(data, LogFormatError):
         return unreadable(data, source)
     try:
         try:
-            log = load(data, limits)
+            log = load_input(data, limits)
         except LogFormatError as exc:
             return unreadable(exc, source)
         return checker.check(log, source)

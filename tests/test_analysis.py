@@ -316,9 +316,10 @@ def test_cli_exit_codes(tmp_path: Path) -> None:
     assert illegal.stderr.strip().endswith("(at /moves/10) [wrong-rank]")
     missing = runner.invoke(app, ["analyze", str(tmp_path / "nosuch.json")])
     assert missing.exit_code == 2
+    nosuch = tmp_path / "nosuch.json"  # the one wording of every command (docs/cli.md)
     assert (
         missing.stderr
-        == f"error: cannot read {tmp_path / 'nosuch.json'}: No such file or directory\n"
+        == f"{nosuch}: unreadable: cannot read {nosuch}: No such file or directory [unreadable]\n"
     )
     not_json = tmp_path / "bad.json"
     not_json.write_text("{")

@@ -302,10 +302,10 @@ def test_unreadable_inputs_exit_2(tmp_path: Path) -> None:
     nope = tmp_path / "nope.json"
     nope.write_text("nope")
     cases = {
-        str(nope): "nor JSON",
+        str(nope): "unreadable: not JSON",
         str(tmp_path / "missing.json"): "No such file",
         str(tmp_path): "cannot read",
-        str(write_json(tmp_path / "list.json", [1, 2])): "neither a deal nor a game log",
+        str(write_json(tmp_path / "list.json", [1, 2])): "JSON, but not a deal or a game log",
         str(write_json(tmp_path / "v2.json", {"format": "cruel-log/2"})): "unreadable",
     }
     for path, words in cases.items():

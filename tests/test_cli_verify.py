@@ -245,16 +245,17 @@ HOSTILE: list[tuple[str, Any, str, str, str]] = [
     ("empty", b"", "not-json", "/", "not JSON"),
     ("nope", b"nope", "not-json", "/", "not JSON"),
     ("truncated", dump(log())[:40], "not-json", "/", "not JSON"),
-    ("array", b"[]", "schema", "/", "JSON object"),
-    ("string", b'"cruel-log/1"', "schema", "/", "JSON object"),
-    ("null", b"null", "schema", "/", "JSON object"),
+    # JSON that is no log at all, and bytes that are not text: input problems (docs/cli.md)
+    ("array", b"[]", "not-a-log", "/", "JSON, but not a game log"),
+    ("string", b'"cruel-log/1"', "not-a-log", "/", "JSON, but not a game log"),
+    ("null", b"null", "not-a-log", "/", "JSON, but not a game log"),
     ("deep-100000", deep(100_000), "not-json", "/", "not JSON"),
     (
         "invalid-utf8",
         b'{"format": "cruel-log/1", "deal": {"number": 17}, "meta": {"p": "\xff\xfe"}}',
-        "not-json",
+        "binary",
         "/",
-        "not JSON",
+        "not UTF-8 text",
     ),
     (
         "lone-surrogate",
@@ -303,9 +304,9 @@ HOSTILE: list[tuple[str, Any, str, str, str]] = [
     (
         "no-format",
         {k: v for k, v in log().items() if k != "format"},
-        "schema",
-        "/format",
-        "missing",
+        "not-a-log",
+        "/",
+        "JSON, but not a game log",
     ),
     ("no-deal", {k: v for k, v in log().items() if k != "deal"}, "schema", "/deal", "missing"),
     ("deal-empty", log(deal={}), "schema", "/deal", '"number" or "piles"'),
@@ -357,8 +358,9 @@ def test_hostile_input_exits_2(tmp_path: Path, data: Any, code: str, path: str, 
 @pytest.mark.parametrize("levels", [100, 250, 300, 900, 1000, 1020, 1100])
 @pytest.mark.parametrize("where", ["moves", "deal", "meta", "top"])
 def test_deep_nesting_is_unreadable_never_internal(tmp_path: Path, levels: int, where: str) -> None:
-    """Nesting just under and over any JSON parser's depth limit: exit 2 (not-json or schema),
-    never an internal error (exit 3) from a recursion deeper than Python allows."""
+    """Nesting just under and over any JSON parser's depth limit: exit 2 (not-json, schema, or
+    not-a-log for an array), never an internal error (exit 3) from a recursion deeper than
+    Python allows."""
     head = b'{"format": "cruel-log/1", "deal": '
     data = {
         "moves": head + b'{"number": 17}, "moves": [' + deep(levels) + b"]}",
@@ -368,7 +370,7 @@ def test_deep_nesting_is_unreadable_never_internal(tmp_path: Path, levels: int, 
     }[where]
     result, rep = verify_one(tmp_path, data)
     assert rep["status"] == "unreadable", rep["error"]
-    assert rep["error"]["code"] in ("not-json", "schema")
+    assert rep["error"]["code"] in ("not-json", "schema", "not-a-log")
     assert result.exit_code == 2
 
 

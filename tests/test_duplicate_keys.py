@@ -201,10 +201,10 @@ def test_a_submission_with_a_key_twice_is_refused() -> None:
 
 
 def test_a_deal_file_with_a_key_twice_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(
-        ValueError, match=r"^d\.json: key 'number' is given twice .* \(at /number\)$"
-    ):
+    # the verifier's error, so that every command words it as cruel verify does (docs/cli.md)
+    with pytest.raises(LogFormatError, match=r"^/number: key 'number' is given twice ") as caught:
         deal_or_log(b'{"number": 1, "number": 2}', "d.json")
+    assert (caught.value.code, caught.value.path) == ("duplicate-key", "/number")
     deal = tmp_path / "deal.json"
     deal.write_bytes(b'{"number": 1, "number": 2}')
     for command in (["show", str(deal)], ["grade", str(deal)], ["solve", str(deal)]):

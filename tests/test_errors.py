@@ -14,7 +14,7 @@ import cruel_tools
 from cruel_tools import cards, dates, deals, game, rules
 from cruel_tools.errors import CruelError
 from cruel_tools.leaderboard import Leaderboards
-from cruel_tools.log import LogFormatError
+from cruel_tools.log import InputProblem, LogFormatError
 from cruel_tools.names import PlayerNameError
 from cruel_tools.puzzles import PuzzleSetError
 from cruel_tools.service.config import UnknownZone
@@ -123,11 +123,12 @@ def test_the_docs_name_no_error_that_is_gone() -> None:
 def test_every_code_a_class_covers_is_used() -> None:
     # The codes listed in ``codes`` are those the raising code passes: a code written at a raise
     # that the class does not list fails here.
-    calls = {"LogFormatError": 0, "PuzzleSetError": 1, "BadPlayerField": 0}
+    calls = {"LogFormatError": 0, "PuzzleSetError": 1, "BadPlayerField": 0, "InputProblem": 0}
     listed = {
         "LogFormatError": LogFormatError.codes,
         "PuzzleSetError": PuzzleSetError.codes,
         "BadPlayerField": (PlayerNameError.code,),
+        "InputProblem": InputProblem.codes,
     }
     seen: dict[str, set[str]] = {name: set() for name in calls}
     for path in (ROOT / "cruel_tools").rglob("*.py"):
@@ -145,6 +146,7 @@ def test_every_code_a_class_covers_is_used() -> None:
     for name in calls:
         assert seen[name] <= set(listed[name]), name
     assert seen["PuzzleSetError"] >= set(PuzzleSetError.codes) - {"not-a-puzzle"}
+    assert seen["InputProblem"] == set(InputProblem.codes)  # each raised somewhere
 
 
 def test_waiting_for_the_database_is_not_bad_input() -> None:

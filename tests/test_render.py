@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from cruel_tools import cards, render
 from cruel_tools.cli import app
+from cruel_tools.errors import problem
 from cruel_tools.game import REDEAL, Game, Move
 from cruel_tools.log import from_object
 from cruel_tools.render import LAYOUTS, ReplayOptions, Style, position_lines, visible_width
@@ -213,10 +214,10 @@ def test_replay_of_an_empty_folder_or_blank_jsonl_is_one_line_not_a_traceback(
     (tmp_path / "blank.jsonl").write_bytes(b"\n\n")
     empty = tmp_path / "empty"
     empty.mkdir()
-    for spec, shown in [(empty, empty), (tmp_path / "blank.jsonl", tmp_path / "blank.jsonl")]:
+    for spec, code in [(empty, "empty-folder"), (tmp_path / "blank.jsonl", "no-logs")]:
         result = runner.invoke(app, ["replay", str(spec)])
         assert result.exit_code == 2, result.output
-        assert result.stderr.strip() == f"{shown}: unreadable: no log in {shown} [unreadable]"
+        assert result.stderr.strip() == problem(code, str(spec)).line  # docs/cli.md
 
 
 def test_check_window_is_the_library_s_word_on_an_empty_window() -> None:

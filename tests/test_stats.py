@@ -19,6 +19,7 @@ from jsonschema import Draft202012Validator, FormatChecker
 from typer.testing import CliRunner
 
 from cruel_tools.cli import app
+from cruel_tools.errors import problem
 from cruel_tools.inputs import iter_units
 from cruel_tools.stats import Excluded, Record, record, table
 from cruel_tools.verify import Source, verify_bytes
@@ -446,10 +447,12 @@ def test_table_for_people() -> None:
     assert "  current streak  0 days (to 2027-01-07)" in lines
     assert "  best streak     3 days" in lines
     assert "Left out:" in lines
-    assert (
-        "  x-0104-illegal.json: move 11: J♠ from pile 1 cannot go onto 8♠ on pile 5 (needs Q♠) [wrong-rank]"
-        in lines
+    assert (  # in the verifier's words (cruel verify's line)
+        "  x-0104-illegal.json: invalid: move 11: J♠ from pile 1 cannot go onto 8♠ on pile 5 "
+        "(needs Q♠) [wrong-rank]" in lines
     )
+    garbage = "  x-garbage.json: unreadable: not JSON: expected ident at line 1 column 2 [not-json]"
+    assert garbage in lines
     empty = table(record([]))
     assert "  win rate        -" in empty
     assert "  current streak  0 days" in empty
@@ -522,7 +525,8 @@ def stats_schema() -> Draft202012Validator:
 def test_cli_json_matches_library_and_model(tmp_path: Path) -> None:
     folder = write_logs(tmp_path / "logs", full_logs())
     result = runner.invoke(app, ["stats", str(folder), "--json"])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 2, result.output  # x-garbage.json is no log (docs/cli.md)
+    assert result.stderr.endswith("error: 1 input could not be used (listed as left out)\n")
     lines = result.stdout.splitlines()
     assert len(lines) == 1
     rec = Record.model_validate_json(lines[0])
@@ -552,7 +556,7 @@ def test_cli_today_option(tmp_path: Path) -> None:
 def test_cli_table(tmp_path: Path) -> None:
     folder = write_logs(tmp_path / "logs", full_logs())
     result = runner.invoke(app, ["stats", str(folder)])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 2, result.output  # x-garbage.json is no log: the record still
     out = result.stdout.splitlines()
     assert "  games played    9" in out
     assert "  win rate        77.8%" in out
@@ -580,7 +584,7 @@ def test_cli_jsonl_file(tmp_path: Path) -> None:
     path = tmp_path / "all.jsonl"
     path.write_bytes(b"\n".join(logs) + b"\n\nnot json\n")
     result = runner.invoke(app, ["stats", str(path), "--json"])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 2, result.output  # "not json" is no log; the record still
     rec = Record.model_validate_json(result.stdout)
     assert (rec.played, rec.wins) == (9, 7)
     assert (rec.best_streak, rec.current_streak) == (3, 0)
@@ -635,8 +639,11 @@ def test_cli_no_logs(tmp_path: Path) -> None:
     empty.mkdir()
     result = runner.invoke(app, ["stats", str(empty), "--json"])
     assert result.exit_code == 2
-    assert "no logs found" in result.stderr
+    assert "1 input could not be used (listed as left out)" in result.stderr
     rec = Record.model_validate_json(result.stdout)
+    assert [(e.code, e.message) for e in rec.excluded] == [
+        ("empty-folder", problem("empty-folder").message)
+    ]
     assert rec.played == 0
     assert rec.win_rate is None
     assert rec.current_streak == rec.best_streak == 0
