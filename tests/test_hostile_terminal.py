@@ -106,7 +106,8 @@ def test_every_text_command_escapes_names_and_meta(tmp_path: Path, name: str, en
 def test_keys_refuse_names_with_control_characters(tmp_path: Path) -> None:
     # A key's name must be printable (so keys list prints none): the refusal is one safe line.
     db = str(tmp_path / "cruel.sqlite")
-    out = _run("keys", "add", "--role", "site", "--name", "evil\x1b[2J\nsite", "--db", db)
+    name = "evil\x1b[2J\nsite"
+    out = _run("keys", "add", "--role", "site", "--name", name, "--db", db, "--create")
     assert "printable" in out
 
 

@@ -27,6 +27,7 @@ from cruel_tools.keys import (
     parse_rate,
 )
 from cruel_tools.store import StoreError
+from cruel_tools.stores import open_stores
 
 from .helpers import published_puzzles, puzzle_log
 from .stores import sqlite_only, store_target
@@ -216,7 +217,10 @@ def cli(*args: str) -> Any:
 
 
 def test_cruel_keys_add_list_revoke(db: Path) -> None:
-    made = cli("keys", "add", "--role", "site", "--name", "example.com", "--db", str(db))
+    # The first key of a site, before its first serve: --create makes the database.
+    made = cli(
+        "keys", "add", "--role", "site", "--name", "example.com", "--db", str(db), "--create"
+    )
     assert made.exit_code == 0, made.output
     lines = made.stdout.splitlines()
     assert lines[0] == "id 1" and re.fullmatch(r"key cruel_[A-Za-z0-9_-]{43}", lines[1])
@@ -250,6 +254,7 @@ def test_cruel_keys_add_list_revoke(db: Path) -> None:
     ],
 )
 def test_cruel_keys_refuses_with_one_line(db: Path, args: list[str], words: str) -> None:
+    open_stores(db, create=True).close()  # the site's database, as its first serve makes it
     done = cli("keys", *args, "--db", str(db))
     assert done.exit_code == 2
     assert done.stderr.startswith(f"error: {words}") and done.stderr.count("\n") == 1

@@ -335,7 +335,7 @@ def test_keys_made_and_revoked_by_the_cli_rule_a_running_server(tmp_path: Path) 
 
     made = dict(
         line.split(" ", 1)
-        for line in keys("add", "--role", "site", "--name", "s").split("\n")
+        for line in keys("add", "--role", "site", "--name", "s", "--create").split("\n")
         if line
     )
     proc, port = start(db, "--rate-player", "2/h", "--burst-player", "1")
@@ -384,7 +384,9 @@ def test_an_admin_key_made_by_the_cli_bans_and_unbans_over_http(tmp_path: Path) 
 
     def key(role: str) -> str:
         done = subprocess.run(
-            cruel("keys", "add", "--role", role, "--name", f"{role} 1", "--db", str(db)),
+            cruel(
+                "keys", "add", "--role", role, "--name", f"{role} 1", "--db", str(db), "--create"
+            ),
             capture_output=True,
             text=True,
             timeout=60,
