@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar, get_args
 
 import orjson
 import typer
-from typer._click.exceptions import NoArgsIsHelpError, UsageError
+from typer._click.exceptions import NoArgsIsHelpError, NoSuchOption, UsageError
 from typer.core import TyperGroup
 
 # Only what every command's definition needs (help texts, defaults) and what `verify` runs on
@@ -62,7 +62,7 @@ from .constants import (
     Tier,
 )
 from .dates import parse_date
-from .errors import CruelError
+from .errors import CruelError, problem
 from .game import Game
 from .inputs import (
     InvalidLog,
@@ -99,7 +99,7 @@ from .verify import (
 )
 
 if TYPE_CHECKING:
-    from . import analysis, puzzles, render, service, stats, stores
+    from . import analysis, memory, puzzles, render, service, stats, stores
 
 __all__ = [
     "EXIT_INTERNAL_ERROR",
@@ -133,11 +133,55 @@ __all__ = [
 
 def _usage_exit(exc: UsageError) -> typer.Exit:
     """A usage error as one line on stderr, ``error: ...``, and exit 2 (Typer would draw a Rich
-    box, Click print three lines)."""
-    words = " ".join(exc.format_message().split()).rstrip(".")
+    box, Click print three lines). An unknown option is an input problem (docs/cli.md), with a
+    "did you mean" only for a close spelling (Click offers any option within difflib's loose
+    0.6 ratio: --bogus got --jobs)."""
     where = exc.ctx.command_path if exc.ctx is not None else "cruel"
+    if isinstance(exc, NoSuchOption):
+        known = [] if exc.ctx is None else _long_options(exc.ctx)
+        said = problem(
+            "unknown-option",
+            exc.option_name,
+            command=where,
+            close=_close_spellings(exc.option_name, known),
+        )
+        _echo(said.line, err=True)
+        return typer.Exit(said.exit)
+    words = " ".join(exc.format_message().split()).rstrip(".")
     _echo(f"error: {words} (see '{where} -h')", err=True)
     return typer.Exit(exc.exit_code)
+
+
+def _long_options(ctx: Any) -> list[str]:
+    """Every ``--option`` of the command of ``ctx``, ``--help`` too."""
+    names = [*ctx.help_option_names]
+    for param in ctx.command.get_params(ctx):
+        names += [*param.opts, *param.secondary_opts]
+    return sorted({n for n in names if n.startswith("--")})
+
+
+def _close_spellings(typed: str, known: list[str]) -> list[str]:
+    """The options of ``known`` closest to ``typed``, if close: one edit away (a letter
+    missing, added, changed, or two swapped: Damerau-Levenshtein), two for a name of six
+    letters or more; else none."""
+    word = typed.lstrip("-")
+    most = 1 if len(word) < 6 else 2
+    found = [(_edits(word, k.lstrip("-")), k) for k in known]
+    best = min((d for d, _ in found), default=most + 1)
+    return [k for d, k in found if d == best <= most]
+
+
+def _edits(a: str, b: str) -> int:
+    """The Damerau-Levenshtein distance of ``a`` and ``b`` (optimal string alignment)."""
+    before, row = None, list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        now = [i] + [0] * len(b)
+        for j, y in enumerate(b, 1):
+            now[j] = min(row[j] + 1, now[j - 1] + 1, row[j - 1] + (x != y))
+            if before is not None and i > 1 and j > 1 and x == b[j - 2] and a[i - 2] == y:
+                now[j] = min(now[j], before[j - 2] + 1)
+        before, row = row, now
+    return row[len(b)]
 
 
 #: One or two examples for each command's --help (an "Examples:" paragraph, kept as written).
@@ -163,17 +207,23 @@ _EXAMPLES: dict[str, tuple[str, ...]] = {
     "grade": ("cruel grade 17", "cruel grade deal.json --json"),
     "analyze": (
         "cruel analyze samples/blocked.json",
-        "cruel analyze mygame.json --puzzle puzzles/2027/2027-01-01-easy.json --deep --json",
+        "cruel analyze mygame.json --puzzle-id 2027-01-01-easy --deep --json",
     ),
     "hint": ("cruel hint samples/blocked.json", "cruel hint mygame.json --max-states 20000 --json"),
     "generate": ("cruel generate --tier hard --seed demo --count 3 --out puzzles/hard",),
-    "daily": ("cruel daily --start 2027-01-01 --days 7 --out puzzles",),
+    "daily": (
+        "cruel daily --start 2027-01-01 --days 7 --out puzzles",
+        "cruel daily --export site-puzzles --db cruel.sqlite",
+    ),
     "serve": (
         "cruel serve --puzzles puzzles --db cruel.sqlite --port 8000",
         "cruel serve --workers 2 --max-per-client 16 --body-timeout 15",
     ),
     "keys": ("cruel keys add --role site --name example.org", "cruel keys list"),
-    "keys add": ("cruel keys add --role site --name example.org",),
+    "keys add": (
+        "cruel keys add --role site --name example.org",
+        "cruel keys add --role admin --name 'ops (ada)' --db new.sqlite --create",
+    ),
     "keys list": ("cruel keys list --db cruel.sqlite",),
     "keys revoke": ("cruel keys revoke 3",),
     "moderate": ("cruel moderate queue", "cruel moderate clear 12 --as 1"),
@@ -398,11 +448,23 @@ def _option(name: str, parse: Callable[[str], _T], text: str) -> _T:
 
 def _check_inputs(names: list[str]) -> None:
     """Refuse, before reading anything, an input that is missing or cannot be opened without
-    blocking: ``error: cannot read NAME: WHY`` (:func:`~cruel_tools.inputs.cannot_read`), exit 2."""
+    blocking, in the one wording of that problem (docs/cli.md, "Input problems"): ``NAME:
+    unreadable: cannot read NAME: WHY [unreadable]`` on stderr, exit 2."""
     for name in names:
-        problem = input_problem(name)
-        if problem is not None:
-            raise _fail(problem, EXIT_CODES["unreadable"])
+        refusal = input_problem(name)
+        if refusal is not None:
+            raise _input_exit(name, log.LogFormatError("unreadable", "", refusal))
+
+
+def _input_exit(spec: str, exc: Exception) -> typer.Exit:
+    """An input that cannot be used (a :class:`~cruel_tools.log.LogFormatError`, or the
+    ``OSError`` of a file that cannot be read), in the one wording of its problem on stderr:
+    the verifier's line, as ``cruel verify`` prints it (docs/cli.md, "Input problems")."""
+    if isinstance(exc, OSError):  # UnreadableInput already says it all
+        why = str(exc) if exc.strerror is None else cannot_read(spec, exc)
+        exc = log.LogFormatError("unreadable", "", why)
+    assert isinstance(exc, log.LogFormatError), exc
+    return _report_exit(unreadable(exc, Source(file=display_name(spec))))
 
 
 def _report_exit(report: VerifyReport) -> typer.Exit:
@@ -545,6 +607,23 @@ class _Showing:
         self.progress.close()
 
 
+# Text, not a Path: a postgresql:// URL would lose its "//" as a Path.
+_PuzzlesOption = Annotated[
+    str | None,
+    typer.Option(
+        "--puzzles",
+        metavar="DIR|DB",
+        help="The puzzle set: a folder, or a database (SQLite file or postgresql:// URL) whose "
+        "published days are read. Default: where cruel serve finds its puzzles ($CRUEL_PUZZLES, "
+        "else ./puzzles, else the data folder, else the packaged demo set).",
+    ),
+]
+_PuzzleIdOption = Annotated[
+    str | None,
+    typer.Option("--puzzle-id", help="A puzzle of the set (--puzzles): 2027-01-05-hard."),
+]
+
+
 @app.command("verify")
 def verify_command(
     logs: Annotated[
@@ -564,18 +643,14 @@ def verify_command(
         Path | None,
         typer.Option("--puzzle", help="Accept only games of this puzzle; compare them to par."),
     ] = None,
-    puzzles_dir: Annotated[
-        Path | None, typer.Option("--puzzles", help="A puzzle set (with --puzzle-id).")
-    ] = None,
-    puzzle_id: Annotated[
-        str | None,
-        typer.Option("--puzzle-id", help="A puzzle of --puzzles: 2027-01-05-hard."),
-    ] = None,
+    puzzles_dir: _PuzzlesOption = None,
+    puzzle_id: _PuzzleIdOption = None,
 ) -> None:
     """Replay game logs against the rules; report the first illegal move or confirm the result.
 
-    With --puzzle (or --puzzles and --puzzle-id) a log must play the puzzle's deal under its
-    rules (else puzzle-mismatch), and valid lines add the puzzle's par.
+    With --puzzle FILE (or --puzzle-id ID, a puzzle of the set cruel serve would serve, or of
+    --puzzles) a log must play the puzzle's deal under its rules (else puzzle-mismatch), and
+    valid lines add the puzzle's par.
 
     Exit status: 0 all valid, 1 an illegal move, bad deal, false claim or another puzzle's game,
     2 unreadable input, 3 an internal error (a bug: please report it).
@@ -593,11 +668,7 @@ def verify_command(
             if json or not (quiet and status == "valid"):
                 _out(line if json else _text(line))  # a text line as bytes (the core's) too
             progress.step()
-    if not tally:
-        raise _fail(
-            "no logs found (give .json or .jsonl files, directories holding them, or -)",
-            EXIT_CODES["unreadable"],
-        )
+    # every input named gives a line, if only its problem (an empty folder: empty-folder)
     _note(summary(tally), quiet)
     raise typer.Exit(batch_exit_code(tally))
 
@@ -609,24 +680,28 @@ def _puzzle_check(puzzle: puzzles.Puzzle) -> puzzles.PuzzleCheck:
 
 
 def _puzzle_option(
-    puzzle_file: Path | None, puzzles_dir: Path | None, puzzle_id: str | None
+    puzzle_file: Path | None, puzzles_dir: str | None, puzzle_id: str | None
 ) -> puzzles.Puzzle | None:
+    """The puzzle of ``--puzzle FILE``, or of ``--puzzle-id ID`` in the set of ``--puzzles``
+    (else where ``cruel serve`` finds its puzzles: one lookup for every command); None if
+    neither is given."""
     if puzzle_file is not None and (puzzles_dir is not None or puzzle_id is not None):
-        raise _fail("give --puzzle FILE, or --puzzles DIR with --puzzle-id ID, not both", 2)
-    if (puzzles_dir is None) != (puzzle_id is None):
-        raise _fail("--puzzles and --puzzle-id go together", 2)
-    if puzzle_file is None and puzzles_dir is None:
+        raise _fail("give --puzzle FILE, or --puzzle-id ID (of --puzzles), not both", 2)
+    if puzzles_dir is not None and puzzle_id is None:
+        raise _fail("--puzzles needs --puzzle-id: which puzzle of the set", 2)
+    if puzzle_file is None and puzzle_id is None:
         return None
     from . import puzzles
+    from .store import StoreError
 
     try:
+        if puzzle_id is not None:
+            return puzzles.find_in(puzzles.locate(puzzles_dir)[0], puzzle_id)
         if puzzle_file is not None:
             return puzzles.load_puzzle(puzzle_file)
-        if puzzles_dir is not None and puzzle_id is not None:
-            return puzzles.find_puzzle(puzzles_dir, puzzle_id)
-    except KeyError as exc:  # find_puzzle: no puzzle of that id in the set
+    except KeyError as exc:  # no puzzle of that id in the set
         raise _fail(str(exc.args[0]), 2) from None
-    except puzzles.PuzzleSetError as exc:  # already names the file and what is wrong with it
+    except (puzzles.PuzzleSetError, StoreError) as exc:  # already name the file and the fault
         raise _fail(str(exc), 2) from None
     except OSError as exc:
         raise _fail(f"cannot read the puzzle: {exc.strerror or type(exc).__name__}", 2) from None
@@ -928,17 +1003,13 @@ def replay_command(
         try:
             if isinstance(data, log.LogFormatError):
                 raise data
-            game_log = log.load(data, limits)
-        except log.LogFormatError as exc:
+            game_log = log.load_input(data, limits)
+        except log.LogFormatError as exc:  # in its one wording (an input without logs too)
             report = unreadable(exc, source)
             _echo(report_line(report), err=True)
             code = max(code, report.exit_code)
             continue
         code = max(code, _replay_one(game_log, options, source, json, analyze, max_states))
-    if not count:
-        shown = display_name(log_file)
-        error = log.LogFormatError("unreadable", "", f"no log in {shown}")
-        raise _report_exit(unreadable(error, Source(file=shown)))
     raise typer.Exit(code)
 
 
@@ -970,7 +1041,9 @@ def show_command(
     chosen = None if rules_name is None else _option("--rules", rules.preset, rules_name)
     try:
         number, piles, chosen = load_deal_rules(deal_spec, rules=chosen)
-    except (ValueError, OSError) as exc:
+    except (log.LogFormatError, OSError) as exc:
+        raise _input_exit(deal_spec, exc) from None
+    except ValueError as exc:
         raise _fail(str(exc), 1 if isinstance(exc, deals.BadDeal) else 2) from None
     if json:
         _out(orjson.dumps({"number": number, "piles": [[cards.name(c) for c in p] for p in piles]}))
@@ -1006,8 +1079,7 @@ def stats_command(
     from . import stats
 
     day = _option("--today", parse_date, today) if today is not None else None
-    _check_inputs(logs)
-    notes = stats.Notes()
+    notes = stats.Notes()  # an input that cannot be used is left out, in its one wording
     rec = stats.record(iter_units(logs, Limits(), jsonl), today=day, player=player, notes=notes)
     if json:
         _out(rec.model_dump_json())
@@ -1016,14 +1088,13 @@ def stats_command(
             _out(line)
     if not quiet:
         _stats_notes(rec, notes, player, json)
-    if rec.played == 0 and not notes.excluded:
-        if player is not None and notes.other_players:
-            others = plural(notes.other_players, "log")
-            raise _fail(f"no logs of player {player!r} ({others} of other players)", 2)
-        raise _fail("no logs found", EXIT_CODES["unreadable"])
-    if notes.unreadable:
+    if notes.unreadable:  # the record of the others is printed, as verify reports every log
         words = plural(notes.unreadable, "input")
-        raise _fail(f"{words} could not be read (listed as left out)", EXIT_CODES["unreadable"])
+        raise _fail(f"{words} could not be used (listed as left out)", EXIT_CODES["unreadable"])
+    # every input gives a log, counted or left out, unless it is only other players' logs
+    if rec.played == 0 and not notes.excluded and player is not None:
+        others = plural(notes.other_players, "log")
+        raise _fail(f"no logs of player {player!r} ({others} of other players)", 2)
 
 
 def _stats_notes(rec: stats.Record, notes: stats.Notes, player: str | None, json: bool) -> None:
@@ -1062,10 +1133,8 @@ def _load_start(spec: str, rules_name: str | None, limits: Limits, quiet: bool =
     shown = display_name(spec)
     try:
         start = load_start(spec, rules_name, limits)
-    except OSError as exc:  # UnreadableInput already says it all
-        raise _fail(str(exc) if exc.strerror is None else cannot_read(spec, exc), 2) from None
-    except log.LogFormatError as exc:
-        raise _report_exit(unreadable(exc, Source(file=shown))) from None
+    except (OSError, log.LogFormatError) as exc:
+        raise _input_exit(spec, exc) from None
     except InvalidLog as exc:
         raise _report_exit(exc.report) from None
     except deals.BadDeal as exc:
@@ -1247,6 +1316,8 @@ def analyze_command(
             "--puzzle", metavar="FILE", help="The puzzle the game is of: a win is compared to par."
         ),
     ] = None,
+    puzzles_dir: _PuzzlesOption = None,
+    puzzle_id: _PuzzleIdOption = None,
     json: Annotated[bool, _json_option("the analysis (cruel-analysis/1)")] = False,
     quiet: _QuietOption = False,
 ) -> None:
@@ -1257,9 +1328,9 @@ def analyze_command(
     (in --json, loss.continuation: a complete log that `cruel verify` accepts). A position the
     solver cannot decide within the budget leaves an interval of steps, never a guess.
 
-    For a win: its actions (card moves + redeals), moves and redeals against par (--puzzle) and
-    against the fewest actions possible, or the proven bound on them. Budgets count positions,
-    so the answer is the same on every machine (docs/analysis.md).
+    For a win: its actions (card moves + redeals), moves and redeals against par (--puzzle or
+    --puzzle-id) and against the fewest actions possible, or the proven bound on them. Budgets
+    count positions, so the answer is the same on every machine (docs/analysis.md).
 
     Exit status: 0 analysed (an undecided answer is an answer too), 1 a log with an illegal
     move, a bad deal, a false claim or another puzzle's game, 2 unreadable input or bad
@@ -1269,7 +1340,7 @@ def analyze_command(
 
     if max_states is not None and max_states < 1:
         raise _fail(f"--max-states must be at least 1, not {max_states}", 2)
-    chosen = _puzzle_option(puzzle_file, None, None)
+    chosen = _puzzle_option(puzzle_file, puzzles_dir, puzzle_id)
     _check_inputs([log_file])
     try:
         source, game_log = read_log(log_file, Limits())
@@ -1341,6 +1412,32 @@ _RulesOption = Annotated[
     str,
     typer.Option("--rules", metavar="PRESET", help=f"Rules preset: {', '.join(rules.PRESETS)}."),
 ]
+_MaxMemoryOption = Annotated[
+    str | None,
+    typer.Option(
+        "--max-memory",
+        metavar="SIZE",
+        help="Most memory grading may hold at its peak, its processes together: 512M, 1.5G, 2GiB "
+        "or bytes (default: half the machine's, or of its container's limit). Reached, par "
+        "keeps its proven bound.",
+    ),
+]
+
+
+def _memory_option(option: str, text: str | None, jobs: int = 1) -> memory.MemoryBudget:
+    """The memory budget an option gives (None: the default share); one line, exit 2, if it is
+    not a size or too small."""
+    from . import memory
+
+    try:
+        return memory.memory_budget(text, option, jobs)
+    except ValueError as exc:
+        raise _fail(str(exc), 2) from None
+
+
+def _label(progress: _Progress, what: str) -> None:
+    """Say on the progress line what grading does now."""
+    progress.label = f"grading: {what}"
 
 
 @app.command("grade")
@@ -1353,8 +1450,13 @@ def grade_command(
     ],
     json: Annotated[bool, _json_option("the grade")] = False,
     rules_name: _RulesOption = "cruel",
+    max_memory: _MaxMemoryOption = None,
+    quiet: _QuietOption = False,
 ) -> None:
     """Grade a deal: its tier (easy, medium, hard, expert), par and metrics (docs/grading.md).
+
+    Par is its actions with "optimal" when proven, else "optimum >= N" (the proven bound). The
+    memory budget is said first on stderr; a par search that reaches it keeps its bound.
 
     Exit status: 0 graded (an unwinnable or undecided deal has no tier), 1 a bad deal,
     2 unreadable input or bad options.
@@ -1362,11 +1464,19 @@ def grade_command(
     from . import grading
 
     chosen = _option("--rules", rules.preset, rules_name)
+    allowed = _memory_option("--max-memory", max_memory)
     try:
         number, piles = load_deal(deal_spec, rules=chosen)
-    except (ValueError, OSError) as exc:
+    except (log.LogFormatError, OSError) as exc:
+        raise _input_exit(deal_spec, exc) from None
+    except ValueError as exc:
         raise _fail(str(exc), 1 if isinstance(exc, deals.BadDeal) else 2) from None
-    result = grading.grade(piles, number, chosen)
+    _note(f"memory budget: {allowed.summary()}", quiet)
+    progress = _Progress(None, label="grading", ticking=True, quiet=quiet)
+    with _Showing(progress):
+        result = grading.grade(
+            piles, number, chosen, allowed.grading(), phase=lambda what: _label(progress, what)
+        )
     if json:
         _out(result.model_dump_json())
         return
@@ -1379,7 +1489,7 @@ def grade_command(
     for line in (
         f"{title}: {result.tier}",
         f"ladder: {ladder}",
-        f"par: {plural(m.par.moves, 'move')}, {plural(m.par.redeals, 'redeal')}",
+        f"par: {m.par.describe()}",
         f"critical decisions: {m.critical_decisions}",
         f"random win rate: {m.random_win_rate:.0%} of {m.random_playouts} playouts",
         f"solver states: {m.solver_states}",
@@ -1469,15 +1579,37 @@ def daily_command(
             "file, for --secret-file, and do nothing else.",
         ),
     ] = None,
+    export: Annotated[
+        Path | None,
+        typer.Option(
+            "--export",
+            metavar="DIR",
+            help="Write the days cruel serve published into --db to this folder, as --out "
+            "writes them, and do nothing else.",
+        ),
+    ] = None,
+    db: Annotated[
+        str | None,
+        typer.Option(
+            "--db",
+            help="With --export: the site's database, an SQLite file or a postgresql:// URL "
+            f"({DEFAULT_DB} if not given).",
+        ),
+    ] = None,
+    max_memory: _MaxMemoryOption = None,
     quiet: _QuietOption = False,
 ) -> None:
     """Write the daily puzzles (one per tier per day) and index.json (puzzles/README.md).
 
     Rerunning the same command rewrites the same bytes. With --secret-file the deals come from a
     stream keyed by the secret, and a folder made with another secret (or none) is refused.
+    With --export the days a server published ahead are written as files, the same bytes.
     """
     from . import puzzles
 
+    if export is not None or db is not None:
+        _export_days(export, db, start, secret_file, new_secret, quiet)
+        return
     if new_secret is not None:
         try:
             puzzles.write_new_secret(new_secret)
@@ -1491,6 +1623,7 @@ def daily_command(
     if start is None:
         raise _fail("--start is needed (or --new-secret FILE)", 2)
     first = _option("--start", parse_date, start)
+    allowed = _memory_option("--max-memory", max_memory, jobs)
     secret = _read_secret(secret_file)
     progress = _Progress(
         days, label="making puzzles", at_least=1, ticking=True, unit=" days", quiet=quiet
@@ -1498,10 +1631,53 @@ def daily_command(
     try:
         with _Showing(progress):
             written = puzzles.daily(
-                first, days, out, jobs, progress=lambda _day: progress.step(), secret=secret
+                first,
+                days,
+                out,
+                jobs,
+                progress=lambda _day: progress.step(),
+                budget=allowed.grading(),
+                secret=secret,
             )
     except puzzles.PuzzleSetError as exc:
         raise _fail(str(exc), 2) from None
+    _note(f"wrote {plural(len(written) - 1, 'puzzle')} and {written[-1]}", quiet)
+    _note(f"memory budget: {allowed.summary()}", quiet)
+
+
+def _export_days(
+    export: Path | None,
+    db: str | None,
+    start: str | None,
+    secret_file: Path | None,
+    new_secret: Path | None,
+    quiet: bool,
+) -> None:
+    """``cruel daily --export DIR``: the days published into ``--db``, written as ``--out``
+    writes days it makes (their stream is the database's: no secret is needed)."""
+    from . import puzzles
+    from .store import NoSuchDatabase, StoreError, describe
+
+    if export is None:
+        raise _fail("--db goes with --export DIR (the folder to write the published days to)", 2)
+    if start is not None or secret_file is not None or new_secret is not None:
+        raise _fail(
+            "--export writes the days published: give no --start, --secret-file or "
+            "--new-secret with it",
+            2,
+        )
+    where = db or DEFAULT_DB
+    try:
+        written = puzzles.export_published(_db_target(where), export)
+    except NoSuchDatabase:
+        raise _no_such_database(where, has_create=False) from None
+    except (puzzles.PuzzleSetError, StoreError) as exc:
+        raise _fail(str(exc), 2) from None
+    except OSError as exc:
+        raise _fail(f"--export: cannot write {export}: {exc.strerror or exc}", 2) from None
+    if not written:
+        _note(f"{describe(where)}: no day published: nothing written", quiet)
+        return
     _note(f"wrote {plural(len(written) - 1, 'puzzle')} and {written[-1]}", quiet)
 
 
@@ -1781,14 +1957,25 @@ def serve_command(
         typer.Option(
             "--secret-file",
             help="The site's secret (cruel daily --new-secret): today and --ahead days after it "
-            "are published from its stream, in the database. Without it nothing is published "
-            "ahead (--open: from the public stream).",
+            "are published from its stream, in the database, and the packaged demo set is "
+            "never served. Without it nothing is published ahead (--open: from the public "
+            "stream).",
         ),
     ] = None,
     ahead: Annotated[
         int,
         typer.Option("--ahead", min=0, max=366, help="Days after today kept published."),
     ] = PUBLISH_AHEAD,
+    publish_memory: Annotated[
+        str | None,
+        typer.Option(
+            "--publish-memory",
+            metavar="SIZE",
+            help="Most memory the process making a day may hold at its peak: 512M, 1.5G, 2GiB "
+            "or bytes (default: half the machine's, or of its container's limit). Reached, par "
+            "keeps its proven bound.",
+        ),
+    ] = None,
 ) -> None:
     """Serve puzzles, verification and leaderboards over HTTP (docs/service.md)."""
     # Imported here: the web stack costs other commands nothing at start-up.
@@ -1816,6 +2003,10 @@ def serve_command(
     hint_per_s = _option("--hint-rate", parse_rate, hint_rate)
     replay_per_s = _option("--replay-rate", parse_rate, replay_rate)
     metrics_at = _metrics_address(metrics_bind) if metrics_bind is not None else None
+    # None: each process making a day takes the default share of the machine it runs on.
+    publish_bytes = (
+        None if publish_memory is None else _memory_option("--publish-memory", publish_memory).total
+    )
     location = resolve_puzzles(puzzles_dir)  # the one setting: option, variable, folders
     settings = Settings(
         puzzles=location.path,
@@ -1850,6 +2041,7 @@ def serve_command(
         link_guesses=link_guesses,
         secret_file=secret_file,
         ahead=ahead,
+        publish_memory=publish_bytes,
     )
     _read_secret(secret_file)  # one line and exit 2 for an unreadable or weak secret
     try:  # uvicorn would log a traceback-like report and exit 1 or 3; one line and 2 here
@@ -1865,7 +2057,7 @@ def serve_command(
     # Which engine serves, at the top of the log: a server on the Python engine (no compiled
     # core) is much slower, and its operator should see it without a request.
     _echo(", ".join(version_lines()), err=True)
-    _echo(_publishing_line(secret_file, open_, ahead, location.demo), err=True)
+    _echo(_publishing_line(settings, server.state.publisher.status().today_seconds()), err=True)
     _echo(_puzzles_line(location.describe(), settings), err=True)
     if open_:
         _echo(
@@ -1919,7 +2111,14 @@ def serve_command(
 
 def _puzzles_line(line: str, settings: service.Settings) -> str:
     """The start-up line of the puzzle set, and the date the demo set is served on when it is
-    not the real one."""
+    not the real one; or that a site (a secret) serves none of the demo set it fell to."""
+    if settings.demo and not settings.demo_cycle:
+        from .store import describe
+
+        return (
+            f"{line}: the public demo set, not served to a site (--secret-file): its days are "
+            f"published into {describe(settings.db)}"
+        )
     if settings.demo_dates is None or settings.fixed_today is not None:
         return line
     first, last = settings.demo_dates
@@ -1929,21 +2128,23 @@ def _puzzles_line(line: str, settings: service.Settings) -> str:
     )
 
 
-def _publishing_line(secret_file: Path | None, open_: bool, ahead: int, demo: bool) -> str:
-    """The start-up line of publishing ahead: from which stream, or why not (docs/service.md,
-    Publishing ahead)."""
-    days = plural(ahead, "day")
-    if demo:
+def _publishing_line(settings: service.Settings, seconds: int | None) -> str:
+    """The start-up line of publishing ahead: from which stream, or why not, and about how
+    many ``seconds`` today's puzzles will take when they are being published
+    (docs/service.md, Publishing ahead)."""
+    days = plural(settings.ahead, "day")
+    first = "" if seconds is None else f"; today's puzzles first, in about {seconds} s"
+    if settings.demo_cycle:
         return "publishing: nothing ahead (the demo set is served as a cycle of its dates)"
-    if secret_file is not None:
+    if settings.secret_file is not None:
         return (
-            f"publishing: today and {days} ahead from the secret stream of {secret_file}, into "
-            "the database"
+            f"publishing: today and {days} ahead from the secret stream of "
+            f"{settings.secret_file}, into the database{first}"
         )
-    if open_:
+    if settings.open:
         return (
             f"publishing: today and {days} ahead from the public stream (--open: anyone can "
-            "compute these days; a ranking site gives --secret-file)"
+            f"compute these days; a ranking site gives --secret-file){first}"
         )
     return (
         "publishing: nothing ahead (no --secret-file): serving the puzzles there are; health "
@@ -2004,7 +2205,15 @@ _KeysDbOption = Annotated[
     str,
     typer.Option(
         "--db",
-        help="SQLite file of the leaderboards (created if missing), or a postgresql:// URL.",
+        help="The site's database (made by cruel serve): its SQLite file, or a postgresql:// URL.",
+    ),
+]
+_CreateOption = Annotated[
+    bool,
+    typer.Option(
+        "--create",
+        help="Make the database if it is not there (as cruel serve does): the first admin "
+        "key, before the first serve.",
     ),
 ]
 
@@ -2016,16 +2225,27 @@ def _db_target(db: str) -> Path | str:
     return db if is_postgres(db) else Path(db)
 
 
-def _stores(db: str) -> stores.Stores:
+def _stores(db: str, create: bool | None = None) -> stores.Stores:
     """The stores of ``--db``, opened as ``cruel serve`` opens them (laid out, or refused: exit
-    2 with one line)."""
+    2 with one line). A database that is not there is made only when ``create`` is True (the
+    command's ``--create``); None: the command has no ``--create`` and never makes one."""
     from . import stores
-    from .store import StoreError
+    from .store import NoSuchDatabase, StoreError
 
     try:
-        return stores.open_stores(_db_target(db))
+        return stores.open_stores(_db_target(db), create=bool(create))
+    except NoSuchDatabase:
+        raise _no_such_database(db, create is not None) from None
     except StoreError as exc:
         raise _fail(str(exc), 2) from None
+
+
+def _no_such_database(db: str, has_create: bool) -> typer.Exit:
+    """The one refusal of a ``--db`` that is not there, by a command that does not make one."""
+    from .store import describe
+
+    hint = "cruel serve creates one" + ("; or give --create" if has_create else "")
+    return _fail(f"--db {describe(db)}: no such database ({hint})", 2)
 
 
 @keys_app.command("add")
@@ -2035,11 +2255,16 @@ def keys_add_command(
     ],
     name: Annotated[str, typer.Option("--name", help="A label: whose key it is.")],
     db: _KeysDbOption = DEFAULT_DB,
+    create: _CreateOption = False,
 ) -> None:
     """Make a key and print it, once: only its hash is kept."""
     from . import keys
 
-    opened = _stores(db)
+    try:  # before the database: --create with a bad role or name makes none
+        keys.check_request(name, role)
+    except keys.BadKeyRequest as exc:
+        raise _fail(str(exc), 2) from None
+    opened = _stores(db, create)
     try:
         made, key = opened.keys.add(name, role)
     except keys.BadKeyRequest as exc:
@@ -2180,29 +2405,40 @@ def moderate_reject_command(
     _decide("reject", submission, key_id, reason, db)
 
 
+def _site_puzzles(puzzles_dir: str | None, db: str) -> list[puzzles.Puzzle]:
+    """What a server on ``--db`` serves: the set (``--puzzles``, else where ``cruel serve``
+    finds it) and the days published into ``db`` (exit 2 with one line if either is
+    unusable)."""
+    from . import puzzles
+    from .store import StoreError
+
+    try:
+        site = puzzles.open_puzzles(puzzles_dir)
+        published = puzzles.read_published(_db_target(db)).puzzles
+    except (puzzles.PuzzleSetError, StoreError) as exc:
+        raise _fail(str(exc), 2) from None
+    return [*site.by_id.values(), *(p for p in published if p.id not in site.by_id)]
+
+
 @app.command("ratings")
 def ratings_command(
     db: _KeysDbOption = DEFAULT_DB,
-    puzzles_dir: Annotated[
-        Path, typer.Option("--puzzles", help="The puzzle set: each puzzle's tier.")
-    ] = Path("puzzles"),
+    puzzles_dir: _PuzzlesOption = None,
     json_output: Annotated[bool, _json_option("the table (cruel-ratings/1)")] = False,
 ) -> None:
     """The puzzles' ratings from play by tier: the median rating of each tier's puzzles with a
     95 % interval, and whether players order the tiers as the solver grades them
-    (docs/service.md, Ratings)."""
-    from . import puzzles, ratings
+    (docs/service.md, Ratings). Each puzzle's tier comes from the set (--puzzles) and from the
+    days cruel serve published into --db, as the server serves them."""
+    from . import ratings
 
-    try:
-        found = puzzles.PuzzleSet.load(puzzles_dir)
-    except puzzles.PuzzleSetError as exc:
-        raise _fail(str(exc), 2) from None
     opened = _stores(db)
     try:
         standings = opened.ratings.puzzles()
     finally:
         opened.close()
-    table = ratings.tier_table(standings, {p.id: p.tier for p in found.by_id.values()})
+    tiers = {p.id: p.tier for p in _site_puzzles(puzzles_dir, db)}
+    table = ratings.tier_table(standings, tiers)
     if json_output:
         _out(orjson.dumps(table.model_dump(mode="json")))
         return

@@ -54,7 +54,6 @@ from .store import is_postgres, one_line
 __all__ = [
     "AHEAD",
     "DAY_SECONDS",
-    "PUBLIC_STREAM",
     "LOCK_KEY",
     "Stream",
     "PublishedDays",

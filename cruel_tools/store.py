@@ -247,7 +247,7 @@ class Database:
         raise NotImplementedError
 
 
-def sqlite_missing(path: Path | str) -> bool:
+def _sqlite_missing(path: Path | str) -> bool:
     """No SQLite database at ``path``: no file, or an empty one (which SQLite would lay out as
     a new database)."""
     try:
@@ -258,7 +258,7 @@ def sqlite_missing(path: Path | str) -> bool:
 
 def _connect_existing(path: str, timeout: float) -> sqlite3.Connection:
     """The SQLite file at ``path``, which must be there (:class:`NoSuchDatabase`)."""
-    if sqlite_missing(path):
+    if _sqlite_missing(path):
         raise NoSuchDatabase(f"{path}: no such database")
     uri = Path(path).absolute().as_uri() + "?mode=rw"
     return sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=timeout)

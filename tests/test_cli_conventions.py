@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 import cruel_tools
 from cruel_tools import engine
 from cruel_tools.cli import EXIT_CLOSED_PIPE, app
+from cruel_tools.errors import problem
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "samples"
@@ -136,7 +137,8 @@ def test_replay_of_an_empty_input_is_one_line_and_exit_2(tmp_path: Path, kind: s
         spec.write_bytes(b"\n \n")
     result = runner.invoke(app, ["replay", str(spec)])
     assert result.exit_code == 2
-    assert result.stderr == f"{spec}: unreadable: no log in {spec} [unreadable]\n"
+    code = "empty-folder" if kind == "folder" else "no-logs"  # docs/cli.md, "Input problems"
+    assert result.stderr == problem(code, str(spec)).line + "\n"
     assert result.exception is None or isinstance(result.exception, SystemExit)
 
 
@@ -372,8 +374,11 @@ def test_stats_of_a_missing_input_is_one_line_and_exit_2(tmp_path: Path, name: s
     missing = str(tmp_path / name)
     result = runner.invoke(app, ["stats", missing])
     assert result.exit_code == 2
-    assert result.stdout == ""
-    assert result.stderr == f"error: cannot read {missing}: No such file or directory\n"
+    # listed as left out, in its one wording (docs/cli.md): the record of the rest is printed
+    words = problem("unreadable", missing, "No such file or directory").line
+    assert result.stdout.splitlines()[0] == "Record: 0 logs counted, 1 left out"
+    assert result.stdout.splitlines()[-2:] == ["Left out:", f"  {words}"]
+    assert result.stderr == "error: 1 input could not be used (listed as left out)\n"
 
 
 def test_stats_says_when_it_merges_players_and_player_picks_one(tmp_path: Path) -> None:
@@ -463,10 +468,13 @@ def test_a_missing_file_has_one_wording_everywhere(tmp_path: Path, command: str)
     result = runner.invoke(app, [command, missing])
     assert result.exit_code == 2
     words = f"cannot read {missing}: No such file or directory"
+    line = f"{missing}: unreadable: {words} [unreadable]"  # the verifier's line, everywhere
     if command == "verify":  # a batch: one report line per input, the summary on stderr
-        assert result.stdout == f"{missing}: unreadable: {words} [unreadable]\n"
+        assert result.stdout == f"{line}\n"
+    elif command == "stats":  # listed as left out, the record printed (docs/cli.md)
+        assert result.stdout.endswith(f"Left out:\n  {line}\n")
     else:
-        assert result.stderr == f"error: {words}\n" and result.stdout == ""
+        assert result.stderr == f"{line}\n" and result.stdout == ""
     assert "Errno" not in result.output
 
 
@@ -536,8 +544,8 @@ def test_help_is_wrapped_by_the_terminal_not_at_80_columns() -> None:
     assert max(map(len, narrow.splitlines())) <= 60
     # a paragraph of the docstring is one line when the terminal is wide enough
     assert (
-        "  With --puzzle (or --puzzles and --puzzle-id) a log must play the puzzle's deal under"
-        in wide
+        "  With --puzzle FILE (or --puzzle-id ID, a puzzle of the set cruel serve would serve, "
+        "or of --puzzles) a log must play" in wide
     )
     assert "[default: 1; 1<=x<=64]" in wide  # defaults shown
 
@@ -624,7 +632,7 @@ def test_a_ticking_progress_spins_with_the_time_spent(
         (["show"], True, False),
         (["stats"], True, True),
         (["solve"], True, True),
-        (["grade"], True, False),
+        (["grade"], True, True),
         (["generate"], False, True),
         (["daily"], False, True),
     ],

@@ -28,12 +28,12 @@ from fastapi.testclient import TestClient
 from cruel_tools import service
 from cruel_tools.publishing import DAY_SECONDS as DAY_ESTIMATE
 from cruel_tools.publishing import (
-    PUBLIC_STREAM,
     GenerationLock,
     PublishedDays,
     Publisher,
 )
 from cruel_tools.puzzles import (
+    PUBLIC_STREAM,
     Puzzle,
     PuzzleSet,
     PuzzleSetError,

@@ -124,7 +124,7 @@ def analyze_request(
 ) -> Callable[[], analysis.Analysis]:
     """The work of one ``POST /v1/analyze``, to call: the analysis at the service's budget (what
     benchmarks/analyze_cost.py measures), against ``puzzle`` when the log is its game
-    (:func:`closed_puzzle`). Picklable, for the analyses' process (:mod:`.costly`), whose
+    (:func:`_closed_puzzle`). Picklable, for the analyses' process (:mod:`.costly`), whose
     interpreter then imports only the library. It raises
     :class:`~cruel_tools.analysis.AnalysisRefused` for a log that is not a legal game."""
     return functools.partial(
@@ -137,7 +137,7 @@ def analyze_request(
     )
 
 
-def closed_puzzle(ctx: Context, game_log: GameLog) -> Puzzle | None:
+def _closed_puzzle(ctx: Context, game_log: GameLog) -> Puzzle | None:
     """The closed puzzle ``game_log`` is a game of (its very deal and rules), or None. Its par,
     proven with a budget far larger than a request's, then settles the optimum the request's
     search may leave open (docs/analysis.md): the replay page of a puzzle's solution must not
@@ -237,7 +237,7 @@ def router(ctx: Context, guard: HelpGuard, gate: CostlyGate, replays: CostlyGate
 
         # Solves: CPU work bounded by the budget, in the analyses' own process.
         def work(game_log: GameLog) -> Callable[[], analysis.Analysis]:
-            puzzle = closed_puzzle(ctx, game_log)
+            puzzle = _closed_puzzle(ctx, game_log)
             return analyze_request(game_log, max_states=max_states, puzzle=puzzle)
 
         return await costly_help(request, ctx, guard, gate, "analyses", work)
