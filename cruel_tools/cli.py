@@ -245,6 +245,7 @@ _METAVARS = {
     "tz": "ZONE",
     "rate_key": "RATE",
     "rate_player": "RATE",
+    "keep_steps": "HOURS",  # a float, yet not seconds
 }
 
 
@@ -257,6 +258,8 @@ def _metavar(command: str, param: Any) -> str | None:
     if param.param_type_name == "argument":
         name = str(param.name).upper()
         return f"{name.removesuffix('S')}..." if param.nargs != 1 else name
+    if str(param.name) in _METAVARS:
+        return _METAVARS[str(param.name)]
     if kind is int:
         return "N"
     if kind is float:
@@ -264,7 +267,7 @@ def _metavar(command: str, param: Any) -> str | None:
     if kind is Path:
         folder = str(param.name).endswith("_dir") or (param.name == "out" and command != "solve")
         return "DIR" if folder else "FILE"
-    return _METAVARS.get(str(param.name), str(param.name).upper())
+    return str(param.name).upper()
 
 
 def _polish_help(group: Any, prefix: str = "") -> None:
@@ -698,14 +701,45 @@ def _puzzle_option(
         if puzzle_id is not None:
             return puzzles.find_in(puzzles.locate(puzzles_dir)[0], puzzle_id)
         if puzzle_file is not None:
-            return puzzles.load_puzzle(puzzle_file)
+            return _puzzle_file(puzzle_file)
     except KeyError as exc:  # no puzzle of that id in the set
         raise _fail(str(exc.args[0]), 2) from None
     except (puzzles.PuzzleSetError, StoreError) as exc:  # already name the file and the fault
         raise _fail(str(exc), 2) from None
-    except OSError as exc:
-        raise _fail(f"cannot read the puzzle: {exc.strerror or type(exc).__name__}", 2) from None
     return None
+
+
+#: What ``--puzzle FILE`` wants, in the input problems' words (``{wanted}``).
+_A_PUZZLE = "a puzzle (cruel-puzzle/1)"
+
+
+def _puzzle_file(path: Path) -> puzzles.Puzzle:
+    """``--puzzle FILE``: a file that cannot be used as a puzzle is refused in the one wording
+    of its input problem, as a log would be (docs/cli.md, "Input problems"); a puzzle document
+    with a fault, in :class:`~cruel_tools.puzzles.PuzzleSetError`'s words."""
+    from . import puzzles
+
+    name = str(path)
+    _check_inputs([name])  # missing, a FIFO, a device: never blocks
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise _input_exit(name, exc) from None
+    try:
+        return puzzles.puzzle_from_bytes(data, name)
+    except puzzles.PuzzleSetError:
+        pass
+    from pydantic_core import from_json  # the parser that words a log's not-json
+
+    try:
+        doc = from_json(log.strip_bom(data))
+    except ValueError as exc:
+        said = problem("not-json", detail=str(exc)).message
+        why = log.as_input_problem(log.LogFormatError("not-json", "", said), data)
+        raise _input_exit(name, why) from None
+    if type(doc) is not dict or "format" not in doc:
+        raise _input_exit(name, log.InputProblem("not-a-log", _A_PUZZLE)) from None
+    return puzzles.puzzle_from_bytes(data, name)  # its own fault, named
 
 
 @app.command("deal")
@@ -1043,8 +1077,10 @@ def show_command(
         number, piles, chosen = load_deal_rules(deal_spec, rules=chosen)
     except (log.LogFormatError, OSError) as exc:
         raise _input_exit(deal_spec, exc) from None
+    except deals.BadDeal as exc:
+        raise _bad_deal(deal_spec, exc) from None
     except ValueError as exc:
-        raise _fail(str(exc), 1 if isinstance(exc, deals.BadDeal) else 2) from None
+        raise _fail(str(exc), 2) from None
     if json:
         _out(orjson.dumps({"number": number, "piles": [[cards.name(c) for c in p] for p in piles]}))
         return
@@ -1128,9 +1164,15 @@ def _stats_notes(rec: stats.Record, notes: stats.Notes, player: str | None, json
 # --- solving ---------------------------------------------------------------------------------
 
 
+def _bad_deal(spec: str, exc: deals.BadDeal) -> typer.Exit:
+    """A deal that breaks the rules of a deal, in one wording for show, solve, grade, analyze
+    and hint: the input, what is wrong, and where (exit 1, as verify's ``bad-deal``)."""
+    where = f" (at {exc.path})" if exc.path else ""
+    return _fail(f"{display_name(spec)}: deal: {exc}{where}", 1)
+
+
 def _load_start(spec: str, rules_name: str | None, limits: Limits, quiet: bool = False) -> Start:
     """:func:`~cruel_tools.inputs.load_start`, its errors as one line and an exit code."""
-    shown = display_name(spec)
     try:
         start = load_start(spec, rules_name, limits)
     except (OSError, log.LogFormatError) as exc:
@@ -1138,7 +1180,7 @@ def _load_start(spec: str, rules_name: str | None, limits: Limits, quiet: bool =
     except InvalidLog as exc:
         raise _report_exit(exc.report) from None
     except deals.BadDeal as exc:
-        raise _fail(f"{shown}: deal: {exc} (at {exc.path})", 1) from None
+        raise _bad_deal(spec, exc) from None
     except ValueError as exc:  # a deal number out of range, a rules conflict, not a deal
         raise _fail(str(exc), 2) from None
     if start.warning is not None:
@@ -1469,8 +1511,10 @@ def grade_command(
         number, piles = load_deal(deal_spec, rules=chosen)
     except (log.LogFormatError, OSError) as exc:
         raise _input_exit(deal_spec, exc) from None
+    except deals.BadDeal as exc:
+        raise _bad_deal(deal_spec, exc) from None
     except ValueError as exc:
-        raise _fail(str(exc), 1 if isinstance(exc, deals.BadDeal) else 2) from None
+        raise _fail(str(exc), 2) from None
     _note(f"memory budget: {allowed.summary()}", quiet)
     progress = _Progress(None, label="grading", ticking=True, quiet=quiet)
     with _Showing(progress):
@@ -1541,17 +1585,20 @@ def generate_command(
     ] = None,
     rules_name: _RulesOption = "cruel",
     secret_file: _SecretFileOption = None,
+    max_memory: _MaxMemoryOption = None,
     quiet: _QuietOption = False,
 ) -> None:
     """Puzzles of one tier: the first COUNT deals of that tier in the stream of SEED (keyed by
-    the secret in --secret-file, if given)."""
+    the secret in --secret-file, if given), each graded within the memory budget."""
     from . import grading, puzzles
 
     if tier not in grading.TIERS:
         raise _fail(f"--tier must be one of {', '.join(grading.TIERS)}, not {tier!r}", 2)
     chosen = _option("--rules", rules.preset, rules_name)
+    allowed = _memory_option("--max-memory", max_memory, jobs)
     secret = _read_secret(secret_file)
-    found = puzzles.generate(tier, count, seed, chosen, jobs, secret=secret)
+    budget = allowed.grading()
+    found = puzzles.generate(tier, count, seed, chosen, jobs, budget=budget, secret=secret)
     for puzzle in found:
         if out is None:
             _out(orjson.dumps(puzzle.model_dump(mode="json"), option=orjson.OPT_SORT_KEYS))
@@ -2008,6 +2055,7 @@ def serve_command(
         None if publish_memory is None else _memory_option("--publish-memory", publish_memory).total
     )
     location = resolve_puzzles(puzzles_dir)  # the one setting: option, variable, folders
+    _not_a_database(location.path)
     settings = Settings(
         puzzles=location.path,
         demo=location.demo,
@@ -2107,6 +2155,19 @@ def serve_command(
     # (measured: 160 requests/s instead of 600). Accepted connections inherit the option.
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     Multiprocess(config, sockets=[sock]).run()
+
+
+def _not_a_database(path: Path) -> None:
+    """``cruel serve --puzzles DB``: the other commands read a database's published days there,
+    but a server serves the days of its own ``--db``; one line and exit 2, not "not a folder"."""
+    from .puzzles import is_database
+
+    if is_database(path):
+        raise _fail(
+            f"--puzzles {path}: a database: cruel serve serves the days published into its own "
+            "--db (give it as --db; --puzzles takes a folder of puzzle files)",
+            2,
+        )
 
 
 def _puzzles_line(line: str, settings: service.Settings) -> str:

@@ -88,7 +88,9 @@ INPUT_PROBLEMS: Final[tuple[ProblemRow, ...]] = (
         "not UTF-8 text (a binary file, or text in another encoding): JSON is UTF-8",
     ),
     ProblemRow("not JSON", "not-json", "not JSON: {detail}"),
-    ProblemRow("JSON that is not a log (or a deal)", "not-a-log", "JSON, but not {wanted}"),
+    ProblemRow(
+        "JSON that is not a log (or a deal, or a puzzle)", "not-a-log", "JSON, but not {wanted}"
+    ),
     ProblemRow(
         "pretty (multi-line) JSON given as JSON Lines",
         "pretty-json-as-jsonl",

@@ -213,3 +213,29 @@ def test_a_binary_deal_file_and_a_missing_log_exit_2(tmp_path: Path) -> None:
     line = problem("unreadable", missing, "No such file or directory").line
     assert counted.stdout.endswith(f"Left out:\n  {line}\n")
     assert counted.stderr == "error: 1 input could not be used (listed as left out)\n"
+
+
+#: The file of ``--puzzle FILE`` (verify, analyze), refused in the same words as a log.
+PUZZLE_FILE_PROBLEMS = {
+    "unreadable": (None, {"detail": "No such file or directory"}),
+    "binary": (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe", {}),
+    "not-json": (b"not json\n", {"detail": "expected ident at line 1 column 2"}),
+    "not-a-log": (b'{"player": "ada"}', {"wanted": "a puzzle (cruel-puzzle/1)"}),
+}
+
+
+@pytest.mark.parametrize("code", sorted(PUZZLE_FILE_PROBLEMS))
+@pytest.mark.parametrize("command", ["verify", "analyze"])
+def test_a_puzzle_file_that_cannot_be_used_is_said_in_the_one_wording(
+    tmp_path: Path, command: str, code: str
+) -> None:
+    data, fields = PUZZLE_FILE_PROBLEMS[code]
+    path = tmp_path / "puzzle.json"
+    if data is not None:
+        path.write_bytes(data)
+    won = str(ROOT / "samples" / "won.json")
+    result = runner.invoke(app, [command, "--puzzle", str(path), won])
+    said = problem(code, name=str(path), **fields)
+    assert result.exit_code == said.exit == 2, result.output
+    assert result.stderr == f"{said.line}\n"
+    assert result.stdout == ""

@@ -14,6 +14,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -181,6 +182,7 @@ def test_publishing_grades_with_its_budget(monkeypatch: pytest.MonkeyPatch) -> N
     [
         ["grade", "17", "--max-memory", "lots"],
         ["daily", "--start", "2027-01-04", "--max-memory", "lots"],
+        ["generate", "--tier", "easy", "--seed", "x", "--max-memory", "lots"],
         ["serve", "--publish-memory", "lots"],
     ],
 )
@@ -255,3 +257,18 @@ def test_progress_names_what_grading_does(
     time.sleep(0.3)
     progress.close()
     assert "\r\x1b[Kgrading: par: the fewest actions " in capsys.readouterr().err
+
+
+def test_generate_grades_within_its_memory_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[Budget] = []
+
+    def generate(*args: Any, budget: Budget, **kwargs: Any) -> list[Any]:
+        seen.append(budget)
+        return []
+
+    monkeypatch.setattr("cruel_tools.puzzles.generate", generate)
+    result = runner.invoke(
+        app, ["generate", "--tier", "easy", "--seed", "x", "--max-memory", "512M", "--jobs", "2"]
+    )
+    assert result.exit_code == 0, result.output
+    assert seen == [MemoryBudget(512 * MIB, "--max-memory", jobs=2).grading()]

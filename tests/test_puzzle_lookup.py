@@ -424,3 +424,15 @@ def test_open_stores_without_create_raises_and_writes_nothing(tmp_path: Path) ->
     assert list(tmp_path.iterdir()) == []
     open_stores(tmp_path / "yes.sqlite", create=True).close()
     open_stores(tmp_path / "yes.sqlite", create=False).close()  # there now: opened
+
+
+def test_serve_given_a_database_as_its_puzzles_says_to_give_it_as_db(tmp_path: Path) -> None:
+    db = tmp_path / "site.sqlite"
+    open_stores(db, create=True).close()
+    result = runner.invoke(app, ["serve", "--puzzles", str(db), "--db", str(tmp_path / "x.db")])
+    assert result.exit_code == 2, result.output
+    assert result.stderr == (
+        f"error: --puzzles {db}: a database: cruel serve serves the days published into its own "
+        "--db (give it as --db; --puzzles takes a folder of puzzle files)\n"
+    )
+    assert not (tmp_path / "x.db").exists()  # refused before any database is opened

@@ -80,6 +80,10 @@ function pastRow(puzzle) {
         'aria-label': t('index.leaderboard-of', { id: puzzle.id }) }, t('index.leaderboard'))));
 }
 
+// Today's puzzles under way on a site's first start (503 publishing-today, docs/service.md):
+// the page reloads itself this often until they are there, rather than leave the player a dead end.
+const PUBLISHING_RETRY_MS = 10_000;
+
 async function showToday(errorBox) {
   const section = document.getElementById('today');
   const list = document.getElementById('today-list');
@@ -90,6 +94,9 @@ async function showToday(errorBox) {
     return day.date;
   } catch (e) {
     showError(errorBox, e);
+    if (e.code === 'publishing-today') { // a site's first start: today is being made, look again
+      setTimeout(() => window.location.reload(), PUBLISHING_RETRY_MS);
+    }
     return null;
   } finally {
     section.querySelector('.loading')?.remove();

@@ -210,6 +210,7 @@ export default {
   'errors.api.solution-not-public': 'de oplossing is te zien zodra de puzzel sluit',
   'errors.api.rate-limited': 'te veel verzoeken: wacht even en probeer het opnieuw',
   'errors.api.busy': 'de server heeft het druk: probeer het zo opnieuw',
+  'errors.api.publishing-today': 'de puzzels van vandaag worden nu gemaakt: deze pagina kijkt zo vanzelf opnieuw',
   'errors.api.not-found': 'niet gevonden',
   'errors.api.internal-error': 'de server liep vast op dit verzoek (een fout in het programma): meld het alsjeblieft',
   'errors.api.name-taken': 'deze naam is al in gebruik',
