@@ -1,6 +1,6 @@
 """cruel.js (cruel_tools/web/cruel.js) against the Python engine, under Node.
 
-The differential test: ``tests/js/drive.mjs`` plays GAMES_PER_PRESET (200; 2,000 in the slow tier) seeded random games of every
+The differential test: ``tests/js/drive.mjs`` plays GAMES_PER_PRESET (60; 2,000 in the slow tier) seeded random games of every
 preset with cruel.js (random legal steps, a redeal now and then, at most MAX_STEPS steps), tries
 random illegal steps on the way, and records each game with cruel.js's Recorder. This file replays
 every game with :class:`cruel_tools.game.Game` and requires, after every step, the same legal
@@ -69,7 +69,7 @@ DEALS_MD = ROOT / "docs" / "deals.md"
 
 # CRUEL_JS_GAMES=100 for a quick run while changing cruel.js; the figures above are for 2,000.
 # The default tier plays 200 games of every preset; the slow tier the full 2,000 (CI runs both).
-GAMES_PER_PRESET = int(os.environ.get("CRUEL_JS_GAMES", "200"))
+GAMES_PER_PRESET = int(os.environ.get("CRUEL_JS_GAMES", "60"))
 FULL_GAMES = 2000
 SEED = 20261201
 MAX_STEPS = 200

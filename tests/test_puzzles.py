@@ -226,7 +226,9 @@ def test_generate_skips_excluded_deals() -> None:
 
 def test_cli_generate_jsonl_and_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     real = puzzles.generate
-    monkeypatch.setattr(puzzles, "generate", lambda *a, **k: real(*a, budget=SMALL, **k))
+    monkeypatch.setattr(
+        puzzles, "generate", lambda *a, budget=None, **k: real(*a, budget=SMALL, **k)
+    )
     result = cli("generate", "--tier", "hard", "--count", "2", "--seed", "test")
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()

@@ -49,7 +49,9 @@ def small_budgets() -> Iterator[None]:
             "daily",
             lambda *a, **k: real_daily(*a, **{**k, "budget": SMALL, "max_candidates": 60}),
         )
-        mp.setattr(puzzles, "generate", lambda *a, **k: real_generate(*a, budget=SMALL, **k))
+        mp.setattr(
+            puzzles, "generate", lambda *a, budget=None, **k: real_generate(*a, budget=SMALL, **k)
+        )
         yield
 
 

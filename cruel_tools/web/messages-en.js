@@ -210,7 +210,7 @@ export default {
   'errors.api.solution-not-public': '{message}',
   'errors.api.rate-limited': '{message}',
   'errors.api.busy': '{message}',
-  'errors.api.publishing-today': '{message}: this page looks again by itself',
+  'errors.api.publishing-today': '{message}',
   'errors.api.not-found': '{message}',
   'errors.api.internal-error': '{message}',
   'errors.api.name-taken': '{message}',
