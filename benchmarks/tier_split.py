@@ -3,7 +3,7 @@ under 5 minutes on the project's 2-core machine (issue #34), and a handful of te
 seconds each took most of it.
 
 Reads the ``--durations=0`` report of a default-tier run and writes ``tests/slow_tests.txt``:
-every test whose setup, call and teardown took ``--at-least`` seconds (2 by default) or more,
+every test whose setup, call and teardown took ``--at-least`` seconds (1.5 by default) or more,
 one node id a line. tests/conftest.py marks those ``slow`` (never under ``CRUEL_ENGINE=python``:
 the fallback tier keeps every test it had), so they run in ``pytest -m slow`` (`.ci/run` runs
 it after the default tier) with everything they assert. One command::
@@ -24,7 +24,7 @@ from pathlib import Path
 LIST = Path(__file__).resolve().parent.parent / "tests" / "slow_tests.txt"
 LINE = re.compile(r"^([\d.]+)s (?:call|setup|teardown)\s+(\S+)$")
 HEADER = (
-    "# Tests of the default tier that the slow tier takes: each took 2 s or more on the 2-core\n"
+    "# Tests of the default tier that the slow tier takes: each took 1.5 s or more on the 2-core\n"
     "# machine (benchmarks/tier_split.py writes this list from a --durations=0 run; issue #34).\n"
 )
 
@@ -50,7 +50,7 @@ def listed() -> set[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("report", type=Path, help="the output of pytest --durations=0")
-    parser.add_argument("--at-least", type=float, default=2.0, help="seconds (default 2)")
+    parser.add_argument("--at-least", type=float, default=1.5, help="seconds (default 1.5)")
     args = parser.parse_args()
     spent = durations(args.report)
     slow = {test for test, seconds in spent.items() if seconds >= args.at_least}

@@ -136,7 +136,7 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 
 
 #: Default-tier tests the slow tier takes, as measured (benchmarks/tier_split.py writes the list:
-#: each took 2 s or more on the 2-core machine, and together they were more than half of the
+#: each took 1.5 s or more on the 2-core machine, and together they were more than half of the
 #: README's command, over its 5 minutes; issue #34).
 MEASURED_SLOW = Path(__file__).parent / "slow_tests.txt"
 
