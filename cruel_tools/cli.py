@@ -2177,7 +2177,7 @@ def _puzzles_line(line: str, settings: service.Settings) -> str:
         from .store import describe
 
         return (
-            f"{line}: the public demo set, not served to a site (--secret-file): its days are "
+            f"{line}: the public demo set, not served to a site (--secret-file): the site's days are "
             f"published into {describe(settings.db)}"
         )
     if settings.demo_dates is None or settings.fixed_today is not None:

@@ -218,7 +218,7 @@ def test_the_start_up_lines_say_what_is_served_and_how_long_today_takes(tmp_path
     )
     line = "puzzles: /pkg/cruel_tools/data/puzzles (from package)"
     assert _puzzles_line(line, site) == (
-        f"{line}: the public demo set, not served to a site (--secret-file): its days are "
+        f"{line}: the public demo set, not served to a site (--secret-file): the site's days are "
         "published into cruel.sqlite"
     )
     demo = service.Settings(demo=True, open=True)
