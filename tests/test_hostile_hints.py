@@ -200,7 +200,11 @@ def test_every_won_game_of_the_family_stays_within_budget(
         assert analyze_request(game_log)().win is not None
         cpu.append(time.process_time() - began)
         assert generated[0] <= MOST_GENERATED, (number, generated)
-    assert cpu and sorted(cpu)[len(cpu) // 2] < 1.5, cpu  # CPU time: a loaded machine's too
+    # The bound is the count of positions above (the same on every machine). CPU time is only a
+    # sanity check with room for a slower machine: 1.5 s held with 1.7x to spare on the machine
+    # of issue #33 and failed (median 1.64 s) on the 2-core machine of issue #34, about twice as
+    # slow (its quick subset of the same tree: 111 s against 46 s); the figures are benchmarks'.
+    assert cpu and sorted(cpu)[len(cpu) // 2] < 3.0, cpu
 
 
 @pytest.mark.slow
