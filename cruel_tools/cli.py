@@ -2177,8 +2177,8 @@ def _puzzles_line(line: str, settings: service.Settings) -> str:
         from .store import describe
 
         return (
-            f"{line}: the public demo set, not served to a site (--secret-file): the site's days are "
-            f"published into {describe(settings.db)}"
+            f"{line}: the public demo set, not served to a site (--secret-file): the site's "
+            f"days are published into {describe(settings.db)}"
         )
     if settings.demo_dates is None or settings.fixed_today is not None:
         return line
