@@ -1029,20 +1029,20 @@ def replay_command(
         raise typer.Exit(_replay_one(game_log, options, None, json, analyze, max_states))
     code, count = 0, 0
     for source, data in iter_units([log_file], limits):
-        if count and not json:
-            _out("")
-        count += 1
-        if not json:  # each JSON object names its source
-            _out(f"==> {source} <==")
         try:
             if isinstance(data, log.LogFormatError):
                 raise data
             game_log = log.load_input(data, limits)
         except log.LogFormatError as exc:  # in its one wording (an input without logs too)
-            report = unreadable(exc, source)
+            report = unreadable(exc, source)  # names its source: no header on stdout for it
             _echo(report_line(report), err=True)
             code = max(code, report.exit_code)
             continue
+        if not json:  # each JSON object names its source
+            if count:
+                _out("")
+            _out(f"==> {source} <==")
+        count += 1
         code = max(code, _replay_one(game_log, options, source, json, analyze, max_states))
     raise typer.Exit(code)
 
