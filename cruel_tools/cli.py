@@ -74,7 +74,6 @@ from .inputs import (
     input_problem,
     is_terminal,
     iter_units,
-    load_deal,
     load_deal_rules,
     load_start,
     read_log,
@@ -100,6 +99,7 @@ from .verify import (
 
 if TYPE_CHECKING:
     from . import analysis, memory, puzzles, render, service, stats, stores
+    from .cards import Card
 
 __all__ = [
     "EXIT_INTERNAL_ERROR",
@@ -1073,14 +1073,7 @@ def show_command(
     _check_layout(layout)
     style = _style(layout, ascii_, _use_color(color, no_color))
     chosen = None if rules_name is None else _option("--rules", rules.preset, rules_name)
-    try:
-        number, piles, chosen = load_deal_rules(deal_spec, rules=chosen)
-    except (log.LogFormatError, OSError) as exc:
-        raise _input_exit(deal_spec, exc) from None
-    except deals.BadDeal as exc:
-        raise _bad_deal(deal_spec, exc) from None
-    except ValueError as exc:
-        raise _fail(str(exc), 2) from None
+    number, piles, chosen = _deal_or_exit(deal_spec, chosen)
     if json:
         _out(orjson.dumps({"number": number, "piles": [[cards.name(c) for c in p] for p in piles]}))
         return
@@ -1162,6 +1155,21 @@ def _stats_notes(rec: stats.Record, notes: stats.Notes, player: str | None, json
 
 
 # --- solving ---------------------------------------------------------------------------------
+
+
+def _deal_or_exit(
+    spec: str, chosen: rules.Rules | None
+) -> tuple[int | None, list[list[Card]], rules.Rules]:
+    """The deal of DEAL (``show``, ``grade``: a number, a deal file or a log) and its rules;
+    else the one line of its input problem or bad deal, and its exit status."""
+    try:
+        return load_deal_rules(spec, rules=chosen)
+    except (log.LogFormatError, OSError) as exc:
+        raise _input_exit(spec, exc) from None
+    except deals.BadDeal as exc:
+        raise _bad_deal(spec, exc) from None
+    except ValueError as exc:
+        raise _fail(str(exc), 2) from None
 
 
 def _bad_deal(spec: str, exc: deals.BadDeal) -> typer.Exit:
@@ -1507,14 +1515,7 @@ def grade_command(
 
     chosen = _option("--rules", rules.preset, rules_name)
     allowed = _memory_option("--max-memory", max_memory)
-    try:
-        number, piles = load_deal(deal_spec, rules=chosen)
-    except (log.LogFormatError, OSError) as exc:
-        raise _input_exit(deal_spec, exc) from None
-    except deals.BadDeal as exc:
-        raise _bad_deal(deal_spec, exc) from None
-    except ValueError as exc:
-        raise _fail(str(exc), 2) from None
+    number, piles, _ = _deal_or_exit(deal_spec, chosen)
     _note(f"memory budget: {allowed.summary()}", quiet)
     progress = _Progress(None, label="grading", ticking=True, quiet=quiet)
     with _Showing(progress):

@@ -491,23 +491,35 @@ def daily(
         for k in range(days):
             date = start + dt.timedelta(days=k)
             found = _day_puzzles(date, used, workers, budget, max_candidates, secret)
-            for puzzle in found:
-                path = daily_path(out, date, puzzle.tier)
-                _write_if_changed(path, puzzle_bytes(puzzle))
-                written.append(path)
-            for tier in TIERS:
-                stale = daily_path(out, date, tier)
-                if all(p.tier != tier for p in found) and stale.exists():
-                    stale.unlink()
+            written += _write_day(out, date, found)
             used.update(p.deal.number for p in found if p.deal.number is not None)
             if progress is not None:
                 progress(k)
     finally:
         workers.close()
+    return [*written, _write_index(out, fingerprint)]
+
+
+def _write_day(out: Path, date: dt.date, found: list[Puzzle]) -> list[Path]:
+    """One day's puzzle files in ``out`` (rewritten only if changed), and a tier the day no
+    longer has removed: the files of :func:`daily` and :func:`write_days` alike."""
+    written = []
+    for puzzle in found:
+        path = daily_path(out, date, puzzle.tier)
+        _write_if_changed(path, puzzle_bytes(puzzle))
+        written.append(path)
+    for tier in TIERS:
+        stale = daily_path(out, date, tier)
+        if all(p.tier != tier for p in found) and stale.exists():
+            stale.unlink()
+    return written
+
+
+def _write_index(out: Path, fingerprint: str | None) -> Path:
+    """``out``'s ``index.json`` of every puzzle file in it (rewritten only if changed)."""
     index = out / "index.json"
     _write_if_changed(index, index_bytes(out, fingerprint))
-    written.append(index)
-    return written
+    return index
 
 
 def write_days(out: Path, puzzles: Iterable[Puzzle], fingerprint: str | None) -> list[Path]:
@@ -524,15 +536,5 @@ def write_days(out: Path, puzzles: Iterable[Puzzle], fingerprint: str | None) ->
         by_date.setdefault(puzzle.date, []).append(puzzle)
     written: list[Path] = []
     for date, found in sorted(by_date.items()):
-        for puzzle in found:
-            path = daily_path(out, date, puzzle.tier)
-            _write_if_changed(path, puzzle_bytes(puzzle))
-            written.append(path)
-        for tier in TIERS:
-            stale = daily_path(out, date, tier)
-            if all(p.tier != tier for p in found) and stale.exists():
-                stale.unlink()
-    index = out / "index.json"
-    _write_if_changed(index, index_bytes(out, fingerprint))
-    written.append(index)
-    return written
+        written += _write_day(out, date, found)
+    return [*written, _write_index(out, fingerprint)]
