@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import http.client
+import json
 import random
 import sqlite3
 from collections.abc import Sequence
@@ -14,6 +16,7 @@ from cruel_tools import cards
 from cruel_tools.cards import Card
 from cruel_tools.deals import deal_piles
 from cruel_tools.game import Game, Move, Step, start_foundations
+from cruel_tools.grading import Budget
 from cruel_tools.log import step_entry
 from cruel_tools.rules import DEFAULT, Rules
 from cruel_tools.stores import Stores, open_stores
@@ -217,3 +220,26 @@ def child_processes(pid: int) -> list[int]:
         except FileNotFoundError:  # a thread that ended meanwhile
             continue
     return found
+
+
+#: Small grading budgets: a day in a fraction of a second, the same wherever a test makes days
+#: (the publisher, `cruel daily`, `cruel generate`), so that their days can be compared.
+SMALL = Budget(
+    solver_states=5000,
+    critical_states=30,
+    playouts=10,
+    playout_steps=200,
+    player_states=2000,
+    optimal_states=2000,  # par: the fewest-actions search, kept small here too
+)
+
+
+def get(port: int, path: str) -> tuple[int, Any]:
+    """``GET path`` of a server on the loopback ``port``: its status and its JSON."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        conn.request("GET", path)
+        response = conn.getresponse()
+        return response.status, json.loads(response.read())
+    finally:
+        conn.close()

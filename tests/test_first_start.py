@@ -16,8 +16,6 @@ empty data folder, as an operator would, on the real date.
 from __future__ import annotations
 
 import datetime as dt
-import http.client
-import json
 import os
 import shutil
 import signal
@@ -39,7 +37,7 @@ from cruel_tools.publishing import DAY_SECONDS, PublishedDays, Publisher, Publis
 from cruel_tools.puzzles import key_fingerprint, new_secret, puzzle_bytes
 from cruel_tools.puzzles.location import packaged_puzzles, resolve_puzzles
 
-from .helpers import published_puzzles
+from .helpers import get, published_puzzles
 
 ROOT = Path(__file__).resolve().parent.parent
 SECRET = new_secret()
@@ -287,16 +285,6 @@ def free_port() -> int:
         s.bind(("127.0.0.1", 0))
         port: int = s.getsockname()[1]
         return port
-
-
-def get(port: int, path: str) -> tuple[int, Any]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    try:
-        conn.request("GET", path)
-        response = conn.getresponse()
-        return response.status, json.loads(response.read())
-    finally:
-        conn.close()
 
 
 class Site:

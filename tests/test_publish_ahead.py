@@ -12,8 +12,6 @@ health says why; ``--open`` publishes the public stream.
 from __future__ import annotations
 
 import datetime as dt
-import http.client
-import json
 import signal
 import subprocess
 import sys
@@ -42,7 +40,7 @@ from cruel_tools.puzzles import (
     puzzle_bytes,
 )
 
-from .helpers import published_puzzles
+from .helpers import get, published_puzzles
 from .stores import FreshSchema, needs_postgres
 
 ROOT = Path(__file__).parent.parent
@@ -238,16 +236,6 @@ def test_a_server_given_another_secret_refuses_to_start(tmp_path: Path) -> None:
 
 def cruel(*args: str) -> list[str]:
     return [sys.executable, "-m", "cruel_tools.cli", *args]
-
-
-def get(port: int, path: str) -> tuple[int, Any]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    try:
-        conn.request("GET", path)
-        response = conn.getresponse()
-        return response.status, json.loads(response.read())
-    finally:
-        conn.close()
 
 
 class Server:

@@ -27,7 +27,6 @@ from typer.testing import CliRunner
 
 from cruel_tools import puzzles
 from cruel_tools.cli import app
-from cruel_tools.grading import Budget
 from cruel_tools.publishing import GenerationLock, PublishedDays, Publisher
 from cruel_tools.puzzles import (
     PUBLIC_STREAM,
@@ -42,6 +41,7 @@ from cruel_tools.puzzles import (
 from cruel_tools.store import NoSuchDatabase
 from cruel_tools.stores import open_stores
 
+from .helpers import SMALL
 from .stores import is_sqlite, store_target
 
 __all__ = ["store_target"]  # the fixture: both engines
@@ -50,16 +50,6 @@ PACKAGED_ID = "2027-01-05-hard"
 #: A day beyond the packaged set, published into a database only.
 FAR = dt.date(2031, 5, 1)
 SECRET = b"9c1e5f0a7b3d2468ace13579bdf02468e4a7c1f03b5d9e2876f1a0c3d5b7e92f"
-#: Small grading budgets: a day in a fraction of a second, the same for the publisher and for
-#: `cruel daily` (the export must equal what `cruel daily` writes with the same choice).
-SMALL = Budget(
-    solver_states=5000,
-    critical_states=30,
-    playouts=10,
-    playout_steps=200,
-    player_states=2000,
-    optimal_states=2000,
-)
 runner = CliRunner()
 
 

@@ -20,19 +20,13 @@ from typer.testing import CliRunner, Result
 from cruel_tools import puzzles
 from cruel_tools.cli import app
 from cruel_tools.errors import CruelError
-from cruel_tools.grading import TIERS, Budget
+from cruel_tools.grading import TIERS
 from cruel_tools.rules import DEFAULT, PRESETS, Rules
 from cruel_tools.verify import verify_bytes
 
+from .helpers import SMALL
+
 ROOT = Path(__file__).resolve().parent.parent
-SMALL = Budget(
-    solver_states=5000,
-    critical_states=30,
-    playouts=10,
-    playout_steps=200,
-    player_states=2000,
-    optimal_states=2000,
-)
 SCHEMA = Draft202012Validator(orjson.loads((ROOT / "schemas" / "puzzle.schema.json").read_bytes()))
 START = dt.date(2027, 1, 1)
 runner = CliRunner()

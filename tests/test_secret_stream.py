@@ -20,16 +20,9 @@ from typer.testing import CliRunner, Result
 
 from cruel_tools import puzzles
 from cruel_tools.cli import app
-from cruel_tools.grading import Budget
 
-SMALL = Budget(
-    solver_states=5000,
-    critical_states=30,
-    playouts=10,
-    playout_steps=200,
-    player_states=2000,
-    optimal_states=2000,  # par: the fewest-actions search, kept small here too
-)
+from .helpers import SMALL
+
 DAY = dt.date(2027, 1, 1)  # a committed day of the public demo set, too
 # Secrets of 256 bits as `cruel daily --new-secret` writes them (64 hex digits), fixed so that
 # the sets below are the same in every run.
