@@ -727,8 +727,13 @@ def _puzzle_file(path: Path) -> puzzles.Puzzle:
         raise _input_exit(name, exc) from None
     try:
         return puzzles.puzzle_from_bytes(data, name)
-    except puzzles.PuzzleSetError:
-        pass
+    except puzzles.PuzzleSetError as exc:
+        raise _not_a_puzzle(name, data, exc) from None
+
+
+def _not_a_puzzle(name: str, data: bytes, refused: Exception) -> typer.Exit:
+    """Why ``data`` is no puzzle: an input problem (binary, not JSON, JSON that is no puzzle at
+    all) in its one wording, else the puzzle document's own fault (``refused``), named."""
     from pydantic_core import from_json  # the parser that words a log's not-json
 
     try:
@@ -736,10 +741,10 @@ def _puzzle_file(path: Path) -> puzzles.Puzzle:
     except ValueError as exc:
         said = problem("not-json", detail=str(exc)).message
         why = log.as_input_problem(log.LogFormatError("not-json", "", said), data)
-        raise _input_exit(name, why) from None
+        return _input_exit(name, why)
     if type(doc) is not dict or "format" not in doc:
-        raise _input_exit(name, log.InputProblem("not-a-log", _A_PUZZLE)) from None
-    return puzzles.puzzle_from_bytes(data, name)  # its own fault, named
+        return _input_exit(name, log.InputProblem("not-a-log", _A_PUZZLE))
+    return _fail(str(refused), 2)
 
 
 @app.command("deal")
