@@ -88,10 +88,18 @@ def serving(tmp: Path, *extra: str) -> Iterator[Server]:
 
 
 def request(
-    port: int, method: str, path: str, body: bytes | None = None, source: str = "127.0.0.1"
+    port: int,
+    method: str,
+    path: str,
+    body: bytes | None = None,
+    source: str = "127.0.0.1",
+    timeout: float = 10.0,
 ) -> tuple[int, Any]:
     """One request on a connection of its own, from ``source``: its status and JSON."""
-    with socket.create_connection(("127.0.0.1", port), timeout=10, source_address=(source, 0)) as s:
+    address = (source, 0)
+    with socket.create_connection(
+        ("127.0.0.1", port), timeout=timeout, source_address=address
+    ) as s:
         head = f"{method} {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
         if body is not None:
             head += f"Content-Length: {len(body)}\r\n"
