@@ -17,7 +17,7 @@ line) of each of the first N deals of the range it wins (issue #33, finding 3: a
 costs most on the rest of the family). ``--rules NAME`` (repeatable) or ``--all-rules``: the
 logs are played and analysed under those presets (``cruel rules``), each measured on its own
 (default: cruel).
-Each log is analysed exactly as the route does (``cruel_tools.service.logs.analyze_request``,
+Each log is analysed exactly as the route does (``cruel_tools.service.log_tools.analyze_request``,
 the service's budgets unless overridden), one at a time, in this process; the CPU time of the
 process per request is measured (``time.process_time``: other jobs on a shared machine
 inflate it much less than the wall clock).
@@ -43,19 +43,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from cruel_tools import log
-from cruel_tools.analysis import Analysis
-from cruel_tools.deals import deal_piles
-from cruel_tools.engine import engine_name
-from cruel_tools.game import Game, Step
+from cruel_tools.game import log
+from cruel_tools.game.deals import deal_piles
+from cruel_tools.game.engine import engine_name
+from cruel_tools.game.game import Game, Step
+from cruel_tools.game.rules import PRESETS, Rules
 from cruel_tools.puzzles import PuzzleSet, puzzle_solution_log
-from cruel_tools.rules import PRESETS, Rules
-from cruel_tools.service.logs import (
-    ANALYZE_MAX_STATES,
-    ANALYZE_TOTAL_STATES,
-    analyze_request,
-)
-from cruel_tools.solver import solution_log, solve
+from cruel_tools.search.analysis import Analysis
+from cruel_tools.search.solver import solution_log, solve
+from cruel_tools.service.log_tools import ANALYZE_MAX_STATES, ANALYZE_TOTAL_STATES, analyze_request
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -30,9 +30,9 @@ T0 = dt.datetime(2027, 1, 5, 9, 0, tzinfo=dt.UTC)
 
 
 def random_line(puzzle: Any, length: int) -> list[str]:
-    from cruel_tools import cards
-    from cruel_tools.game import Game, Move
-    from cruel_tools.log import compact
+    from cruel_tools.game import cards
+    from cruel_tools.game.game import Game, Move
+    from cruel_tools.game.log import compact
 
     for seed in range(100):
         rng = random.Random(seed)
@@ -58,9 +58,9 @@ def main() -> None:
     parser.add_argument("--undos", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=7)
     opts = parser.parse_args()
-    from cruel_tools import attempts
-    from cruel_tools.game import Game
+    from cruel_tools.game.game import Game
     from cruel_tools.puzzles import PuzzleSet
+    from cruel_tools.site import attempts
 
     puzzle = PuzzleSet.load(ROOT / "puzzles").get("2027-01-05-medium")
     assert puzzle is not None

@@ -29,10 +29,10 @@ HERE = Path(__file__).parent
 CODE = """
 import sys
 if sys.argv[1] == "before":
-    import cruel_tools.log as log
+    import cruel_tools.game.log as log
     log._surely_unique = lambda *args: True
 sys.argv = ["cruel", "verify", "--json", "--quiet", sys.argv[2]]
-from cruel_tools.console import main
+from cruel_tools.cli.console import main
 sys.exit(main())
 """
 

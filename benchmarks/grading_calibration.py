@@ -22,9 +22,9 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from cruel_tools.deals import deal_piles
-from cruel_tools.grading import TIERS, Metrics, grade
+from cruel_tools.game.deals import deal_piles
 from cruel_tools.puzzles import load_puzzle, puzzle_files
+from cruel_tools.search.grading import TIERS, Metrics, grade
 
 
 def _grade_row(number: int) -> dict[str, object]:

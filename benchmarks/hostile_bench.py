@@ -10,7 +10,7 @@
     .venv/bin/python benchmarks/hostile_bench.py --parse-flood 9 --duration 30 [--behind-nginx]
     .venv/bin/python benchmarks/hostile_bench.py --hint-starvation 25
 
-It starts the real server (``python -m cruel_tools.cli serve``) on a free loopback port with a
+It starts the real server (``python -m cruel_tools.cli.app serve``) on a free loopback port with a
 fresh database (extra ``serve`` options after ``--``), then runs ``--clients`` attackers from
 ``--attacker`` (default 127.0.0.2: Linux answers all of 127.0.0.0/8 on loopback, so attackers
 and the prober are different client addresses) for ``--duration`` seconds:
@@ -273,11 +273,11 @@ def costly_log() -> bytes:
 
     import orjson
 
-    from cruel_tools import log
-    from cruel_tools.analysis import analyze
-    from cruel_tools.deals import deal_piles
-    from cruel_tools.game import Game
-    from cruel_tools.solver import solution_log
+    from cruel_tools.game import log
+    from cruel_tools.game.deals import deal_piles
+    from cruel_tools.game.game import Game
+    from cruel_tools.search.analysis import analyze
+    from cruel_tools.search.solver import solution_log
 
     rng = random.Random(9)
     game = Game.from_deal(deal_piles(9))
@@ -391,10 +391,10 @@ def costliest_win() -> bytes:
     of deal 2 under royal-family-pysolfc (2.6 s of CPU at the budget of c1bfee9)."""
     import orjson
 
-    from cruel_tools.deals import deal_piles
-    from cruel_tools.game import Game
-    from cruel_tools.rules import PRESETS
-    from cruel_tools.solver import solution_log, solve
+    from cruel_tools.game.deals import deal_piles
+    from cruel_tools.game.game import Game
+    from cruel_tools.game.rules import PRESETS
+    from cruel_tools.search.solver import solution_log, solve
 
     rules = PRESETS["royal-family-pysolfc"]
     found = solve(Game.from_deal(deal_piles(2, rules), rules))
@@ -525,9 +525,9 @@ def random_legal_log(steps: int = 10_000, seed: int = 1) -> bytes:
 
     import orjson
 
-    from cruel_tools.deals import deal_piles
-    from cruel_tools.game import Game
-    from cruel_tools.log import compact
+    from cruel_tools.game.deals import deal_piles
+    from cruel_tools.game.game import Game
+    from cruel_tools.game.log import compact
 
     rng = random.Random(seed)
     for deal in range(1, 100):
@@ -814,7 +814,7 @@ def main() -> None:
         err_path = Path(tmp) / "stderr"
         with err_path.open("wb") as err:
             proc = subprocess.Popen(
-                [sys.executable, "-m", "cruel_tools.cli", "serve", "--port", str(port)]
+                [sys.executable, "-m", "cruel_tools.cli.app", "serve", "--port", str(port)]
                 + ["--db", f"{tmp}/cruel.sqlite", "--today", "2027-01-05", "--no-access-log"]
                 + ["--puzzles", str(ROOT / "puzzles"), *args.serve],
                 stdout=subprocess.DEVNULL,

@@ -6,7 +6,7 @@ and of leaderboard pages, on SQLite and on PostgreSQL.
     CRUEL_TEST_POSTGRES=postgresql://postgres@127.0.0.1:5432/test .venv/bin/python benchmarks/million.py
 
 Each engine gets a fresh store (a file in a temporary folder; a new PostgreSQL schema, dropped
-at the end) laid out by :class:`~cruel_tools.leaderboard.Leaderboards`, then filled in bulk
+at the end) laid out by :class:`~cruel_tools.site.leaderboard.Leaderboards`, then filled in bulk
 (``executemany`` in one transaction; PostgreSQL's ``COPY``) with ``--entries`` entries of the
 puzzle by ``--entries / 5`` players (scores drawn with a seeded RNG around par, 70% of them
 server-timed), then ``ANALYZE``. Timed, each ``--repeat`` times, median and 90th percentile:
@@ -42,15 +42,15 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from cruel_tools import leaderboard as lb  # noqa: E402
+from cruel_tools.site import leaderboard as lb  # noqa: E402
 
-try:  # the tallies' rebuild lives in cruel_tools.schema since issue #23 (older checkouts: lb)
-    from cruel_tools import schema as layout  # noqa: E402
+try:  # the tallies' rebuild lives in cruel_tools.site.tables since issue #23 (older checkouts: lb)
+    from cruel_tools.site import tables as layout  # noqa: E402
 except ImportError:  # pragma: no cover
     layout = lb  # type: ignore[assignment]
-from cruel_tools.leaderboard import Leaderboards  # noqa: E402
 from cruel_tools.puzzles import PuzzleSet  # noqa: E402
-from cruel_tools.submissions import judge, parse_submission  # noqa: E402
+from cruel_tools.site.judging import judge, parse_submission  # noqa: E402
+from cruel_tools.site.leaderboard import Leaderboards  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 PUZZLE_ID = "2027-01-02-easy"

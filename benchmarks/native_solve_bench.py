@@ -28,9 +28,10 @@ import statistics
 import sys
 import time
 
-from cruel_tools import engine, solver
-from cruel_tools.deals import deal_piles
-from cruel_tools.game import Game
+from cruel_tools.game import engine
+from cruel_tools.game.deals import deal_piles
+from cruel_tools.game.game import Game
+from cruel_tools.search import solver
 
 
 def rate(name: str, games: list[Game], max_states: int) -> tuple[float, int, float]:

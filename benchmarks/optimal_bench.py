@@ -1,4 +1,4 @@
-"""Benchmark of the fewest-actions search (cruel_tools.optimal): how often it proves the optimum.
+"""Benchmark of the fewest-actions search (cruel_tools.search.optimal): how often it proves the optimum.
 
     python benchmarks/optimal_bench.py --from 1 --to 500 --step 25 --max-states 450000
     python benchmarks/optimal_bench.py --puzzles puzzles --tier expert --max-states 450000
@@ -41,13 +41,13 @@ from concurrent.futures import ProcessPoolExecutor
 from fnmatch import fnmatch
 from pathlib import Path
 
-from cruel_tools import engine
-from cruel_tools.deals import deal_piles
-from cruel_tools.game import Game
-from cruel_tools.grading import TIERS, classify
-from cruel_tools.optimal import optimize
+from cruel_tools.game import engine
+from cruel_tools.game.deals import deal_piles
+from cruel_tools.game.game import Game
 from cruel_tools.puzzles import load_puzzle, puzzle_files
-from cruel_tools.solver import MAX_MEMORY, parse_memory
+from cruel_tools.search.grading import TIERS, classify
+from cruel_tools.search.optimal import optimize
+from cruel_tools.search.solver import MAX_MEMORY, parse_memory
 
 Row = tuple[int, str, str, str, object, object, float]
 

@@ -18,11 +18,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from cruel_tools import engine
-from cruel_tools.deals import deal_piles
-from cruel_tools.game import Game
-from cruel_tools.grading import classify, fewest_actions
+from cruel_tools.game import engine
+from cruel_tools.game.deals import deal_piles
+from cruel_tools.game.game import Game
 from cruel_tools.puzzles import load_puzzle, puzzle_files
+from cruel_tools.search.grading import classify, fewest_actions
 
 MIB = 1 << 20
 

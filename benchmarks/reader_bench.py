@@ -33,9 +33,9 @@ PINNED = {"MALLOC_MMAP_THRESHOLD_": str(8 << 20), "MALLOC_TRIM_THRESHOLD_": str(
 
 
 def worker(path: str) -> None:
-    from cruel_tools.inputs import iter_units
-    from cruel_tools.log import Limits
-    from cruel_tools.verify import render_many
+    from cruel_tools.game.inputs import iter_units
+    from cruel_tools.game.log import Limits
+    from cruel_tools.game.verify import render_many
 
     times = []
     for _ in range(3):

@@ -4,7 +4,7 @@ bodies parsed off the loop and replays budgeted must keep these within 10% of be
     .venv/bin/python benchmarks/route_throughput.py --route verify --clients 8 --duration 15
     .venv/bin/python benchmarks/route_throughput.py --route replay --clients 2 -- --replay-rate off
 
-It starts the real server (``python -m cruel_tools.cli serve`` from the folder above this
+It starts the real server (``python -m cruel_tools.cli.app serve`` from the folder above this
 script, so that a copy of it in a worktree of an older commit measures that commit) on a free
 loopback port, then ``--clients`` threads, each with one keep-alive connection, post the
 published par solutions of the committed puzzles (1-3 KB, 60-110 steps: what a web page sends)
@@ -79,7 +79,7 @@ def main() -> None:
     port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "cruel_tools.cli", "serve", "--port", str(port)]
+            [sys.executable, "-m", "cruel_tools.cli.app", "serve", "--port", str(port)]
             + ["--db", f"{tmp}/cruel.sqlite", "--today", "2027-01-05", "--no-access-log"]
             + ["--puzzles", str(ROOT / "puzzles"), *args.serve],
             stdout=subprocess.DEVNULL,

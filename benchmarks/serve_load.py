@@ -5,7 +5,7 @@
 
     .venv/bin/python benchmarks/serve_load.py --db postgresql://postgres@127.0.0.1:5432/test --instances 3
 
-It starts the real server (``python -m cruel_tools.cli serve``) on a free loopback port with a
+It starts the real server (``python -m cruel_tools.cli.app serve``) on a free loopback port with a
 fresh SQLite database in a temporary folder (with ``--db URL``: a new schema of that PostgreSQL
 database, dropped afterwards; ``--instances N``: N servers on N ports sharing it, client ``n``
 speaking to server ``n % N``), dated 2027-01-01 so that day's four puzzles are open, and its
@@ -65,11 +65,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from cruel_tools import cards
-from cruel_tools.game import Game, IllegalMove, Move, Step
-from cruel_tools.keys import KeyStore
-from cruel_tools.log import Limits, compact, parse_compact, step_entry, to_step
+from cruel_tools.game import cards
+from cruel_tools.game.game import Game, IllegalMove, Move, Step
+from cruel_tools.game.log import Limits, compact, parse_compact, step_entry, to_step
 from cruel_tools.puzzles import Puzzle, PuzzleSet, puzzle_solution_log
+from cruel_tools.site.keys import KeyStore
 
 ROOT = Path(__file__).resolve().parent.parent
 TODAY = "2027-01-01"  # the server's date: the four puzzles of that day are open
@@ -670,7 +670,7 @@ def running_servers(
             command = [
                 sys.executable,
                 "-m",
-                "cruel_tools.cli",
+                "cruel_tools.cli.app",
                 "serve",
                 *("--host", "127.0.0.1", "--port", str(port)),
                 *("--puzzles", str(ROOT / "puzzles"), "--db", db),

@@ -4,7 +4,7 @@
     python benchmarks/solve_bench.py --from 1 --to 200 --max-seconds 10 --rules cruel-when-stuck
     python benchmarks/solve_bench.py --from 1 --to 200 --max-seconds 10 --csv deals.csv
 
-Every deal number in the range (both ends included) is solved by ``cruel_tools.solver.solve``
+Every deal number in the range (both ends included) is solved by ``cruel_tools.search.solver.solve``
 under the given rules preset, with the same budget per deal: ``--max-seconds`` of solver time
 and ``--max-states`` expanded positions (default: no state limit) and ``--max-memory`` per search
 (default 1 GiB). The solver runs in the native core where it is built (the first lines say
@@ -51,11 +51,11 @@ from dataclasses import astuple, dataclass, fields
 from functools import partial
 from pathlib import Path
 
-from cruel_tools import engine
-from cruel_tools.deals import MAX_DEAL_NUMBER, deal_piles
-from cruel_tools.game import Game, IllegalMove
-from cruel_tools.rules import PRESETS
-from cruel_tools.solver import MAX_MEMORY, memory_size, parse_memory, solve
+from cruel_tools.game import engine
+from cruel_tools.game.deals import MAX_DEAL_NUMBER, deal_piles
+from cruel_tools.game.game import Game, IllegalMove
+from cruel_tools.game.rules import PRESETS
+from cruel_tools.search.solver import MAX_MEMORY, memory_size, parse_memory, solve
 
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
 NO_STATE_LIMIT = sys.maxsize  # "no limit": the solver compares against an int

@@ -52,7 +52,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1)
     opts = parser.parse_args()
     sys.path.insert(0, str(ROOT))
-    from cruel_tools import rules
+    from cruel_tools.game import rules
 
     presets = [p for p in opts.presets.split(",") if p] or list(rules.PRESETS)
     print(

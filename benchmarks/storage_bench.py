@@ -3,7 +3,7 @@
 Modes:
 
 - ``steps``: bytes a live step costs in the database (SQLite file, or a PostgreSQL schema's
-  tables), from attempts played through :class:`cruel_tools.attempts.Attempts` (a legal step
+  tables), from attempts played through :class:`cruel_tools.site.attempts.Attempts` (a legal step
   and its undo, 200 a request, as the attacker sent them);
 - ``hour``: an hour of the attack at the caps on the server's own clock (sped up: the clock is
   the benchmark's): one name starts attempts as fast as ``cruel serve``'s defaults allow and
@@ -32,10 +32,10 @@ from typing import Any
 
 import orjson
 
-from cruel_tools.attempts import Attempts, Policy
-from cruel_tools.log import compact, to_step
-from cruel_tools.players import Players
+from cruel_tools.game.log import compact, to_step
 from cruel_tools.puzzles import PuzzleSet
+from cruel_tools.site.attempts import Attempts, Policy
+from cruel_tools.site.players import Players
 
 ROOT = Path(__file__).resolve().parent.parent
 PUZZLE = "2027-01-05-easy"
@@ -90,7 +90,7 @@ def _size(target: str | Path) -> int:
 def _fill(store: Attempts, puzzle: Any, attempt: str, at: dt.datetime) -> int:
     """Send the attacker's requests (a legal step and its undo, 200 a request) to ``attempt``
     until it is full; the steps kept."""
-    from cruel_tools.attempts import AttemptFull  # (issue #33: "before" has no caps)
+    from cruel_tools.site.attempts import AttemptFull  # (issue #33: "before" has no caps)
 
     first = compact(to_step(puzzle.solution[0]))
     kept = 0
@@ -133,7 +133,7 @@ def steps_mode(db: str | None) -> None:
 
 def hour_mode(db: str | None) -> None:
     """An hour at the caps: starts as fast as allowed (5 a minute, 50 a day), each filled."""
-    from cruel_tools.attempts import TooManyAttempts
+    from cruel_tools.site.attempts import TooManyAttempts
 
     puzzle = _puzzle()
     with tempfile.TemporaryDirectory() as folder:

@@ -8,7 +8,7 @@ measured in fresh processes, alternating (``--rounds``, default 3), so both see 
 at the same moments; each figure is the median over the rounds of the medians of the runs.
 
 The first run builds the fixture ``benchmarks/data/won-logs.jsonl`` (deterministic; about two
-minutes on 2 cores): deal numbers from 1 up are solved by the best-first search of cruel_tools.solver (`search`, 20,000 states), and each
+minutes on 2 cores): deal numbers from 1 up are solved by the best-first search of cruel_tools.search.solver (`search`, 20,000 states), and each
 win is written 24 times, once per relabelling of the suits (the rules do not care which suit is
 which, so every relabelled log is a different, equally long winning game). Each log is checked by
 the verifier before it is written.
@@ -37,11 +37,11 @@ from pathlib import Path
 
 import orjson
 
-from cruel_tools import cards, log
-from cruel_tools.deals import deal_piles
-from cruel_tools.game import Game, Move
-from cruel_tools.solver import search
-from cruel_tools.verify import verify_bytes
+from cruel_tools.game import cards, log
+from cruel_tools.game.deals import deal_piles
+from cruel_tools.game.game import Game, Move
+from cruel_tools.game.verify import verify_bytes
+from cruel_tools.search.solver import search
 
 HERE = Path(__file__).parent
 PERMUTATIONS = list(itertools.permutations(range(4)))
@@ -130,10 +130,10 @@ LABELS = {
 
 def measure(path: str, runs: int, jobs: int) -> dict[str, float]:
     """Median seconds of each measure over ``runs``, with the cruel_tools on sys.path."""
-    from cruel_tools import log
-    from cruel_tools.inputs import iter_units
-    from cruel_tools.log import Limits
-    from cruel_tools.verify import render_many, verify, verify_many
+    from cruel_tools.game import log
+    from cruel_tools.game.inputs import iter_units
+    from cruel_tools.game.log import Limits
+    from cruel_tools.game.verify import render_many, verify, verify_many
 
     limits = Limits()
     lines = Path(path).read_bytes().splitlines()

@@ -24,7 +24,7 @@ from verify_bench import HERE, _tree_of
 STAGES = """
 import sys
 from cruel_tools import log
-from cruel_tools.verify import verify_bytes
+from cruel_tools.game.verify import verify_bytes
 lines = open(sys.argv[2], "rb").read().splitlines()[: int(sys.argv[3])]
 stage = sys.argv[1]
 if stage == "load":

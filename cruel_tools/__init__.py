@@ -8,18 +8,18 @@ The public API, importable from here (every name below is typed; the package shi
     report = verify_bytes(b'{"format": "cruel-log/1", "deal": {"number": 17}, "moves": ["R"]}')
 
 - the engine: :class:`Game`, :class:`Move`, :data:`REDEAL`, :class:`Rules`, :data:`PRESETS`,
-  :func:`deal_piles`, cards as ints (:mod:`cruel_tools.cards`);
+  :func:`deal_piles`, cards as ints (:mod:`cruel_tools.game.cards`);
 - logs: :class:`GameLog`, :func:`load`, :func:`play` (the one traversal) with :class:`Visitor`;
 - verifying: :func:`verify_bytes`, :class:`VerifyReport` (for a parsed log,
-  ``cruel_tools.verify.verify``);
+  ``cruel_tools.game.verify.verify``);
 - solving and grading: :func:`solve`, :class:`SolveReport`, :func:`grade`, :class:`Grade`;
 - puzzles: :class:`Puzzle`;
 - errors: every error raised on bad input is a :class:`CruelError` (a ``ValueError``) with a
   stable ``code``; the more precise ones are listed in ``docs/verify.md``.
 
-No exported name is also a module's name (``cruel_tools.traversal`` holds :func:`play`), so
-``import cruel_tools.verify`` is always the module. Modules hold the rest
-(``cruel_tools.render`` for text replays, ``cruel_tools.service`` for the HTTP service, ...),
+No exported name is also a module's name (``cruel_tools.game.traversal`` holds :func:`play`), so
+``import cruel_tools.game.verify`` is always the module. Modules hold the rest
+(``cruel_tools.game.render`` for text replays, ``cruel_tools.service`` for the HTTP service, ...),
 each with its own ``__all__``.
 """
 
@@ -29,17 +29,17 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # for type checkers; at run time each name is imported on first use (below)
-    from .cards import Card, CardError
-    from .deals import BadDeal, DealNumberError, deal_piles
     from .errors import CruelError
-    from .game import REDEAL, Game, IllegalMove, Move, Outcome, PositionError, Redeal, Step
-    from .grading import Grade, grade
-    from .log import GameLog, Limits, LogFormatError, load
+    from .game.cards import Card, CardError
+    from .game.deals import BadDeal, DealNumberError, deal_piles
+    from .game.game import REDEAL, Game, IllegalMove, Move, Outcome, PositionError, Redeal, Step
+    from .game.log import GameLog, Limits, LogFormatError, load
+    from .game.rules import PRESETS, Rules
+    from .game.traversal import ErrorInfo, Played, Visitor, play
+    from .game.verify import VerifyReport, verify_bytes
     from .puzzles import Puzzle, PuzzleSetError
-    from .rules import PRESETS, Rules
-    from .solver import SolveReport, SolveResult, solve
-    from .traversal import ErrorInfo, Played, Visitor, play
-    from .verify import VerifyReport, verify_bytes
+    from .search.grading import Grade, grade
+    from .search.solver import SolveReport, SolveResult, solve
 
     __version__: str
 
@@ -48,39 +48,39 @@ if TYPE_CHECKING:  # for type checkers; at run time each name is imported on fir
 #: imported when the name is first asked for (PEP 562), and ``from cruel_tools import X`` is
 #: unchanged.
 _HOMES = {
-    "Card": "cards",
-    "CardError": "cards",
-    "BadDeal": "deals",
-    "DealNumberError": "deals",
-    "deal_piles": "deals",
+    "Card": "game.cards",
+    "CardError": "game.cards",
+    "BadDeal": "game.deals",
+    "DealNumberError": "game.deals",
+    "deal_piles": "game.deals",
     "CruelError": "errors",
-    "REDEAL": "game",
-    "Game": "game",
-    "IllegalMove": "game",
-    "Move": "game",
-    "Outcome": "game",
-    "PositionError": "game",
-    "Redeal": "game",
-    "Step": "game",
-    "Grade": "grading",
-    "grade": "grading",
-    "GameLog": "log",
-    "Limits": "log",
-    "LogFormatError": "log",
-    "load": "log",
+    "REDEAL": "game.game",
+    "Game": "game.game",
+    "IllegalMove": "game.game",
+    "Move": "game.game",
+    "Outcome": "game.game",
+    "PositionError": "game.game",
+    "Redeal": "game.game",
+    "Step": "game.game",
+    "Grade": "search.grading",
+    "grade": "search.grading",
+    "GameLog": "game.log",
+    "Limits": "game.log",
+    "LogFormatError": "game.log",
+    "load": "game.log",
     "Puzzle": "puzzles",
     "PuzzleSetError": "puzzles",
-    "PRESETS": "rules",
-    "Rules": "rules",
-    "SolveReport": "solver",
-    "SolveResult": "solver",
-    "solve": "solver",
-    "ErrorInfo": "traversal",
-    "Played": "traversal",
-    "Visitor": "traversal",
-    "play": "traversal",
-    "VerifyReport": "verify",
-    "verify_bytes": "verify",
+    "PRESETS": "game.rules",
+    "Rules": "game.rules",
+    "SolveReport": "search.solver",
+    "SolveResult": "search.solver",
+    "solve": "search.solver",
+    "ErrorInfo": "game.traversal",
+    "Played": "game.traversal",
+    "Visitor": "game.traversal",
+    "play": "game.traversal",
+    "VerifyReport": "game.verify",
+    "verify_bytes": "game.verify",
 }
 
 

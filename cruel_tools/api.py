@@ -11,7 +11,7 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .documents import document_config
+from .formats import document_config
 
 __all__ = [
     "ERROR_FORMAT",

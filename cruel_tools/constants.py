@@ -1,8 +1,9 @@
 """Defaults the library uses and the ``cruel`` command's help shows, stated once, here, where
 importing them costs nothing.
 
-The CLI builds every command's help at each start; taking these from :mod:`cruel_tools.analysis`
-and :mod:`cruel_tools.grading` made every command import the solver and the puzzles first
+The CLI builds every command's help at each start; taking these from
+:mod:`cruel_tools.search.analysis`
+and :mod:`cruel_tools.search.grading` made every command import the solver and the puzzles first
 (issue #22). Those modules re-export them under their own names (``analysis.MAX_STATES``,
 ``grading.Tier``), which the rest of the code uses. So do ``cruel serve``'s options: the service,
 the guard, the stores and the integrity watch take their defaults from here, and the CLI's

@@ -29,8 +29,9 @@ class CruelError(ValueError):
     Every subclass sets ``code`` on itself, distinct from every other class's (docs/verify.md,
     "Errors of the library", lists them all; tests/test_errors.py finds every subclass). A class
     that covers several codes sets one per instance and lists them all in ``codes``
-    (:class:`cruel_tools.log.LogFormatError`); a class that reports another error, and carries
-    its code, names the classes it reports in ``reports`` (:class:`cruel_tools.inputs.InvalidLog`).
+    (:class:`cruel_tools.game.log.LogFormatError`); a class that reports another error, and carries
+    its code, names the classes it reports in ``reports``
+    (:class:`cruel_tools.game.inputs.InvalidLog`).
     """
 
     code: str = "cruel-error"

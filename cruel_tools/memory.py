@@ -4,13 +4,13 @@
 A budget is the most a grading process may hold at its peak (its resident set), so that a site
 on a small server is never killed by the kernel while it publishes. What the process holds
 besides its searches (Python, the package, the grading's own objects) is :data:`RESERVE`; the
-searches get the rest, one at a time (:meth:`cruel_tools.grading.Budget.within`), and count
+searches get the rest, one at a time (:meth:`cruel_tools.search.grading.Budget.within`), and count
 their bytes exactly in the native core, so the peak stays under the budget.
 
 By default the budget is half the machine's memory: the smaller of its RAM and its container's
 limit (cgroup v2 ``memory.max``, v1 ``memory.limit_in_bytes``), since sites run in containers.
 Half leaves the rest to the server's own processes and the database. The searches never get more
-than grading's own constants (:data:`~cruel_tools.grading.PROOF_MEMORY`), so on a machine of
+than grading's own constants (:data:`~cruel_tools.search.grading.PROOF_MEMORY`), so on a machine of
 8.25 GiB or more the default changes nothing: a set regenerates byte for byte (docs/daily.md).
 """
 
@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from .grading import Budget
-from .solver import parse_memory
+from .search.grading import Budget
+from .search.solver import parse_memory
 
 __all__ = [
     "RESERVE",

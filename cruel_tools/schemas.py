@@ -11,15 +11,21 @@ from typing import Any
 import orjson
 from pydantic import BaseModel
 
-from .analysis import Analysis
 from .api import ErrorResponse, Health
-from .attempts import AttemptRequest, AttemptState, StepsRequest
-from .grading import Grade
-from .hints import Hint
-from .leaderboard import Leaderboard
-from .log import GameLog
-from .moderation import AuditLog, ModerationRequest, ModerationResult, ReviewQueue
-from .players import (
+from .game.log import GameLog
+from .game.render import ReplayDocument
+from .game.stats import Record
+from .game.verify import VerifyReport
+from .puzzles import DailyPuzzles, PastDays, PublicPuzzle, Puzzle, PuzzleSolution
+from .search.analysis import Analysis
+from .search.grading import Grade
+from .search.hints import Hint
+from .search.solver import SolveReport
+from .site.attempts import AttemptRequest, AttemptState, StepsRequest
+from .site.judging import Submission, SubmissionResult
+from .site.leaderboard import Leaderboard
+from .site.moderation import AuditLog, ModerationRequest, ModerationResult, ReviewQueue
+from .site.players import (
     LinkCode,
     LinkRequest,
     PlayerClaim,
@@ -28,14 +34,8 @@ from .players import (
     PlayerToken,
     TokensRevoked,
 )
-from .puzzles import DailyPuzzles, PastDays, PublicPuzzle, Puzzle, PuzzleSolution
-from .ratings import TierTable
-from .render import ReplayDocument
-from .solver import SolveReport
-from .statefile import DatabaseState
-from .stats import Record
-from .submissions import Submission, SubmissionResult
-from .verify import VerifyReport
+from .site.ratings import TierTable
+from .site.statefile import DatabaseState
 
 __all__ = ["MODELS", "schema_of", "schema_bytes", "OPENAPI_FILE", "openapi_bytes", "write_all"]
 
@@ -77,7 +77,7 @@ MODELS: dict[str, type[BaseModel]] = {
     "player-data.schema.json": PlayerData,
     "player-deleted.schema.json": PlayerDeleted,
     "tokens-revoked.schema.json": TokensRevoked,
-    # the state file beside an SQLite database (cruel_tools.statefile)
+    # the state file beside an SQLite database (cruel_tools.site.statefile)
     "db-state.schema.json": DatabaseState,
 }
 

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 import cruel_tools
-from cruel_tools import engine
+from cruel_tools.game import engine
 
 SOURCES = Path(cruel_tools.__file__).parent / "native"
 REBUILD = (
@@ -92,9 +92,9 @@ def _committed_puzzles_read_once() -> Iterator[None]:
     so each worker reads it once and shares it. Any other folder is read as the service reads
     it. The service itself reads its set once per process, at start, so nothing is skipped that
     a server does."""
-    from cruel_tools.embargo import Embargo
     from cruel_tools.puzzles import PuzzleSet
     from cruel_tools.service import help_guard
+    from cruel_tools.site.embargo import Embargo
 
     load = PuzzleSet.load.__func__  # type: ignore[attr-defined]
     sets: dict[Path, PuzzleSet] = {}

@@ -12,14 +12,14 @@ from typing import Any
 
 import pytest
 
-from cruel_tools import cards
-from cruel_tools.cards import Card
-from cruel_tools.deals import deal_piles
-from cruel_tools.game import Game, Move, Step, start_foundations
-from cruel_tools.grading import Budget
-from cruel_tools.log import step_entry
-from cruel_tools.rules import DEFAULT, Rules
-from cruel_tools.stores import Stores, open_stores
+from cruel_tools.game import cards
+from cruel_tools.game.cards import Card
+from cruel_tools.game.deals import deal_piles
+from cruel_tools.game.game import Game, Move, Step, start_foundations
+from cruel_tools.game.log import step_entry
+from cruel_tools.game.rules import DEFAULT, Rules
+from cruel_tools.search.grading import Budget
+from cruel_tools.site.stores import Stores, open_stores
 
 
 def c(text: str) -> Card:
@@ -124,7 +124,7 @@ _PUBLISHED: Any = None
 def other_win(puzzle: Any, seed: int) -> list[Step]:
     """A winning game of ``puzzle`` that is not (usually) its par: random legal steps while the
     solver still wins from there, then the solver's line."""
-    from cruel_tools.solver import solve
+    from cruel_tools.search.solver import solve
 
     rng = random.Random(seed)
     game = Game.from_deal(
@@ -150,8 +150,8 @@ def puzzle_log(
     puzzle: Any, steps: Sequence[Step] | None = None, compact: bool = False
 ) -> dict[str, Any]:
     """A cruel-log/1 object of ``puzzle`` playing ``steps`` (default: its par solution)."""
-    from cruel_tools.log import compact as compact_step
-    from cruel_tools.log import to_step
+    from cruel_tools.game.log import compact as compact_step
+    from cruel_tools.game.log import to_step
     from cruel_tools.puzzles import puzzle_solution_log
 
     doc = puzzle_solution_log(puzzle)

@@ -16,7 +16,7 @@ from urllib.parse import quote
 
 import pytest
 
-from cruel_tools.store import PostgresDatabase
+from cruel_tools.site.database import PostgresDatabase
 
 ENV = "CRUEL_TEST_POSTGRES"
 ENGINES = ["sqlite", "postgresql"]

@@ -13,8 +13,12 @@ import pytest
 from jsonschema import Draft202012Validator
 from typer.testing import CliRunner
 
-from cruel_tools import deals, log
-from cruel_tools.analysis import (
+from cruel_tools.cli.app import app
+from cruel_tools.game import deals, log
+from cruel_tools.game.game import Game, Move
+from cruel_tools.game.log import to_step
+from cruel_tools.game.verify import verify_bytes
+from cruel_tools.search.analysis import (
     ANALYSIS_FORMAT,
     Analysis,
     AnalysisRefused,
@@ -22,12 +26,8 @@ from cruel_tools.analysis import (
     positions,
     text_lines,
 )
-from cruel_tools.cli import app
-from cruel_tools.game import Game, Move
-from cruel_tools.log import to_step
-from cruel_tools.optimal import optimize
-from cruel_tools.solver import Memo, check_win, pile1_lock, solve
-from cruel_tools.verify import verify_bytes
+from cruel_tools.search.optimal import optimize
+from cruel_tools.search.solver import Memo, check_win, pile1_lock, solve
 
 from .helpers import log_dict, published_puzzles, puzzle_log, random_game
 

@@ -3,14 +3,14 @@ benchmarks/analysis_bench.py: the lost games of a seeded random player on deals 
 
 For every game the analysis decides: the position before the losing step is winnable (the
 analysis' continuation, the game's own steps up to it and then the solver's win, is a log that
-:mod:`cruel_tools.verify` confirms as a win), and the position after it is lost (the solver's
+:mod:`cruel_tools.game.verify` confirms as a win), and the position after it is lost (the solver's
 ``unwinnable``, or a blocked position; for a game lost from the start, the deal). The default
 tier checks every tenth game (50); the slow tier all 500.
 
 And: every solve of an analysis runs in the native core when the core plays the game (the
 binary search's, the small ones per step of an undecided position, the alternatives'); both
 engines give the same analysis for one budget, and the same answer wherever both decide at
-their own default budgets (:func:`cruel_tools.analysis.loss_states`).
+their own default budgets (:func:`cruel_tools.search.analysis.loss_states`).
 """
 
 from __future__ import annotations
@@ -23,8 +23,13 @@ from typing import Any
 import orjson
 import pytest
 
-from cruel_tools import analysis, engine, log, solver
-from cruel_tools.analysis import (
+from cruel_tools.game import engine, log
+from cruel_tools.game.game import Game
+from cruel_tools.game.log import compact, to_step
+from cruel_tools.game.rules import PRESETS
+from cruel_tools.game.verify import verify_bytes
+from cruel_tools.search import analysis, solver
+from cruel_tools.search.analysis import (
     CHILD_STATES,
     MAX_STATES,
     NATIVE_MAX_STATES,
@@ -33,10 +38,6 @@ from cruel_tools.analysis import (
     loss_states,
     positions,
 )
-from cruel_tools.game import Game
-from cruel_tools.log import compact, to_step
-from cruel_tools.rules import PRESETS
-from cruel_tools.verify import verify_bytes
 
 pytestmark = pytest.mark.heavy
 
@@ -135,7 +136,7 @@ def test_every_game_of_the_benchmark_is_proven_on_both_sides() -> None:
 
 def _counting(patch: pytest.MonkeyPatch) -> dict[str, list[int]]:
     """Count (by their budgets) the analysis' solves, the searches they make (one per pass of
-    :func:`cruel_tools.solver.solve`) and those the core runs."""
+    :func:`cruel_tools.search.solver.solve`) and those the core runs."""
     counts: dict[str, list[int]] = {"solve": [], "search": [], "native": []}
     solve, search, native = analysis.solve, solver.search, solver._native_search
 

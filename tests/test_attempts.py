@@ -17,12 +17,12 @@ import pytest
 from fastapi.testclient import TestClient
 
 from cruel_tools import service
-from cruel_tools.attempts import parse_attempt
-from cruel_tools.game import Move, Step
-from cruel_tools.keys import KeyStore
-from cruel_tools.leaderboard import Leaderboards
-from cruel_tools.log import LogFormatError, compact, to_step
-from cruel_tools.schema import DB_VERSION
+from cruel_tools.game.game import Move, Step
+from cruel_tools.game.log import LogFormatError, compact, to_step
+from cruel_tools.site.attempts import parse_attempt
+from cruel_tools.site.keys import KeyStore
+from cruel_tools.site.leaderboard import Leaderboards
+from cruel_tools.site.tables import DB_VERSION
 
 from .helpers import other_win, published_puzzles, puzzle_log
 from .stores import sqlite_only, store_target
@@ -241,7 +241,7 @@ def test_parse_attempt_takes_an_optional_format_and_auto() -> None:
 
 
 def test_attempts_are_rate_limited_per_player(db: Path, wall: WallClock) -> None:
-    from cruel_tools.keys import RateLimit
+    from cruel_tools.site.keys import RateLimit
 
     limited = settings(db, wall, open=True, player_limit=RateLimit(rate=1.0, burst=2))
     with TestClient(service.create_app(limited)) as client:

@@ -14,10 +14,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from cruel_tools import service
-from cruel_tools.leaderboard import MAX_ENTRIES, TOO_MANY_ENTRIES, Leaderboards
-from cruel_tools.log import load
+from cruel_tools.game.log import load
 from cruel_tools.puzzles import Puzzle
-from cruel_tools.submissions import Submission, judge
+from cruel_tools.site.judging import Submission, judge
+from cruel_tools.site.leaderboard import MAX_ENTRIES, TOO_MANY_ENTRIES, Leaderboards
 
 from .helpers import other_win, published_puzzles, puzzle_log
 from .stores import store_target

@@ -18,9 +18,9 @@ import pytest
 from typer.testing import CliRunner
 
 import cruel_tools
-from cruel_tools import engine
-from cruel_tools.cli import EXIT_CLOSED_PIPE, app
+from cruel_tools.cli.app import EXIT_CLOSED_PIPE, app
 from cruel_tools.errors import problem
+from cruel_tools.game import engine
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "samples"
@@ -40,9 +40,9 @@ def test_the_console_script_answers_version_without_loading_the_cli() -> None:
     """``cruel --version`` (the console script's entry point) prints what the Typer app prints,
     without importing Typer, the CLI or pydantic (issue #22: start-up)."""
     code = (
-        "import sys; sys.argv = ['cruel', '--version']; from cruel_tools.console import main\n"
+        "import sys; sys.argv = ['cruel', '--version']; from cruel_tools.cli.console import main\n"
         "status = main()\n"
-        "loaded = [m for m in ('typer', 'cruel_tools.cli', 'pydantic') if m in sys.modules]\n"
+        "loaded = [m for m in ('typer', 'cruel_tools.cli.app', 'pydantic') if m in sys.modules]\n"
         "print('loaded:', loaded); sys.exit(status)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
@@ -55,7 +55,7 @@ def test_verify_loads_only_what_it_runs_on() -> None:
     grading, the puzzles, the service and the leaderboards unimported."""
     code = (
         "import sys; sys.argv = ['cruel', 'verify', 'samples/won.json']\n"
-        "from cruel_tools.console import main\n"
+        "from cruel_tools.cli.console import main\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
         "heavy = ('solver', 'optimal', 'grading', 'analysis', 'puzzles', 'service', "
         "'leaderboard', 'keys', 'schemas', 'render', 'stats')\n"
@@ -201,7 +201,7 @@ def test_a_closed_pipe_exits_141_quietly(command: list[str]) -> None:
     """``cruel ... | head -2``: the reader is gone before the command writes (deterministic)."""
     read, write = os.pipe()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "cruel_tools.cli", *command],
+        [sys.executable, "-m", "cruel_tools.cli.app", *command],
         stdout=write,
         stderr=subprocess.PIPE,
         cwd=ROOT,
@@ -215,7 +215,7 @@ def test_a_closed_pipe_exits_141_quietly(command: list[str]) -> None:
 
 def _colored(args: list[str], env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> bool:
     monkeypatch.delenv("NO_COLOR", raising=False)
-    monkeypatch.setattr("cruel_tools.cli.is_terminal", lambda stream: True)
+    monkeypatch.setattr("cruel_tools.cli.app.is_terminal", lambda stream: True)
     result = runner.invoke(app, ["show", "1", *args], env=env)
     assert result.exit_code == 0, result.output
     return "\x1b[31m" in result.stdout
@@ -264,7 +264,7 @@ def test_files_with_a_leading_bom_are_read(tmp_path: Path) -> None:
 def test_an_unexpected_exception_exits_3_with_one_line_after_the_traceback(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import cruel_tools.cli as cli
+    import cruel_tools.cli.app as cli
 
     monkeypatch.setattr(cli.rules, "PRESETS", None)  # rules_command now fails: a stand-in bug
     with pytest.raises(SystemExit) as info:
@@ -291,7 +291,7 @@ def test_usage_errors_and_success_keep_their_codes_through_the_entry_point(
 
 def _cli(*args: str, stdin: object = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "cruel_tools.cli", *args],
+        [sys.executable, "-m", "cruel_tools.cli.app", *args],
         stdin=stdin,  # type: ignore[arg-type]
         capture_output=True,
         text=True,
@@ -324,7 +324,7 @@ def test_a_fifo_without_a_writer_does_not_block(tmp_path: Path) -> None:
 def test_a_fifo_with_a_writer_is_read(tmp_path: Path) -> None:
     """Process substitution (``cruel verify <(cat log)``) hands over a pipe that has a writer."""
     proc = subprocess.run(
-        ["bash", "-c", f"{sys.executable} -m cruel_tools.cli verify <(cat samples/won.json)"],
+        ["bash", "-c", f"{sys.executable} -m cruel_tools.cli.app verify <(cat samples/won.json)"],
         capture_output=True,
         text=True,
         timeout=60,
@@ -421,8 +421,8 @@ def test_stats_says_1_log_counted(tmp_path: Path) -> None:
 def test_stats_memory_stays_bounded_on_many_invalid_lines(tmp_path: Path) -> None:
     import tracemalloc
 
-    from cruel_tools.inputs import iter_units
-    from cruel_tools.stats import MAX_LISTED, Notes, record, table
+    from cruel_tools.game.inputs import iter_units
+    from cruel_tools.game.stats import MAX_LISTED, Notes, record, table
 
     path = tmp_path / "junk.jsonl"
     count = 30_000
@@ -447,9 +447,9 @@ def test_stats_memory_stays_bounded_on_many_invalid_lines(tmp_path: Path) -> Non
 def test_log_format_names_every_meta_key_stats_reads() -> None:
     import re
 
-    from cruel_tools import stats
+    from cruel_tools.game import stats
 
-    source = (ROOT / "cruel_tools" / "stats.py").read_text()
+    source = (ROOT / "cruel_tools" / "game" / "stats.py").read_text()
     read = set(re.findall(r"""meta(?:\.get\(|, )["'](\w+)["']""", source))
     assert read == set(stats.META_KEYS)
     doc = (ROOT / "docs" / "log-format.md").read_text()
@@ -534,7 +534,7 @@ def test_every_help_has_examples_and_readable_metavars(command: list[str]) -> No
 def _help_at(columns: int) -> str:
     """``cruel verify --help`` in a terminal that wide (CliRunner forces 80 columns)."""
     env = dict(os.environ, COLUMNS=str(columns))
-    command = [sys.executable, "-m", "cruel_tools.cli", "verify", "--help"]
+    command = [sys.executable, "-m", "cruel_tools.cli.app", "verify", "--help"]
     return subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT).stdout
 
 
@@ -565,7 +565,7 @@ def test_verify_progress_has_count_rate_and_time_left_and_never_mixes_with_resul
 ) -> None:
     path = _jsonl(tmp_path, *["won.json"] * 250)
     plain = runner.invoke(app, ["verify", str(path)])
-    monkeypatch.setattr("cruel_tools.cli.is_terminal", lambda stream: True)
+    monkeypatch.setattr("cruel_tools.cli.app.is_terminal", lambda stream: True)
     shown = runner.invoke(app, ["verify", "--jobs", "2", str(path)])
     assert shown.exit_code == plain.exit_code == 0
     assert shown.stdout == plain.stdout  # results untouched: no bar, no escape codes
@@ -578,7 +578,7 @@ def test_verify_progress_has_count_rate_and_time_left_and_never_mixes_with_resul
 def test_a_result_line_first_takes_the_progress_line_away(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import cruel_tools.cli as cli
+    import cruel_tools.cli.app as cli
 
     monkeypatch.setattr(cli, "is_terminal", lambda stream: True)
     with cli._Showing(cli._Progress(500, unit=" logs")) as progress:
@@ -605,7 +605,7 @@ def test_a_ticking_progress_spins_with_the_time_spent(
     """solve (no total) and daily (one step a day) redraw from a thread: never silent."""
     import time
 
-    import cruel_tools.cli as cli
+    import cruel_tools.cli.app as cli
 
     monkeypatch.setattr(cli, "is_terminal", lambda stream: True)
     progress = cli._Progress(None, label="solving", ticking=True)
@@ -699,6 +699,6 @@ def test_quiet_turns_progress_off_on_a_terminal(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = _jsonl(tmp_path, *["won.json"] * 250)
-    monkeypatch.setattr("cruel_tools.cli.is_terminal", lambda stream: True)
+    monkeypatch.setattr("cruel_tools.cli.app.is_terminal", lambda stream: True)
     shown = runner.invoke(app, ["verify", "-q", str(path)])
     assert shown.exit_code == 0 and shown.stderr == "" and shown.stdout == ""

@@ -13,12 +13,12 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner, Result
 
-from cruel_tools import cards
-from cruel_tools.cli import app
-from cruel_tools.deals import deal_piles
-from cruel_tools.game import Game
-from cruel_tools.log import to_step
-from cruel_tools.rules import PRESETS
+from cruel_tools.cli.app import app
+from cruel_tools.game import cards
+from cruel_tools.game.deals import deal_piles
+from cruel_tools.game.game import Game
+from cruel_tools.game.log import to_step
+from cruel_tools.game.rules import PRESETS
 
 # The Python engine's paths too: .ci/run runs these again under CRUEL_ENGINE=python.
 pytestmark = pytest.mark.fallback

@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from cruel_tools import cards
-from cruel_tools.cli import app
-from cruel_tools.deals import deal_piles
-from cruel_tools.game import Game, Move
-from cruel_tools.log import step_entry
+from cruel_tools.cli.app import app
+from cruel_tools.game import cards
+from cruel_tools.game.deals import deal_piles
+from cruel_tools.game.game import Game, Move
+from cruel_tools.game.log import step_entry
 
 # The Python engine's paths too: .ci/run runs these again under CRUEL_ENGINE=python.
 pytestmark = pytest.mark.fallback
@@ -688,7 +688,7 @@ def test_deal_out_of_range(args: list[str], words: str) -> None:
 def cli(*args: Any, input: bytes | None = None, cwd: Path | None = None) -> Any:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     return subprocess.run(
-        [sys.executable, "-m", "cruel_tools.cli", *map(str, args)],
+        [sys.executable, "-m", "cruel_tools.cli.app", *map(str, args)],
         input=input,
         capture_output=True,
         timeout=60,

@@ -3,12 +3,12 @@
 The differential test: ``tests/js/drive.mjs`` plays GAMES_PER_PRESET (60; 2,000 in the slow tier) seeded random games of every
 preset with cruel.js (random legal steps, a redeal now and then, at most MAX_STEPS steps), tries
 random illegal steps on the way, and records each game with cruel.js's Recorder. This file replays
-every game with :class:`cruel_tools.game.Game` and requires, after every step, the same legal
+every game with :class:`cruel_tools.game.game.Game` and requires, after every step, the same legal
 steps in the same order, the same position (piles, foundations, moves, redeals, outcome), the same
 automatic move (``Game.automaticMove()`` against ``Game.automatic_move()``, with the case that
 makes it safe: auto-finish or no redeal left), the same
 error code and message for every illegal step tried, and a recorded log that
-:func:`cruel_tools.verify.verify_bytes` finds valid with the same outcome and counts.
+:func:`cruel_tools.game.verify.verify_bytes` finds valid with the same outcome and counts.
 
 Figures of one run (seed 20261201, 2,000 games per preset, 10 presets: 20,000 games):
 
@@ -55,12 +55,12 @@ import orjson
 import pytest
 from pydantic import ValidationError
 
-from cruel_tools import cards
-from cruel_tools.deals import BadDeal, deal_piles, mulberry32, resolve_deal
-from cruel_tools.game import MOVE_ERRORS, REDEAL, Game, IllegalMove, Move, Step, redeal_piles
-from cruel_tools.log import GameLog, LogFormatError, _first_error, compact, load, strip_bom
-from cruel_tools.rules import PRESETS, Rules
-from cruel_tools.verify import verify_bytes
+from cruel_tools.game import cards
+from cruel_tools.game.deals import BadDeal, deal_piles, mulberry32, resolve_deal
+from cruel_tools.game.game import MOVE_ERRORS, REDEAL, Game, IllegalMove, Move, Step, redeal_piles
+from cruel_tools.game.log import GameLog, LogFormatError, _first_error, compact, load, strip_bom
+from cruel_tools.game.rules import PRESETS, Rules
+from cruel_tools.game.verify import verify_bytes
 
 ROOT = Path(__file__).resolve().parents[1]
 CRUEL_JS = ROOT / "cruel_tools" / "web" / "cruel.js"

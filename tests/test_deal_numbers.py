@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from cruel_tools import cards
-from cruel_tools.deals import (
+from cruel_tools.game import cards
+from cruel_tools.game.deals import (
     MAX_DEAL_NUMBER,
     DealNumberError,
     deal_order,

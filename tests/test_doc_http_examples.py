@@ -41,7 +41,7 @@ from pathlib import Path
 
 import pytest
 
-from cruel_tools.stores import open_stores
+from cruel_tools.site.stores import open_stores
 
 from .test_doc_shell_examples import Block, _env, blocks, commands, matches
 
@@ -75,7 +75,7 @@ def free_port() -> int:
 
 
 def cruel(*args: str) -> list[str]:
-    return [sys.executable, "-m", "cruel_tools.cli", *args]
+    return [sys.executable, "-m", "cruel_tools.cli.app", *args]
 
 
 class Server:

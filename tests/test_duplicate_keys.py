@@ -17,12 +17,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from cruel_tools import duplicates
-from cruel_tools.cli import app
-from cruel_tools.inputs import deal_or_log
-from cruel_tools.log import LogFormatError, load
+from cruel_tools.cli.app import app
+from cruel_tools.game import duplicates
+from cruel_tools.game.inputs import deal_or_log
+from cruel_tools.game.log import LogFormatError, load
 from cruel_tools.puzzles import PuzzleSetError, load_puzzle
-from cruel_tools.submissions import parse_submission
+from cruel_tools.site.judging import parse_submission
 
 ROOT = Path(__file__).resolve().parent.parent
 WON = (ROOT / "samples" / "won.json").read_bytes()

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from cruel_tools import cards
-from cruel_tools.game import (
+from cruel_tools.game import cards
+from cruel_tools.game.game import (
     MOVE_ERRORS,
     REDEAL,
     Game,
@@ -19,7 +19,7 @@ from cruel_tools.game import (
     redeal_piles,
     tableau_sequence,
 )
-from cruel_tools.rules import PRESETS, preset
+from cruel_tools.game.rules import PRESETS, preset
 
 from .helpers import c, pile, position
 
@@ -415,7 +415,7 @@ def test_regression_redeal_after_a_pile_grew_past_four() -> None:
     """
     import pathlib
 
-    from cruel_tools.verify import verify_bytes
+    from cruel_tools.game.verify import verify_bytes
 
     path = pathlib.Path(__file__).parent / "data" / "packed-redeal-regression.json"
     report = verify_bytes(path.read_bytes())

@@ -4,7 +4,7 @@ refusal (exit 4) of every command under ``CRUEL_ENGINE=native`` when the core is
 of a ``CRUEL_ENGINE`` that names no engine; ``/v1/health``'s engine.
 
 ``cruel --version`` answers in two places, the console script's fast path (console.py, before
-Typer loads) and the Typer app (``python -m cruel_tools.cli``, ``CliRunner``): both are run
+Typer loads) and the Typer app (``python -m cruel_tools.cli.app``, ``CliRunner``): both are run
 here and must agree. A missing core is simulated in a subprocess by an import hook that refuses
 ``cruel_tools._native`` as Python does when no such file exists, and in-process by replacing
 ``engine._load``.
@@ -24,9 +24,10 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 import cruel_tools
-from cruel_tools import engine, service
-from cruel_tools.cli import app
-from cruel_tools.startup import EXIT_NO_NATIVE_CORE
+from cruel_tools import service
+from cruel_tools.cli.app import app
+from cruel_tools.cli.startup import EXIT_NO_NATIVE_CORE
+from cruel_tools.game import engine
 
 pytestmark = pytest.mark.fallback  # what they test holds on the pure-Python install too
 
@@ -56,9 +57,9 @@ sys.meta_path.insert(0, NoCore())
 sys.argv[0] = "cruel"
 if sys.argv[1] == "typer":
     del sys.argv[1]
-    from cruel_tools.cli import app
+    from cruel_tools.cli.app import app
     app()
-from cruel_tools.console import main
+from cruel_tools.cli.console import main
 sys.exit(main())
 """
 
@@ -73,7 +74,7 @@ def run(
     if engine_env is not None:
         env[engine.ENV] = engine_env
     if core:
-        module = "cruel_tools.cli" if typer else "cruel_tools.console"
+        module = "cruel_tools.cli.app" if typer else "cruel_tools.cli.console"
         argv = [sys.executable, "-m", module, *args]
     else:
         argv = [sys.executable, "-c", WITHOUT_CORE, *(["typer"] if typer else []), *args]
@@ -149,8 +150,8 @@ def test_a_cruel_engine_naming_no_engine_is_refused_in_one_line(value: str) -> N
 
 
 def test_exit_4_is_no_other_exit_code() -> None:
-    from cruel_tools.cli import EXIT_CLOSED_PIPE, EXIT_INTERNAL_ERROR
-    from cruel_tools.verify import EXIT_CODES
+    from cruel_tools.cli.app import EXIT_CLOSED_PIPE, EXIT_INTERNAL_ERROR
+    from cruel_tools.game.verify import EXIT_CODES
 
     taken = {*EXIT_CODES.values(), EXIT_INTERNAL_ERROR, EXIT_CLOSED_PIPE}
     assert EXIT_NO_NATIVE_CORE not in taken

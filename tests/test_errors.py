@@ -11,14 +11,15 @@ from pathlib import Path
 import pytest
 
 import cruel_tools
-from cruel_tools import cards, dates, deals, game, rules
+from cruel_tools import dates
 from cruel_tools.errors import CruelError
-from cruel_tools.leaderboard import Leaderboards
-from cruel_tools.log import InputProblem, LogFormatError
-from cruel_tools.names import PlayerNameError
+from cruel_tools.game import cards, deals, game, rules
+from cruel_tools.game.log import InputProblem, LogFormatError
 from cruel_tools.puzzles import PuzzleSetError
 from cruel_tools.service.config import UnknownZone
-from cruel_tools.store import StoreBusy, StoreError, WouldWait
+from cruel_tools.site.database import StoreBusy, StoreError, WouldWait
+from cruel_tools.site.leaderboard import Leaderboards
+from cruel_tools.site.names import PlayerNameError
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs" / "verify.md"

@@ -18,10 +18,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cruel_tools import cards
-from cruel_tools import log as log_module
-from cruel_tools.deals import MAX_DEAL_NUMBER
-from cruel_tools.log import (
+from cruel_tools.game import cards
+from cruel_tools.game import log as log_module
+from cruel_tools.game.deals import MAX_DEAL_NUMBER
+from cruel_tools.game.log import (
     CARD_PATTERN,
     COMPACT_PATTERN,
     COMPACT_STEPS,
@@ -30,8 +30,8 @@ from cruel_tools.log import (
     decode,
     load,
 )
-from cruel_tools.rules import PRESETS
-from cruel_tools.verify import report_json, verify_bytes
+from cruel_tools.game.rules import PRESETS
+from cruel_tools.game.verify import report_json, verify_bytes
 
 from .helpers import log_dict, random_game
 

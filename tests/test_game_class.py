@@ -12,9 +12,9 @@ import random
 
 import pytest
 
-from cruel_tools.deals import deal_piles
-from cruel_tools.game import REDEAL, Game, IllegalMove, Move, Step, VariantGame, game_class
-from cruel_tools.rules import PRESETS, Rules
+from cruel_tools.game.deals import deal_piles
+from cruel_tools.game.game import REDEAL, Game, IllegalMove, Move, Step, VariantGame, game_class
+from cruel_tools.game.rules import PRESETS, Rules
 
 CRUEL_LAYOUT = [name for name, rules in PRESETS.items() if rules.cruel_layout]
 VARIANTS = [name for name, rules in PRESETS.items() if not rules.cruel_layout]

@@ -12,11 +12,21 @@ import orjson
 import pytest
 from jsonschema import Draft202012Validator
 
-from cruel_tools import cards, deals, grading
-from cruel_tools.cards import Card
-from cruel_tools.game import Game, Redeal, Step
-from cruel_tools.grading import LADDER, PLAYERS, TIER_OF, TIERS, Budget, Tier, classify, grade
-from cruel_tools.verify import verify_bytes
+from cruel_tools.game import cards, deals
+from cruel_tools.game.cards import Card
+from cruel_tools.game.game import Game, Redeal, Step
+from cruel_tools.game.verify import verify_bytes
+from cruel_tools.search import grading
+from cruel_tools.search.grading import (
+    LADDER,
+    PLAYERS,
+    TIER_OF,
+    TIERS,
+    Budget,
+    Tier,
+    classify,
+    grade,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 GRADE_SCHEMA = Draft202012Validator(
@@ -311,8 +321,8 @@ def test_critical_states_budget() -> None:
 
 
 def test_par_says_when_a_count_is_proven_optimal() -> None:
-    from cruel_tools.grading import Par
-    from cruel_tools.puzzles.logs import versus
+    from cruel_tools.puzzles.solutions import versus
+    from cruel_tools.search.grading import Par
 
     unproven = Par(actions=60, moves=53, redeals=7, optimal=False, lower_bound=57)
     assert not unproven.proves_optimal(60) and unproven.proves_optimal(57)

@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from cruel_tools.guard import ENV_GUARD, GuardConfig, Places, config
+from cruel_tools.service.connections import ENV_GUARD, GuardConfig, Places, config
 
 from .test_hostile import ROOT, free_port, parse, read_all, request, serving
 
@@ -254,7 +254,7 @@ def test_a_loopback_client_cannot_name_its_address_without_trusted_proxies(tmp_p
     peers are believed now (tests/test_nginx.py: behind nginx)."""
     out = tmp_path / "stdout.txt"
     port = free_port()
-    args = [sys.executable, "-m", "cruel_tools.cli", "serve", "--port", str(port)]
+    args = [sys.executable, "-m", "cruel_tools.cli.app", "serve", "--port", str(port)]
     args += ["--db", str(tmp_path / "cruel.sqlite"), "--today", "2027-01-05"]
     args += ["--puzzles", str(ROOT / "puzzles")]
     with out.open("wb") as stdout:

@@ -29,10 +29,18 @@ from hypothesis import settings as hyp_settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from cruel_tools import analysis, cards, service
-from cruel_tools.cli import app as cli_app
-from cruel_tools.deals import deal_piles
-from cruel_tools.embargo import (
+from cruel_tools import service
+from cruel_tools.cli.app import app as cli_app
+from cruel_tools.game import cards
+from cruel_tools.game.deals import deal_piles
+from cruel_tools.game.log import from_object
+from cruel_tools.puzzles import Puzzle
+from cruel_tools.search import analysis
+from cruel_tools.search.optimal import optimize
+from cruel_tools.service import costly
+from cruel_tools.service import log_tools as logs
+from cruel_tools.service.openapi import body_doc
+from cruel_tools.site.embargo import (
     PILES_NEED_KEY,
     PUZZLE_OPEN,
     Embargo,
@@ -40,12 +48,7 @@ from cruel_tools.embargo import (
     not_closed,
     puzzle_piles,
 )
-from cruel_tools.keys import KeyStore, RateLimit
-from cruel_tools.log import from_object
-from cruel_tools.optimal import optimize
-from cruel_tools.puzzles import Puzzle
-from cruel_tools.service import costly, logs
-from cruel_tools.service.openapi import body_doc
+from cruel_tools.site.keys import KeyStore, RateLimit
 
 from .helpers import child_processes, published_puzzles, puzzle_log
 
@@ -396,7 +399,7 @@ def test_finding_2_a_wins_search_is_bounded_by_the_services_budget(
         budgets.append(kwargs["max_states"])
         return real(*args, **{**kwargs, "max_states": 100})
 
-    monkeypatch.setattr("cruel_tools.analysis.optimize", spy)
+    monkeypatch.setattr("cruel_tools.search.analysis.optimize", spy)
     won = from_object(puzzle_log(puzzle(CLOSED)))
     result = logs.analyze_request(won)()
     assert result.win is not None and budgets == [logs.ANALYZE_WIN_STATES]
@@ -461,8 +464,8 @@ def test_finding_2_the_costliest_log_found_stays_within_twice_the_documented_cpu
     about 1.6 s of one core" (CPU time: a busy machine inflates it only a little)."""
     import random
 
-    from cruel_tools.game import Game
-    from cruel_tools.solver import solution_log
+    from cruel_tools.game.game import Game
+    from cruel_tools.search.solver import solution_log
 
     rng = random.Random(8)
     game = Game.from_deal(deal_piles(8))

@@ -1,4 +1,4 @@
-"""Hints (issue #27): the library call (:func:`cruel_tools.hints.hint`), ``cruel hint``, and
+"""Hints (issue #27): the library call (:func:`cruel_tools.search.hints.hint`), ``cruel hint``, and
 ``POST /v1/hint`` under the help guard and the analyses' gate."""
 
 from __future__ import annotations
@@ -12,14 +12,15 @@ import pytest
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
-from cruel_tools import hints, service
-from cruel_tools.analysis import AnalysisRefused
-from cruel_tools.cli import app as cli_app
-from cruel_tools.embargo import PILES_NEED_KEY, PUZZLE_OPEN, puzzle_piles
-from cruel_tools.keys import KeyStore, RateLimit
-from cruel_tools.log import from_object, load
+from cruel_tools import service
+from cruel_tools.cli.app import app as cli_app
+from cruel_tools.game.log import from_object, load
+from cruel_tools.game.verify import verify
+from cruel_tools.search import hints
+from cruel_tools.search.analysis import AnalysisRefused
 from cruel_tools.service import costly
-from cruel_tools.verify import verify
+from cruel_tools.site.embargo import PILES_NEED_KEY, PUZZLE_OPEN, puzzle_piles
+from cruel_tools.site.keys import KeyStore, RateLimit
 
 from .helpers import puzzle_log
 from .test_help_guard import (
@@ -157,7 +158,7 @@ def test_the_route_refuses_todays_puzzles_and_answers_closed_ones(
             refused(client.post("/v1/hint", content=body, headers=bearer(site)))
         refused(client.post("/v1/hint", content=by_piles(relabel(piles, SWAP))))
         # Piles that are no closed puzzle's: a site key only.
-        from cruel_tools.deals import deal_piles
+        from cruel_tools.game.deals import deal_piles
 
         refused(client.post("/v1/hint", content=by_piles(deal_piles(3))), PILES_NEED_KEY)
         ok = client.post("/v1/hint", content=by_piles(deal_piles(3)), headers=bearer(site))

@@ -27,7 +27,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from cruel_tools import service
-from cruel_tools.guard import RateLimitedLog
+from cruel_tools.service.connections import RateLimitedLog
 
 from .helpers import child_processes, published_puzzles, puzzle_log
 
@@ -50,7 +50,7 @@ class Server:
         self.port = port or free_port()
         self.db = tmp / "cruel.sqlite"
         self.err = tmp / f"stderr-{self.port}-{time.monotonic_ns()}.txt"
-        args = [sys.executable, "-m", "cruel_tools.cli", "serve", "--port", str(self.port)]
+        args = [sys.executable, "-m", "cruel_tools.cli.app", "serve", "--port", str(self.port)]
         args += ["--db", str(self.db), "--today", "2027-01-05", "--no-access-log", "--open"]
         args += ["--puzzles", str(ROOT / "puzzles"), *extra]
         with self.err.open("wb") as err:
@@ -370,7 +370,7 @@ def test_a_damaged_file_is_refused_at_start_in_one_line(tmp_path: Path) -> None:
     filled_database(db)
     damage(db)
     done = subprocess.run(
-        [sys.executable, "-m", "cruel_tools.cli", "serve", "--port", str(free_port())]
+        [sys.executable, "-m", "cruel_tools.cli.app", "serve", "--port", str(free_port())]
         + ["--db", str(db), "--puzzles", str(ROOT / "puzzles")],
         capture_output=True,
         text=True,
@@ -397,7 +397,7 @@ def test_a_file_damaged_while_serving_is_found_at_the_next_check(tmp_path: Path)
 
 
 def test_a_full_disk_is_disk_full_not_busy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from cruel_tools.leaderboard import Leaderboards
+    from cruel_tools.site.leaderboard import Leaderboards
 
     insert = Leaderboards._insert
 

@@ -28,15 +28,17 @@ import pytest
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
-from cruel_tools import log, optimal, service
-from cruel_tools.cli import app as cli_app
+from cruel_tools import service
+from cruel_tools.cli.app import app as cli_app
 from cruel_tools.constants import MAX_HINTS
-from cruel_tools.deals import deal_piles
-from cruel_tools.game import Game
-from cruel_tools.rules import PRESETS, Rules
+from cruel_tools.game import log
+from cruel_tools.game.deals import deal_piles
+from cruel_tools.game.game import Game
+from cruel_tools.game.rules import PRESETS, Rules
+from cruel_tools.search import optimal
+from cruel_tools.search.solver import solution_log, solve
 from cruel_tools.service import costly
-from cruel_tools.service.logs import ANALYZE_WIN_STATES, analyze_request
-from cruel_tools.solver import solution_log, solve
+from cruel_tools.service.log_tools import ANALYZE_WIN_STATES, analyze_request
 
 from .helpers import child_processes
 from .test_help_guard import LOST, make_settings

@@ -3,7 +3,7 @@
 The attack: five wrong codes sent for a known name (``POST /v1/players/{name}/tokens``) voided
 the player's live code, and one address could send ten at once. Wrong codes are now counted per
 client address (``cruel serve --link-guesses``, 5 by default), and only many more from all
-addresses (:data:`~cruel_tools.players.MAX_TRIES`, 100) void the code; the player who then sends
+addresses (:data:`~cruel_tools.site.players.MAX_TRIES`, 100) void the code; the player who then sends
 the right code is told it was voided (``link-code-voided``), and their data shows it.
 """
 
@@ -18,10 +18,10 @@ import orjson
 import pytest
 from fastapi.testclient import TestClient
 
-from cruel_tools import players as players_module
 from cruel_tools import service
 from cruel_tools.constants import LINK_CODE_MAX_WRONG, LINK_GUESSES
-from cruel_tools.players import CODE_ALPHABET, MAX_TRIES, VOIDED, PlayerRefused, Players
+from cruel_tools.site import players as players_module
+from cruel_tools.site.players import CODE_ALPHABET, MAX_TRIES, VOIDED, PlayerRefused, Players
 
 ROOT = Path(__file__).parent.parent
 ATTACKER = ("203.0.113.7", 40000)

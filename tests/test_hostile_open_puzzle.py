@@ -20,11 +20,12 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.routing import BaseRoute
 
-from cruel_tools import cards, service
-from cruel_tools.game import Game
-from cruel_tools.grading import Budget, player2
-from cruel_tools.log import compact, to_step
+from cruel_tools import service
+from cruel_tools.game import cards
+from cruel_tools.game.game import Game
+from cruel_tools.game.log import compact, to_step
 from cruel_tools.puzzles import Puzzle
+from cruel_tools.search.grading import Budget, player2
 from cruel_tools.service.pages import _SWAGGER, STATIC
 
 from .helpers import published_puzzles, puzzle_log

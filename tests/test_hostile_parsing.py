@@ -25,10 +25,11 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from cruel_tools import duplicates, service
+from cruel_tools import service
 from cruel_tools.constants import PARSE_INLINE_BYTES
-from cruel_tools.keys import RateLimit
+from cruel_tools.game import duplicates
 from cruel_tools.service import bodies
+from cruel_tools.site.keys import RateLimit
 
 from .test_hostile import serving
 from .test_hostile_replay import run_apart, settings
@@ -165,7 +166,7 @@ async def _lag_during_flood(app: Any, bodies: int) -> tuple[float, float]:
     are verified at once, and one inline parse's time for scale."""
     import httpx2 as httpx
 
-    from cruel_tools.log import load
+    from cruel_tools.game.log import load
 
     start = time.perf_counter()
     load(NESTED)  # a legal log with no moves: all its cost is reading it

@@ -20,11 +20,12 @@ import orjson
 import pytest
 from fastapi.testclient import TestClient
 
-from cruel_tools import cards, service
-from cruel_tools.game import REDEAL, Game, Step
-from cruel_tools.keys import KeyStore
-from cruel_tools.log import compact, to_step
+from cruel_tools import service
+from cruel_tools.game import cards
+from cruel_tools.game.game import REDEAL, Game, Step
+from cruel_tools.game.log import compact, to_step
 from cruel_tools.puzzles import Puzzle
+from cruel_tools.site.keys import KeyStore
 
 from .helpers import published_puzzles, puzzle_log
 

@@ -22,12 +22,12 @@ from fastapi.testclient import TestClient
 
 from cruel_tools import service
 from cruel_tools.constants import REPLAY_MAX_BYTES, REPLAY_MAX_STEPS
-from cruel_tools.deals import deal_piles
-from cruel_tools.game import Game
-from cruel_tools.keys import RateLimit
-from cruel_tools.log import compact, load
-from cruel_tools.render import replay_json
+from cruel_tools.game.deals import deal_piles
+from cruel_tools.game.game import Game
+from cruel_tools.game.log import compact, load
+from cruel_tools.game.render import replay_json
 from cruel_tools.service.replaying import windowed_replay
+from cruel_tools.site.keys import RateLimit
 
 ROOT = Path(__file__).parent.parent
 

@@ -19,8 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from cruel_tools import deals, optimal, rules
-from cruel_tools.game import Game
+from cruel_tools.game import deals, rules
+from cruel_tools.game.game import Game
+from cruel_tools.search import optimal
 
 DEAL = 12
 PRESETS = list(rules.PRESETS)

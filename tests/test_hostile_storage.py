@@ -22,8 +22,7 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from cruel_tools import service
-from cruel_tools.attempts import Attempts
-from cruel_tools.cli import app as cli_app
+from cruel_tools.cli.app import app as cli_app
 from cruel_tools.constants import (
     ATTEMPTS_PER_DAY,
     ATTEMPTS_PER_MINUTE,
@@ -32,9 +31,10 @@ from cruel_tools.constants import (
     MAX_OPEN_ATTEMPTS,
     MAX_TOKENS,
 )
-from cruel_tools.log import compact, to_step
-from cruel_tools.players import Players
-from cruel_tools.store import is_postgres
+from cruel_tools.game.log import compact, to_step
+from cruel_tools.site.attempts import Attempts
+from cruel_tools.site.database import is_postgres
+from cruel_tools.site.players import Players
 
 from .helpers import published_puzzles
 from .stores import store_target

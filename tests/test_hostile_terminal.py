@@ -16,9 +16,9 @@ import orjson
 import pytest
 from typer.testing import CliRunner
 
-from cruel_tools.cli import app
-from cruel_tools.deals import deal_piles
-from cruel_tools.terminal import STYLES, UNSAFE, terminal_safe
+from cruel_tools.cli.app import app
+from cruel_tools.cli.terminal import STYLES, UNSAFE, terminal_safe
+from cruel_tools.game.deals import deal_piles
 
 runner = CliRunner()
 

@@ -18,11 +18,11 @@ from typing import Any
 
 import pytest
 
-from cruel_tools import cards
-from cruel_tools.attempts import MAX_REQUEST_STEPS, Attempts, Auto
 from cruel_tools.constants import UNDO_SNAPSHOT_STEPS
-from cruel_tools.game import Game, Move, Step
-from cruel_tools.log import COMPACT_STEPS, compact
+from cruel_tools.game import cards
+from cruel_tools.game.game import Game, Move, Step
+from cruel_tools.game.log import COMPACT_STEPS, compact
+from cruel_tools.site.attempts import MAX_REQUEST_STEPS, Attempts, Auto
 
 from .helpers import published_puzzles
 

@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from cruel_tools import game, log
+from cruel_tools.game import game, log
 
 ROOT = Path(__file__).resolve().parents[1]
 WEB = ROOT / "cruel_tools" / "web"

@@ -19,7 +19,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from cruel_tools.cli import app
+from cruel_tools.cli.app import app
 from cruel_tools.errors import DEAL_OR_LOG, INPUT_PROBLEMS, LOG, problem
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -181,7 +181,7 @@ def test_a_problem_has_one_wording_with_its_fields_filled() -> None:
 
 def cruel(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "cruel_tools.cli", *args],
+        [sys.executable, "-m", "cruel_tools.cli.app", *args],
         input=None if stdin is None else stdin.decode(),
         capture_output=True,
         text=True,

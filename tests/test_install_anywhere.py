@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from cruel_tools.log import compact, to_step
+from cruel_tools.game.log import compact, to_step
 from cruel_tools.puzzles import load_puzzle
 
 pytestmark = [pytest.mark.slow, pytest.mark.integration]

@@ -15,8 +15,9 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from cruel_tools import service
-from cruel_tools.cli import app
-from cruel_tools.keys import (
+from cruel_tools.cli.app import app
+from cruel_tools.site.database import StoreError
+from cruel_tools.site.keys import (
     BadKeyRequest,
     BadRate,
     KeyStore,
@@ -26,8 +27,7 @@ from cruel_tools.keys import (
     new_key,
     parse_rate,
 )
-from cruel_tools.store import StoreError
-from cruel_tools.stores import open_stores
+from cruel_tools.site.stores import open_stores
 
 from .helpers import published_puzzles, puzzle_log
 from .stores import sqlite_only, store_target

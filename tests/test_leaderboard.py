@@ -1,4 +1,4 @@
-"""Submissions and leaderboards (cruel_tools.leaderboard), without HTTP."""
+"""Submissions and leaderboards (cruel_tools.site.leaderboard), without HTTP."""
 
 from __future__ import annotations
 
@@ -12,13 +12,13 @@ from typing import Any
 import orjson
 import pytest
 
-from cruel_tools.game import REDEAL, Move
-from cruel_tools.leaderboard import Leaderboards
-from cruel_tools.log import Limits, LogFormatError, compact, load, to_step
+from cruel_tools.game.game import REDEAL, Move
+from cruel_tools.game.log import Limits, LogFormatError, compact, load, to_step
 from cruel_tools.puzzles import Puzzle
-from cruel_tools.schema import DB_VERSION, rebuild_tallies
-from cruel_tools.store import Connection, StoreBusy, StoreError, WouldWait
-from cruel_tools.submissions import Submission, game_id, judge, parse_submission
+from cruel_tools.site.database import Connection, StoreBusy, StoreError, WouldWait
+from cruel_tools.site.judging import Submission, game_id, judge, parse_submission
+from cruel_tools.site.leaderboard import Leaderboards
+from cruel_tools.site.tables import DB_VERSION, rebuild_tallies
 
 from .helpers import other_win, published_puzzles, puzzle_log
 from .stores import is_sqlite, store_target
@@ -738,7 +738,7 @@ def test_postgresql_plans_read_the_indexes_at_20000_entries(store_target: Path |
     boards.close()
 
 
-#: The layout of database version 3 (cruel_tools/leaderboard.py and moderation.py at 5e0d9b5).
+#: The layout of database version 3 (cruel_tools/site/leaderboard.py and moderation.py at 5e0d9b5).
 V3_SCHEMA = """
 CREATE TABLE submissions (
     id INTEGER PRIMARY KEY AUTOINCREMENT, puzzle TEXT NOT NULL, player TEXT NOT NULL,

@@ -17,16 +17,17 @@ import pytest
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
-from cruel_tools import cards, service
-from cruel_tools.attempts import AttemptOver, Attempts, IllegalStep, Policy, timing_flags
-from cruel_tools.cli import app as cli_app
-from cruel_tools.deals import deal_piles
-from cruel_tools.game import Game, IllegalMove, Move
-from cruel_tools.keys import KeyStore
-from cruel_tools.leaderboard import Leaderboards
-from cruel_tools.log import compact, to_step
-from cruel_tools.rules import PRESETS
-from cruel_tools.solver import solve
+from cruel_tools import service
+from cruel_tools.cli.app import app as cli_app
+from cruel_tools.game import cards
+from cruel_tools.game.deals import deal_piles
+from cruel_tools.game.game import Game, IllegalMove, Move
+from cruel_tools.game.log import compact, to_step
+from cruel_tools.game.rules import PRESETS
+from cruel_tools.search.solver import solve
+from cruel_tools.site.attempts import AttemptOver, Attempts, IllegalStep, Policy, timing_flags
+from cruel_tools.site.keys import KeyStore
+from cruel_tools.site.leaderboard import Leaderboards
 
 from .helpers import published_puzzles, puzzle_log
 from .stores import store_target
@@ -531,8 +532,8 @@ def test_cruel_serve_states_the_librarys_limits() -> None:
     # The CLI writes its defaults out (it imports no store at start); they are the library's.
     import inspect
 
-    from cruel_tools.attempts import SPEED_FLOOR_MS, TIMEOUT
-    from cruel_tools.cli import serve_command
+    from cruel_tools.cli.app import serve_command
+    from cruel_tools.site.attempts import SPEED_FLOOR_MS, TIMEOUT
 
     given = inspect.signature(serve_command).parameters
     assert given["attempt_timeout"].default == TIMEOUT.total_seconds()
@@ -615,7 +616,7 @@ def test_the_queue_keeps_the_boards_tallies_as_a_rebuild_makes_them(
 ) -> None:
     # A flagged entry is hidden in its own transaction, before the tallies move: totals and
     # ranks never count it, and a clear or a reject moves them as a rebuild would.
-    from cruel_tools.schema import rebuild_tallies
+    from cruel_tools.site.tables import rebuild_tallies
 
     boards = Leaderboards(db)
 

@@ -9,9 +9,9 @@ import re
 import orjson
 import pytest
 
-from cruel_tools import cards
-from cruel_tools.game import REDEAL, Move
-from cruel_tools.log import (
+from cruel_tools.game import cards
+from cruel_tools.game.game import REDEAL, Move
+from cruel_tools.game.log import (
     CARD_PATTERN,
     COMPACT_PATTERN,
     Limits,
@@ -22,7 +22,7 @@ from cruel_tools.log import (
     step_entry,
     to_step,
 )
-from cruel_tools.rules import PRESETS
+from cruel_tools.game.rules import PRESETS
 
 # The Python engine's paths too: .ci/run runs these again under CRUEL_ENGINE=python.
 pytestmark = pytest.mark.fallback

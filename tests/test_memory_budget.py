@@ -19,11 +19,12 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from cruel_tools import memory, publishing
-from cruel_tools.cli import app
-from cruel_tools.grading import PROOF_MEMORY, Budget, Par
+from cruel_tools import memory
+from cruel_tools.cli.app import app
 from cruel_tools.memory import MIN_SEARCH, RESERVE, MemoryBudget, default_budget, memory_budget
+from cruel_tools.search.grading import PROOF_MEMORY, Budget, Par
 from cruel_tools.service.config import Settings
+from cruel_tools.site import publishing
 
 runner = CliRunner()
 MIB = 1 << 20
@@ -39,7 +40,7 @@ def peak():
         if line.startswith("VmHWM:"):
             sys.stderr.write("peak " + line.split()[1] + "\\n")
 atexit.register(peak)
-from cruel_tools.console import main
+from cruel_tools.cli.console import main
 sys.argv = ["cruel", *sys.argv[1:]]
 sys.exit(main())
 """
@@ -249,7 +250,7 @@ def test_progress_names_what_grading_does(
 ) -> None:
     import time
 
-    import cruel_tools.cli as cli
+    import cruel_tools.cli.app as cli
 
     monkeypatch.setattr(cli, "is_terminal", lambda stream: True)
     progress = cli._Progress(None, label="grading", ticking=True)

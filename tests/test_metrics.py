@@ -17,9 +17,9 @@ from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
 from cruel_tools import service
-from cruel_tools.engine import engine_name
-from cruel_tools.keys import KeyStore
+from cruel_tools.game.engine import engine_name
 from cruel_tools.service.metrics import UNMATCHED, Metrics, collected
+from cruel_tools.site.keys import KeyStore
 
 from .helpers import failing_leaderboard
 
@@ -199,7 +199,7 @@ def test_metrics_bind_serves_every_workers_counts_with_no_key(tmp_path: Path) ->
     args += ["--metrics-bind", f"127.0.0.1:{apart}", "--no-access-log"]
     args += ["--puzzles", str(ROOT / "puzzles"), "--db", str(tmp_path / "db.sqlite")]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "cruel_tools.cli", *args],
+        [sys.executable, "-m", "cruel_tools.cli.app", *args],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
@@ -234,7 +234,7 @@ def test_metrics_bind_serves_every_workers_counts_with_no_key(tmp_path: Path) ->
 def test_metrics_bind_refuses_what_is_not_an_address(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
-    from cruel_tools.cli import app
+    from cruel_tools.cli.app import app
 
     result = CliRunner().invoke(app, ["serve", "--metrics-bind", "9108", "--db", "x.sqlite"])
     assert result.exit_code == 2

@@ -1,5 +1,5 @@
 """Moderation with an admin key: hide, unhide, delete, ban, unban, and the audit log
-(cruel_tools.moderation; docs/service.md, Moderation)."""
+(cruel_tools.site.moderation; docs/service.md, Moderation)."""
 
 from __future__ import annotations
 
@@ -15,11 +15,12 @@ import pytest
 from fastapi.routing import iter_route_contexts
 from fastapi.testclient import TestClient
 
-from cruel_tools import moderation, service
-from cruel_tools.keys import KeyStore
-from cruel_tools.leaderboard import Leaderboards
-from cruel_tools.moderation import Moderation
-from cruel_tools.submissions import parse_submission
+from cruel_tools import service
+from cruel_tools.site import moderation
+from cruel_tools.site.judging import parse_submission
+from cruel_tools.site.keys import KeyStore
+from cruel_tools.site.leaderboard import Leaderboards
+from cruel_tools.site.moderation import Moderation
 
 from .helpers import other_win, published_puzzles, puzzle_log
 from .stores import sqlite_only, store_target
@@ -436,7 +437,7 @@ def tallies(boards: Leaderboards) -> tuple[list[Any], list[Any]]:
 
 
 def test_every_act_keeps_the_tallies_as_a_rebuild_makes_them(db: Path) -> None:
-    from cruel_tools.schema import rebuild_tallies
+    from cruel_tools.site.tables import rebuild_tallies
 
     boards, store = Leaderboards(db), Moderation(db)
     key = KeyStore(db).add("ops", "admin")[0]

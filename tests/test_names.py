@@ -11,15 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cruel_tools.errors import CruelError
-from cruel_tools.names import (
-    MAX_LENGTH,
-    PlayerNameError,
-    enforce,
-    lookalike_message,
-    skeleton,
-)
-from cruel_tools.store import PostgresDatabase
-from cruel_tools.submissions import PLAYER_PATTERN
+from cruel_tools.site.database import PostgresDatabase
+from cruel_tools.site.judging import PLAYER_PATTERN
+from cruel_tools.site.names import MAX_LENGTH, PlayerNameError, enforce, lookalike_message, skeleton
 
 PRECIS = "is disallowed by PRECIS UsernameCasePreserved (RFC 8265)"
 
@@ -200,8 +194,8 @@ def test_a_marked_name_is_refused_beside_the_unmarked_one_and_back(
     tmp_path: Path, marked: str
 ) -> None:
     """The attack of finding 10: ``adá``, ``aḍa``, ``ada̶`` became players beside ``ada``."""
-    from cruel_tools.registry import CONFUSABLE, register
-    from cruel_tools.schema import Store
+    from cruel_tools.site.registry import CONFUSABLE, register
+    from cruel_tools.site.tables import Store
 
     store = Store(tmp_path / "names.sqlite")
     try:
@@ -221,8 +215,8 @@ def test_opening_an_older_database_makes_the_players_skeletons_anew(tmp_path: Pa
     ``adá`` must be refused beside its stored ``ada`` once it is opened by this version."""
     import sqlite3
 
-    from cruel_tools.registry import register
-    from cruel_tools.schema import Store
+    from cruel_tools.site.registry import register
+    from cruel_tools.site.tables import Store
 
     path = tmp_path / "old.sqlite"
     Store(path).close()
@@ -244,8 +238,8 @@ def test_opening_an_older_database_makes_the_players_skeletons_anew(tmp_path: Pa
 
 def test_a_postgresql_store_makes_the_players_skeletons_anew_at_version_6() -> None:
     """As on SQLite: a store whose migrations stop at 5 gets every skeleton made anew."""
-    from cruel_tools.registry import register
-    from cruel_tools.schema import Store
+    from cruel_tools.site.registry import register
+    from cruel_tools.site.tables import Store
 
     from .stores import FreshSchema, needs_postgres
 

@@ -19,7 +19,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from cruel_tools import service
-from cruel_tools.keys import KeyStore
+from cruel_tools.site.keys import KeyStore
 
 from .helpers import published_puzzles, puzzle_log
 from .stores import store_target
@@ -186,9 +186,9 @@ def test_two_attempts_at_once_under_lookalike_names_give_one_player(
     one skeleton take turns; an attempt's new id locked nothing)."""
     import threading
 
-    from cruel_tools import live
-    from cruel_tools.log import LogFormatError
-    from cruel_tools.stores import open_stores
+    from cruel_tools.game.log import LogFormatError
+    from cruel_tools.site import live
+    from cruel_tools.site.stores import open_stores
 
     puzzle = published_puzzles().get(PUZZLE)
     assert puzzle is not None

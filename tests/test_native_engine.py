@@ -16,10 +16,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cruel_tools import engine
-from cruel_tools.deals import MAX_DEAL_NUMBER, deal_piles
-from cruel_tools.game import REDEAL, Game, IllegalMove, Move, Redeal, Step, start_foundations
-from cruel_tools.rules import PRESETS, Rules
+from cruel_tools.game import engine
+from cruel_tools.game.deals import MAX_DEAL_NUMBER, deal_piles
+from cruel_tools.game.game import REDEAL, Game, IllegalMove, Move, Redeal, Step, start_foundations
+from cruel_tools.game.rules import PRESETS, Rules
 
 from .helpers import random_step
 

@@ -25,11 +25,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cruel_tools import cards, deals, engine, log
-from cruel_tools.inputs import iter_units
-from cruel_tools.log import Limits
-from cruel_tools.rules import PRESETS
-from cruel_tools.verify import (
+from cruel_tools.game import cards, deals, engine, log
+from cruel_tools.game.inputs import iter_units
+from cruel_tools.game.log import Limits
+from cruel_tools.game.rules import PRESETS
+from cruel_tools.game.verify import (
     PLAIN,
     LineBlock,
     Source,

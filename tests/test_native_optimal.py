@@ -20,11 +20,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cruel_tools import engine, optimal
-from cruel_tools.deals import deal_piles
-from cruel_tools.game import Game
-from cruel_tools.optimal import OptimalResult, OptimalStats, actions_bound, optimize
-from cruel_tools.rules import PRESETS
+from cruel_tools.game import engine
+from cruel_tools.game.deals import deal_piles
+from cruel_tools.game.game import Game
+from cruel_tools.game.rules import PRESETS
+from cruel_tools.search import optimal
+from cruel_tools.search.optimal import OptimalResult, OptimalStats, actions_bound, optimize
 
 from .test_optimal import FULL, HYPOTHESIS, SMALL, exhaustive_or_skip, small_position
 

@@ -19,12 +19,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from cruel_tools import engine, solver
-from cruel_tools.cli import app
-from cruel_tools.deals import deal_piles
-from cruel_tools.game import REDEAL, Game
-from cruel_tools.rules import PRESETS, Rules
-from cruel_tools.solver import Memo, SolveResult, check_win, exhaustive, solve
+from cruel_tools.cli.app import app
+from cruel_tools.game import engine
+from cruel_tools.game.deals import deal_piles
+from cruel_tools.game.game import REDEAL, Game
+from cruel_tools.game.rules import PRESETS, Rules
+from cruel_tools.search import solver
+from cruel_tools.search.solver import Memo, SolveResult, check_win, exhaustive, solve
 
 from .test_solver import small_position
 

@@ -108,7 +108,7 @@ class Stack:
         self.port, self.upstream = free_port(), free_port()
         self.out = tmp / "serve-stdout.txt"
         self.err = tmp / "serve-stderr.txt"
-        args = [sys.executable, "-m", "cruel_tools.cli", "serve", "--port", str(self.upstream)]
+        args = [sys.executable, "-m", "cruel_tools.cli.app", "serve", "--port", str(self.upstream)]
         args += ["--db", str(tmp / "cruel.sqlite"), "--today", "2027-01-05"]
         args += ["--puzzles", str(ROOT / "puzzles"), "--trusted-proxy", "127.0.0.1"]
         with self.out.open("wb") as out, self.err.open("wb") as err:

@@ -19,9 +19,9 @@ from fastapi.testclient import TestClient
 
 from cruel_tools import service
 from cruel_tools.service import errors
-from cruel_tools.statefile import STATE_FORMAT, DatabaseState, state_path
-from cruel_tools.store import StoreError
-from cruel_tools.stores import open_stores
+from cruel_tools.site.database import StoreError
+from cruel_tools.site.statefile import STATE_FORMAT, DatabaseState, state_path
+from cruel_tools.site.stores import open_stores
 
 from .helpers import failing_leaderboard, published_puzzles, puzzle_log
 from .stores import FreshSchema, needs_postgres
@@ -222,12 +222,12 @@ def test_a_first_start_makes_the_database_and_its_state_file(tmp_path: Path) -> 
 def test_a_state_file_that_cannot_be_written_is_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from cruel_tools import statefile
+    from cruel_tools.site import statefile
 
     def refused(*args: Any) -> int:
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr("cruel_tools.statefile.os.open", refused)
+    monkeypatch.setattr("cruel_tools.site.statefile.os.open", refused)
     with pytest.raises(StoreError) as info:
         statefile.record_database(tmp_path / "cruel.sqlite")
     assert str(info.value) == f"cannot write {tmp_path / 'cruel.sqlite.state'}: Permission denied"

@@ -1,4 +1,4 @@
-"""The fewest-actions search (cruel_tools.optimal) against exhaustive breadth-first search.
+"""The fewest-actions search (cruel_tools.search.optimal) against exhaustive breadth-first search.
 
 On small positions (a few cards left in the piles) breadth-first search over every legal step
 gives the true fewest actions; the optimizer must give the same, and its bound must never be
@@ -14,10 +14,17 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from cruel_tools import cards
-from cruel_tools.game import Game, start_foundations
-from cruel_tools.optimal import _cut_cost, _parts, actions_bound, blockers, children, optimize
-from cruel_tools.rules import PRESETS, Rules
+from cruel_tools.game import cards
+from cruel_tools.game.game import Game, start_foundations
+from cruel_tools.game.rules import PRESETS, Rules
+from cruel_tools.search.optimal import (
+    _cut_cost,
+    _parts,
+    actions_bound,
+    blockers,
+    children,
+    optimize,
+)
 
 from .helpers import off_foundation
 

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from cruel_tools import puzzles
-from cruel_tools.deals import deal_piles
-from cruel_tools.game import Game
-from cruel_tools.optimal import optimize
+from cruel_tools.game.deals import deal_piles
+from cruel_tools.game.game import Game
+from cruel_tools.search.optimal import optimize
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = json.loads((ROOT / "tests" / "data" / "daily-2027-01-01-04.json").read_text())
@@ -73,7 +73,7 @@ EASY_TO_HARD = [r for r in ROWS if not str(r["id"]).endswith("expert")]
 def test_the_core_proves_each_recorded_optimum_again_from_the_deal(row: dict[str, object]) -> None:
     """A search from the deal number alone (no known win to start from) proves the recorded
     optimum of every easy to hard puzzle (a few CPU seconds each in the core)."""
-    from cruel_tools import engine
+    from cruel_tools.game import engine
 
     if engine.native() is None:
         pytest.skip("the native core is not built")

@@ -14,10 +14,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from cruel_tools import service
-from cruel_tools.leaderboard import Leaderboards
+from cruel_tools.game.stats import Game, Record, aggregate
 from cruel_tools.puzzles import puzzle_bytes
-from cruel_tools.stats import Game, Record, aggregate
-from cruel_tools.submissions import judge, parse_submission
+from cruel_tools.site.judging import judge, parse_submission
+from cruel_tools.site.leaderboard import Leaderboards
 
 from .helpers import published_puzzles, puzzle_log
 
@@ -181,7 +181,7 @@ def timed_win_on(
     the server's clock (a person's pace: not flagged); its moves."""
     import random
 
-    from cruel_tools.log import compact, to_step
+    from cruel_tools.game.log import compact, to_step
 
     puzzle = published_puzzles().get(puzzle_id)
     settings.fixed_today = puzzle.date

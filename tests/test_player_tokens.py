@@ -15,10 +15,10 @@ import orjson
 import pytest
 from fastapi.testclient import TestClient
 
-from cruel_tools import players as players_module
 from cruel_tools import service
-from cruel_tools.keys import KeyStore, RateLimit
-from cruel_tools.players import (
+from cruel_tools.site import players as players_module
+from cruel_tools.site.keys import KeyStore, RateLimit
+from cruel_tools.site.players import (
     CODE_ALPHABET,
     MAX_TRIES,
     PlayerRefused,
@@ -26,7 +26,7 @@ from cruel_tools.players import (
     code_hash,
     normal_code,
 )
-from cruel_tools.schema import rebuild_tallies
+from cruel_tools.site.tables import rebuild_tallies
 
 from .helpers import other_win, published_puzzles, puzzle_log
 from .stores import store_target

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cruel_tools import cards
-from cruel_tools.deals import MAX_DEAL_NUMBER
-from cruel_tools.game import (
+from cruel_tools.game import cards
+from cruel_tools.game.deals import MAX_DEAL_NUMBER
+from cruel_tools.game.game import (
     REDEAL,
     Game,
     IllegalMove,
@@ -23,9 +23,9 @@ from cruel_tools.game import (
     redeal_piles,
     tableau_sequence,
 )
-from cruel_tools.log import load, step_entry, to_step
-from cruel_tools.rules import PRESETS, Rules
-from cruel_tools.verify import verify_bytes
+from cruel_tools.game.log import load, step_entry, to_step
+from cruel_tools.game.rules import PRESETS, Rules
+from cruel_tools.game.verify import verify_bytes
 
 from .helpers import log_dict, random_game
 
@@ -39,7 +39,7 @@ FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthChe
 
 
 # An independent statement of the single-card rules, written from the seeds rather than from
-# cruel_tools.game, so the engine is checked against something other than itself.
+# cruel_tools.game.game, so the engine is checked against something other than itself.
 def oracle_card_moves(
     piles: list[list[int]], foundations: list[int], rules: Rules = PRESETS["cruel"]
 ) -> set[tuple[int, int | None]]:

@@ -85,12 +85,12 @@ def test_a_users_type_checker_sees_our_types(tmp_path: Path) -> None:
 
 
 def test_no_exported_name_hides_a_module() -> None:
-    # `from cruel_tools import verify` once gave a function, and `import cruel_tools.verify as v`
+    # `from cruel_tools import verify` once gave a function, and `import cruel_tools.game.verify as v`
     # then gave the same function instead of the module: no name may be both.
     modules = {p.stem for p in Path(cruel_tools.__file__).parent.iterdir() if p.suffix == ".py"}
     modules |= {p.name for p in Path(cruel_tools.__file__).parent.iterdir() if p.is_dir()}
     assert not modules & set(cruel_tools.__all__)
-    import cruel_tools.traversal as traversal
-    import cruel_tools.verify as verify_module
+    import cruel_tools.game.traversal as traversal
+    import cruel_tools.game.verify as verify_module
 
     assert callable(verify_module.verify) and traversal.play is cruel_tools.play

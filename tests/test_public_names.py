@@ -95,7 +95,7 @@ def used_names(user: str) -> set[tuple[str, str]]:
 
 def test_the_walk_finds_every_module() -> None:
     # Can fail: a walk that stopped at the top level would miss these.
-    assert {"cruel_tools.game", "cruel_tools.puzzles.files", "cruel_tools.service.app"} <= set(
+    assert {"cruel_tools.game.game", "cruel_tools.puzzles.files", "cruel_tools.service.app"} <= set(
         MODULES
     )
     assert len(MODULES) == len(
@@ -139,13 +139,13 @@ def test_the_check_of_used_names_reads_imports() -> None:
         m for user in MODULES if user.startswith("cruel_tools.service") for m, _ in used_names(user)
     }
     assert {
-        "cruel_tools.keys",
-        "cruel_tools.leaderboard",
-        "cruel_tools.moderation",
-        "cruel_tools.store",
+        "cruel_tools.site.keys",
+        "cruel_tools.site.leaderboard",
+        "cruel_tools.site.moderation",
+        "cruel_tools.site.database",
         "cruel_tools.service.errors",
     } <= used, "is the parsing still right?"
-    assert ("cruel_tools.optimal", "MAX_STATES") in used_names("cruel_tools.cli")
+    assert ("cruel_tools.search.optimal", "MAX_STATES") in used_names("cruel_tools.cli.app")
 
 
 @pytest.mark.parametrize("user", MODULES)

@@ -24,12 +24,6 @@ import pytest
 from fastapi.testclient import TestClient
 
 from cruel_tools import service
-from cruel_tools.publishing import DAY_SECONDS as DAY_ESTIMATE
-from cruel_tools.publishing import (
-    GenerationLock,
-    PublishedDays,
-    Publisher,
-)
 from cruel_tools.puzzles import (
     PUBLIC_STREAM,
     Puzzle,
@@ -39,6 +33,8 @@ from cruel_tools.puzzles import (
     new_secret,
     puzzle_bytes,
 )
+from cruel_tools.site.publishing import DAY_SECONDS as DAY_ESTIMATE
+from cruel_tools.site.publishing import GenerationLock, PublishedDays, Publisher
 
 from .helpers import get, published_puzzles
 from .stores import FreshSchema, needs_postgres
@@ -235,7 +231,7 @@ def test_a_server_given_another_secret_refuses_to_start(tmp_path: Path) -> None:
 
 
 def cruel(*args: str) -> list[str]:
-    return [sys.executable, "-m", "cruel_tools.cli", *args]
+    return [sys.executable, "-m", "cruel_tools.cli.app", *args]
 
 
 class Server:

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from cruel_tools import puzzles
-from cruel_tools.deals import deal_piles
-from cruel_tools.game import Game, Redeal
-from cruel_tools.log import to_step
+from cruel_tools.game.deals import deal_piles
+from cruel_tools.game.game import Game, Redeal
+from cruel_tools.game.log import to_step
 
 ROOT = Path(__file__).resolve().parent.parent
 FILES = puzzles.puzzle_files(ROOT / "puzzles")

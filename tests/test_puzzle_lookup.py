@@ -26,8 +26,7 @@ import pytest
 from typer.testing import CliRunner
 
 from cruel_tools import puzzles
-from cruel_tools.cli import app
-from cruel_tools.publishing import GenerationLock, PublishedDays, Publisher
+from cruel_tools.cli.app import app
 from cruel_tools.puzzles import (
     PUBLIC_STREAM,
     Puzzle,
@@ -38,8 +37,9 @@ from cruel_tools.puzzles import (
     puzzle_bytes,
     puzzle_solution_log,
 )
-from cruel_tools.store import NoSuchDatabase
-from cruel_tools.stores import open_stores
+from cruel_tools.site.database import NoSuchDatabase
+from cruel_tools.site.publishing import GenerationLock, PublishedDays, Publisher
+from cruel_tools.site.stores import open_stores
 
 from .helpers import SMALL
 from .stores import is_sqlite, store_target
@@ -117,7 +117,7 @@ def test_verify_by_id_from_an_empty_folder_finds_the_packaged_puzzle(tmp_path: P
     write_log(cwd / "won-log.json", packaged())
     env = {k: v for k, v in os.environ.items() if k != "CRUEL_PUZZLES"}
     env["XDG_DATA_HOME"] = str(home)
-    command = [sys.executable, "-m", "cruel_tools.cli", "verify", "--puzzle-id"]
+    command = [sys.executable, "-m", "cruel_tools.cli.app", "verify", "--puzzle-id"]
     done = subprocess.run(
         [*command, PACKAGED_ID, "won-log.json"],
         cwd=cwd,

@@ -18,11 +18,11 @@ from pydantic import ValidationError
 from typer.testing import CliRunner, Result
 
 from cruel_tools import puzzles
-from cruel_tools.cli import app
+from cruel_tools.cli.app import app
 from cruel_tools.errors import CruelError
-from cruel_tools.grading import TIERS
-from cruel_tools.rules import DEFAULT, PRESETS, Rules
-from cruel_tools.verify import verify_bytes
+from cruel_tools.game.rules import DEFAULT, PRESETS, Rules
+from cruel_tools.game.verify import verify_bytes
+from cruel_tools.search.grading import TIERS
 
 from .helpers import SMALL
 
@@ -122,7 +122,7 @@ def test_rules_are_written_as_a_preset_name_when_they_are_a_preset(tmp_path: Pat
 
 
 def test_a_log_is_checked_against_the_puzzles_resolved_rules() -> None:
-    from cruel_tools.log import GameLog
+    from cruel_tools.game.log import GameLog
 
     puzzle = hard_puzzles()[0]
     log = GameLog.model_validate(puzzles.puzzle_solution_log(puzzle))
@@ -136,8 +136,8 @@ def test_a_log_is_checked_against_the_puzzles_resolved_rules() -> None:
 
 
 def test_puzzle_from_grade_refuses_unwon_deals() -> None:
-    from cruel_tools.grading import Grade
-    from cruel_tools.solver import DealInfo
+    from cruel_tools.search.grading import Grade
+    from cruel_tools.search.solver import DealInfo
 
     lost = Grade(
         deal=DealInfo(number=1, piles=[]),
@@ -154,7 +154,7 @@ def test_puzzle_from_grade_refuses_unwon_deals() -> None:
 # --- the package ---------------------------------------------------------------------------------
 
 #: The package's modules, in the order data flows: each imports only modules before it.
-MODULES = ["location", "files", "generation", "logs", "documents", "sources"]
+MODULES = ["location", "files", "generation", "solutions", "documents", "sources"]
 
 
 def test_the_package_re_exports_every_public_name() -> None:
@@ -422,7 +422,7 @@ def test_cli_verify_puzzle_bug_is_an_internal_error(
     def broken(*args: object) -> object:
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr(puzzles.logs, where, broken)  # the workers are forked: they see it too
+    monkeypatch.setattr(puzzles.solutions, where, broken)  # the workers are forked: they see it too
     result = cli("verify", "--puzzle", str(puzzle_path), "--jobs", jobs, str(own), str(foreign))
     assert result.exit_code == 3, result.output
     first, second = result.stdout.splitlines()

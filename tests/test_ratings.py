@@ -13,11 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from cruel_tools import cards, live
-from cruel_tools.game import REDEAL, Game, Move, Step
-from cruel_tools.log import compact, to_step
+from cruel_tools.game import cards
+from cruel_tools.game.game import REDEAL, Game, Move, Step
+from cruel_tools.game.log import compact, to_step
 from cruel_tools.puzzles import Puzzle
-from cruel_tools.ratings import (
+from cruel_tools.site import live
+from cruel_tools.site.ratings import (
     SHOWN_BELOW,
     START,
     Glicko,
@@ -29,7 +30,7 @@ from cruel_tools.ratings import (
     tier_table,
     update,
 )
-from cruel_tools.stores import Stores, open_stores
+from cruel_tools.site.stores import Stores, open_stores
 
 from .helpers import published_puzzles
 from .stores import store_target

@@ -9,12 +9,12 @@ import orjson
 import pytest
 from typer.testing import CliRunner
 
-from cruel_tools import cards, render
-from cruel_tools.cli import app
+from cruel_tools.cli.app import app
 from cruel_tools.errors import problem
-from cruel_tools.game import REDEAL, Game, Move
-from cruel_tools.log import from_object
-from cruel_tools.render import LAYOUTS, ReplayOptions, Style, position_lines, visible_width
+from cruel_tools.game import cards, render
+from cruel_tools.game.game import REDEAL, Game, Move
+from cruel_tools.game.log import from_object
+from cruel_tools.game.render import LAYOUTS, ReplayOptions, Style, position_lines, visible_width
 
 # The Python engine's paths too: .ci/run runs these again under CRUEL_ENGINE=python.
 pytestmark = pytest.mark.fallback
@@ -221,7 +221,7 @@ def test_replay_of_an_empty_folder_or_blank_jsonl_is_one_line_not_a_traceback(
 
 
 def test_check_window_is_the_library_s_word_on_an_empty_window() -> None:
-    from cruel_tools.render import EmptyWindow, check_window
+    from cruel_tools.game.render import EmptyWindow, check_window
 
     check_window(ReplayOptions(first=3, last=3), 3)
     with pytest.raises(EmptyWindow, match=r"^--from 20 --to 10: the range is backwards \(empty\)$"):

@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from cruel_tools import schemas
-from cruel_tools.log import LogFormatError, from_object
-from cruel_tools.rules import PRESETS
-from cruel_tools.verify import verify_bytes
+from cruel_tools.game.log import LogFormatError, from_object
+from cruel_tools.game.rules import PRESETS
+from cruel_tools.game.verify import verify_bytes
 
 from .helpers import log_dict, random_game
 

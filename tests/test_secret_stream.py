@@ -19,7 +19,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from cruel_tools import puzzles
-from cruel_tools.cli import app
+from cruel_tools.cli.app import app
 
 from .helpers import SMALL
 

@@ -17,8 +17,8 @@ from typing import Any
 import orjson
 import pytest
 
-from cruel_tools.game import REDEAL, Move
-from cruel_tools.log import compact, load, to_step
+from cruel_tools.game.game import REDEAL, Move
+from cruel_tools.game.log import compact, load, to_step
 
 from .helpers import other_win, published_puzzles, puzzle_log
 
@@ -34,7 +34,7 @@ def free_port() -> int:
 
 
 def cruel(*args: str) -> list[str]:
-    return [sys.executable, "-m", "cruel_tools.cli", *args]
+    return [sys.executable, "-m", "cruel_tools.cli.app", *args]
 
 
 def start(db: Path, *extra: str) -> tuple[subprocess.Popen[bytes], int]:

@@ -23,14 +23,14 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from cruel_tools import service
-from cruel_tools.cli import app
+from cruel_tools.cli.app import app
 from cruel_tools.dates import BadDate, parse_date
-from cruel_tools.game import REDEAL, Move
-from cruel_tools.keys import RateLimit
-from cruel_tools.leaderboard import Leaderboards
+from cruel_tools.game.game import REDEAL, Move
+from cruel_tools.game.verify import report_json, verify_bytes
 from cruel_tools.puzzles import PuzzleSetError, puzzle_bytes
-from cruel_tools.store import StoreError
-from cruel_tools.verify import report_json, verify_bytes
+from cruel_tools.site.database import StoreError
+from cruel_tools.site.keys import RateLimit
+from cruel_tools.site.leaderboard import Leaderboards
 
 from .helpers import other_win, published_puzzles, puzzle_log
 from .stores import store_target
@@ -194,7 +194,7 @@ LOST = {
 
 
 def test_analyze_answers_what_cruel_analyze_json_prints(client: TestClient, tmp_path: Path) -> None:
-    from cruel_tools.analysis import Analysis
+    from cruel_tools.search.analysis import Analysis
 
     r = client.post("/v1/analyze", content=orjson.dumps(LOST))
     assert r.status_code == 200, r.text
@@ -240,8 +240,8 @@ def test_analyze_the_budget_is_capped_and_solves_stop_when_it_is_spent(
     )
     assert (body["location"], body["path"]) == ("query", "max_states")
     error(client.post("/v1/analyze", params={"max_states": 0}, content=b"{}"), 422, "bad-parameter")
-    from cruel_tools import log as log_module
-    from cruel_tools.analysis import analyze
+    from cruel_tools.game import log as log_module
+    from cruel_tools.search.analysis import analyze
 
     # The total budget: solves get what is left of it, and none is made once it is spent.
     game_log = log_module.from_object(LOST)
@@ -590,7 +590,7 @@ def test_a_bug_of_ours_is_a_500_without_a_traceback(
     def broken(*args: object) -> None:
         raise RuntimeError("/secret/path leaked")
 
-    monkeypatch.setattr(service.logs, "verify", broken)  # the verify route's module
+    monkeypatch.setattr(service.log_tools, "verify", broken)  # the verify route's module
     with TestClient(service.create_app(settings), raise_server_exceptions=False) as client:
         data = (ROOT / "samples" / "won.json").read_bytes()
         body = error(client.post("/v1/verify", content=data), 500, "internal-error")
@@ -705,7 +705,7 @@ def test_a_locked_database_is_503_and_the_server_answers_meanwhile(
     else:  # another instance holds the locks of ada's and bob's entries
         import psycopg
 
-        from cruel_tools.names import skeleton
+        from cruel_tools.site.names import skeleton
 
         other = psycopg.connect(settings.db)
 
@@ -935,7 +935,7 @@ def test_the_api_docs_page_names_no_other_origin(client: TestClient) -> None:
 def test_replay_gives_the_words_and_positions_of_cruel_replay_json(
     client: TestClient, tmp_path: Path
 ) -> None:
-    from cruel_tools.render import ReplayDocument
+    from cruel_tools.game.render import ReplayDocument
 
     log = win(PAST_ID)
     r = client.post("/v1/replay", content=orjson.dumps(log))
@@ -982,8 +982,8 @@ def test_replay_bounds_the_body_as_verify_does(client: TestClient, settings: Any
 def test_an_entrys_game_is_shown_only_once_its_puzzle_is_closed(
     client: TestClient, settings: service.Settings
 ) -> None:
-    from cruel_tools.log import load
-    from cruel_tools.verify import verify
+    from cruel_tools.game.log import load
+    from cruel_tools.game.verify import verify
 
     entry = submit(client, OPEN_ID, "ada", win())
     assert entry.status_code == 201
@@ -1007,7 +1007,7 @@ def test_an_entrys_game_is_shown_only_once_its_puzzle_is_closed(
 
 
 def test_a_hidden_entrys_game_is_not_shown(tmp_path: Path) -> None:
-    from cruel_tools.leaderboard import Leaderboards
+    from cruel_tools.site.leaderboard import Leaderboards
 
     settings = open_settings(tmp_path / "db.sqlite")
     with TestClient(service.create_app(settings)) as client:

@@ -9,12 +9,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cruel_tools import cards
-from cruel_tools.deals import deal_piles
-from cruel_tools.game import Game
-from cruel_tools.rules import PRESETS
-from cruel_tools.solver import exhaustive, pile1_lock, solution_log, solve
-from cruel_tools.verify import verify_bytes
+from cruel_tools.game import cards
+from cruel_tools.game.deals import deal_piles
+from cruel_tools.game.game import Game
+from cruel_tools.game.rules import PRESETS
+from cruel_tools.game.verify import verify_bytes
+from cruel_tools.search.solver import exhaustive, pile1_lock, solution_log, solve
 
 from .helpers import cards_off, pile, spread
 
@@ -138,7 +138,7 @@ def test_solver_verdict_equals_exhaustive_search(
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 2**32), st.integers(2, 9), st.sampled_from(["cruel", "cruel-limited-3"]))
 def test_narrowed_passes_only_find_wins(seed: int, left: int, name: str) -> None:
-    from cruel_tools.solver import search
+    from cruel_tools.search.solver import search
 
     game = small_position(seed, left, name, lock_bias=False)
     truth = exhaustive(game.copy(), max_states=200_000)
@@ -155,7 +155,7 @@ def test_narrowed_passes_only_find_wins(seed: int, left: int, name: str) -> None
 
 
 def test_deal_27_needs_an_early_redeal() -> None:
-    from cruel_tools.solver import search
+    from cruel_tools.search.solver import search
 
     game = Game.from_deal(deal_piles(27))
     narrow = search(game.copy(), max_states=10**6, early_redeals=0)

@@ -17,11 +17,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cruel_tools import engine
-from cruel_tools.deals import deal_piles
-from cruel_tools.game import REDEAL, Game, Redeal
-from cruel_tools.rules import PRESETS, Rules
-from cruel_tools.solver import (
+from cruel_tools.game import engine
+from cruel_tools.game.deals import deal_piles
+from cruel_tools.game.game import REDEAL, Game, Redeal
+from cruel_tools.game.rules import PRESETS, Rules
+from cruel_tools.search.solver import (
     SolveResult,
     exhaustive,
     probe,

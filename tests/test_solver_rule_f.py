@@ -9,11 +9,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cruel_tools import cards, engine
-from cruel_tools.deals import deal_piles
-from cruel_tools.game import Game
-from cruel_tools.rules import PRESETS
-from cruel_tools.solver import exhaustive, frozen_cards, pile1_lock, solve
+from cruel_tools.game import cards, engine
+from cruel_tools.game.deals import deal_piles
+from cruel_tools.game.game import Game
+from cruel_tools.game.rules import PRESETS
+from cruel_tools.search.solver import exhaustive, frozen_cards, pile1_lock, solve
 
 from .helpers import pile, position
 

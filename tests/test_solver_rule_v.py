@@ -9,10 +9,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cruel_tools import cards
-from cruel_tools.game import Game, Move
-from cruel_tools.rules import PRESETS, Rules
-from cruel_tools.solver import exhaustive, last_deal, safe_home_move, solve, stuck_cards
+from cruel_tools.game import cards
+from cruel_tools.game.game import Game, Move
+from cruel_tools.game.rules import PRESETS, Rules
+from cruel_tools.search.solver import exhaustive, last_deal, safe_home_move, solve, stuck_cards
 
 from .helpers import cards_off, pile, spread
 

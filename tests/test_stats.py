@@ -1,4 +1,4 @@
-"""`cruel_tools.stats` and `cruel stats`: a player's record from hand-built logs over several days.
+"""`cruel_tools.game.stats` and `cruel stats`: a player's record from hand-built logs over several days.
 
 Logs are built from the samples: ``won.json`` (deal 1 won in 56 card moves) with only its ``meta``
 changed, one log of deal 34 from the benchmark data (won in 53 card moves), ``blocked.json`` (a
@@ -18,11 +18,11 @@ import pytest
 from jsonschema import Draft202012Validator, FormatChecker
 from typer.testing import CliRunner
 
-from cruel_tools.cli import app
+from cruel_tools.cli.app import app
 from cruel_tools.errors import problem
-from cruel_tools.inputs import iter_units
-from cruel_tools.stats import Excluded, Record, record, table
-from cruel_tools.verify import Source, verify_bytes
+from cruel_tools.game.inputs import iter_units
+from cruel_tools.game.stats import Excluded, Record, record, table
+from cruel_tools.game.verify import Source, verify_bytes
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "samples"

@@ -14,10 +14,10 @@ import pytest
 from pydantic import ValidationError
 from typer.testing import CliRunner
 
-from cruel_tools import cards
-from cruel_tools.cli import app
-from cruel_tools.deals import BadDeal, check_piles, deal_piles
-from cruel_tools.game import (
+from cruel_tools.cli.app import app
+from cruel_tools.game import cards
+from cruel_tools.game.deals import BadDeal, check_piles, deal_piles
+from cruel_tools.game.game import (
     MOVE_ERRORS,
     REDEAL,
     Game,
@@ -27,10 +27,10 @@ from cruel_tools.game import (
     redeal_piles,
     tableau_sequence,
 )
-from cruel_tools.grading import Budget, grade
+from cruel_tools.game.rules import PRESETS, Rules, preset
+from cruel_tools.game.verify import verify_bytes
 from cruel_tools.puzzles import Puzzle, generate, puzzle_solution_log
-from cruel_tools.rules import PRESETS, Rules, preset
-from cruel_tools.verify import verify_bytes
+from cruel_tools.search.grading import Budget, grade
 
 from .helpers import log_dict, position, random_game
 

@@ -12,7 +12,7 @@ namespace cruel {
 namespace py = pybind11;
 
 // (top_down, max_redeals (-1: none), when_stuck, runs[, piles, base, build, one_at_a_time]):
-// cruel_tools.engine.native_rules makes it (the four-item form is Cruel's layout).
+// cruel_tools.game.engine.native_rules makes it (the four-item form is Cruel's layout).
 Rules rules_from(const py::tuple& t);
 // A position from piles (bottom to top) and foundation counts; std::invalid_argument (a Python
 // ValueError) unless it holds each card once. Without rules: Cruel's layout.

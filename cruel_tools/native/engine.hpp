@@ -3,7 +3,7 @@
 // from nothing, alternate-colour builds, redeals one card at a time: game.py's VariantGame) in
 // one compact position, for the verifier's fast path (Cruel's layout only) and the solver.
 //
-// This is a second statement of rules whose one statement is cruel_tools/game.py; it must
+// This is a second statement of rules whose one statement is cruel_tools/game/game.py; it must
 // answer exactly as game.py does (same legal steps in the same order, same refusal codes in the
 // same order of checks), and tests/test_native_engine.py holds it to that over hundreds of
 // thousands of steps. A rule changed there is changed here in the same commit.
@@ -29,7 +29,7 @@ constexpr int kKing = 12;       // 0-based rank of a king
 enum Base : uint8_t { kAceBase = 0, kKingBase = 1, kNoBase = 2 };
 enum Build : uint8_t { kDownInSuit = 0, kUpAlternate = 1, kUpOrDownAlternate = 2 };
 
-// The contested points of the rules profiles (cruel_tools.engine.native_rules makes them).
+// The contested points of the rules profiles (cruel_tools.game.engine.native_rules makes them).
 struct Rules {
     bool top_down = false;      // redeal_order == "top-down"
     int max_redeals = -1;       // -1: no limit

@@ -1,6 +1,6 @@
 // The verifier's fast path at the Python boundary (the work itself is in fastlog.hpp).
 //
-// cruel_tools.verify builds one FastLog per batch (the presets the core plays, the card names,
+// cruel_tools.game.verify builds one FastLog per batch (the presets the core plays, the card names,
 // the limits) and hands it whole blocks of JSON Lines: one call per block, not per log, so the
 // Python work per log is a list item. The GIL is released while a block is read and played.
 #include <pybind11/stl.h>

@@ -1,4 +1,4 @@
-// The fewest-actions search in the native core: cruel_tools/optimal.py's `actions_bound`,
+// The fewest-actions search in the native core: cruel_tools/search/optimal.py's `actions_bound`,
 // `beam` and `shortest` (A*) over the reduced game of fact H (docs/solver.md, "Fewest actions").
 //
 // The bound is optimal.py's `actions_bound`, exactly (tests/test_native_optimal.py compares them on

@@ -1,4 +1,4 @@
-// The solver's search in the native core: cruel_tools/solver.py's `search`, step for step.
+// The solver's search in the native core: cruel_tools/search/solver.py's `search`, step for step.
 //
 // The same best-first order (most foundation cards first, ties: the position found last), the
 // same transposition rule (a position met again is expanded again only with a mark -- redeals

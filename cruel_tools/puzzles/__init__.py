@@ -78,7 +78,7 @@ from .location import (
     packaged_puzzles,
     resolve_puzzles,
 )
-from .logs import (
+from .solutions import (
     PuzzleCheck,
     check_against_puzzle,
     entry_log,

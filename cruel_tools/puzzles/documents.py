@@ -7,11 +7,11 @@ from typing import Final, Literal
 
 from pydantic import BaseModel, Field
 
-from ..documents import PlayRating, document_config
-from ..grading import Metrics, Par
-from ..log import GameLog
+from ..formats import PlayRating, document_config
+from ..game.log import GameLog
+from ..search.grading import Metrics, Par
 from .files import Puzzle, PuzzleFacts
-from .logs import puzzle_solution_log
+from .solutions import puzzle_solution_log
 
 __all__ = [
     "PUBLIC_FORMAT",

@@ -14,12 +14,12 @@ from typing import Any, Final, Literal
 import orjson
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
-from ..documents import document_config
 from ..errors import CruelError
-from ..grading import TIERS, Metrics, Par, Tier
-from ..log import LogEntry, LogFormatError, refuse_duplicates
-from ..rules import PRESETS, PresetName, Rules
-from ..solver import DealInfo
+from ..formats import document_config
+from ..game.log import LogEntry, LogFormatError, refuse_duplicates
+from ..game.rules import PRESETS, PresetName, Rules
+from ..search.grading import TIERS, Metrics, Par, Tier
+from ..search.solver import DealInfo
 
 __all__ = [
     "PUZZLE_FORMAT",

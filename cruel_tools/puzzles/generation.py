@@ -1,6 +1,7 @@
 """Choosing puzzles: graded deals from a seeded stream of deal numbers, and the daily set.
 
-A puzzle is a deal the solver wins, with its tier, par and par solution (``cruel_tools.grading``).
+A puzzle is a deal the solver wins, with its tier, par and par solution
+(``cruel_tools.search.grading``).
 Choosing is deterministic: a string seed gives a stream of deal numbers (:func:`candidates`), and a
 tier's puzzles are the first deals of the stream with that tier. The daily set (puzzles/README.md)
 uses the seed ``daily-<date>`` and gives each date one puzzle of each tier.
@@ -32,11 +33,11 @@ from typing import Final, TypeVar
 
 import orjson
 
-from .. import deals, duplicates
 from ..errors import CruelError
-from ..game import Game
-from ..grading import GRADER_VERSION, TIERS, Budget, Classified, Grade, Tier, classify, grade
-from ..rules import DEFAULT, Rules
+from ..game import deals, duplicates
+from ..game.game import Game
+from ..game.rules import DEFAULT, Rules
+from ..search.grading import GRADER_VERSION, TIERS, Budget, Classified, Grade, Tier, classify, grade
 from .files import (
     INDEX_FORMAT,
     Puzzle,

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Final
 
 from ..constants import DB_TIMEOUT
-from ..store import (
+from ..site.database import (
     NoSuchDatabase,
     StoreError,
     database_errors,
@@ -99,8 +99,8 @@ class Published:
 
 def read_published(db: Path | str, timeout: float = DB_TIMEOUT) -> Published:
     """The days published into ``db``, read in one snapshot. Never writes and never makes a
-    database: one that is not there is :class:`~cruel_tools.store.NoSuchDatabase`, one that
-    cannot be read a :class:`~cruel_tools.store.StoreError`, a row that is not a puzzle a
+    database: one that is not there is :class:`~cruel_tools.site.database.NoSuchDatabase`, one that
+    cannot be read a :class:`~cruel_tools.site.database.StoreError`, a row that is not a puzzle a
     :class:`PuzzleSetError`. A cruel-tools database made before days were published (no
     ``published_puzzles``) has none."""
     name = describe(db)

@@ -1,7 +1,8 @@
 """``cruel serve``: the HTTP service for daily-puzzle sites, a thin layer over the library.
 
-Every answer is made by a library call (:mod:`cruel_tools.verify`, :mod:`cruel_tools.puzzles`,
-:mod:`cruel_tools.leaderboard`, :func:`cruel_tools.submitting.submit`); this package only reads
+Every answer is made by a library call (:mod:`cruel_tools.game.verify`, :mod:`cruel_tools.puzzles`,
+:mod:`cruel_tools.site.leaderboard`, :func:`cruel_tools.site.submissions.submit`); this package
+only reads
 requests, bounds them, and maps results and errors to HTTP. Every error, of ours or of a
 client's, is one ``cruel-error/1`` object. See ``docs/service.md``.
 
@@ -9,7 +10,7 @@ client's, is one ``cruel-error/1`` object. See ``docs/service.md``.
 - :mod:`.context`: what the routers share (settings, puzzles, stores, keys and limits);
 - :mod:`.errors`: the one translation of each library error to HTTP; :mod:`.openapi`;
 - :mod:`.help_guard`: no help towards a win for a puzzle not closed (over
-  :mod:`cruel_tools.embargo`); :mod:`.costly`: the analyses' rate limits, cap and process;
+  :mod:`cruel_tools.site.embargo`); :mod:`.costly`: the analyses' rate limits, cap and process;
 - one router per area: :mod:`.health`, :mod:`.pages`, :mod:`.logs` (verify, replay, analyze),
   :mod:`.puzzles`, :mod:`.submissions` (and attempts), :mod:`.boards` (and players),
   :mod:`.moderation`.
@@ -21,7 +22,7 @@ from .app import APP_FACTORY, app_from_env, create_app
 from .config import ENV_SETTINGS, KEY_LIMIT, PLAYER_LIMIT, Settings, UnknownZone, time_zone
 from .context import NOT_OPEN, OPEN_SENDER
 from .errors import ApiError
-from .logs import ANALYZE_MAX_STATES, ANALYZE_TOTAL_STATES
+from .log_tools import ANALYZE_MAX_STATES, ANALYZE_TOTAL_STATES
 from .pages import PAGES, STATIC
 from .puzzles import MAX_PAST_DAYS
 

@@ -11,29 +11,31 @@ from typing import Final
 
 from fastapi import FastAPI
 
-from ..attempts import Sweeper
-from ..engine import engine_line, engine_name
-from ..guard import QuietClientFailures, die_with_parent
-from ..keys import TokenBuckets
+from ..game.engine import engine_line, engine_name
 from ..memory import given
-from ..publishing import GenerationLock, PublishedDays, Publisher, Stream, read_secret
 from ..puzzles import PuzzleSet
-from ..store import StoreError
-from ..stores import Stores, open_stores
+from ..site.attempts import Sweeper
+from ..site.database import StoreError
+from ..site.keys import TokenBuckets
+from ..site.publishing import GenerationLock, PublishedDays, Publisher, Stream, read_secret
+from ..site.stores import Stores, open_stores
 from . import (
     attempts,
     boards,
     errors,
     health,
     hints,
-    logs,
     moderation,
     pages,
     players,
     puzzles,
     submissions,
 )
+from . import (
+    log_tools as logs,
+)
 from .config import ENV_SETTINGS, Settings, time_zone
+from .connections import QuietClientFailures, die_with_parent
 from .context import Context
 from .costly import CostlyGate
 from .help_guard import HelpGuard
@@ -50,11 +52,11 @@ APP_FACTORY: Final = "cruel_tools.service:app_from_env"
 
 def create_app(settings: Settings | None = None, stores: Stores | None = None) -> FastAPI:
     """The service: puzzles read once from ``settings.puzzles``, leaderboards in ``stores``
-    (by default :func:`~cruel_tools.stores.open_stores` of ``settings.db``; the app closes
+    (by default :func:`~cruel_tools.site.stores.open_stores` of ``settings.db``; the app closes
     them when it stops, whoever opened them).
 
     Raises :class:`~cruel_tools.puzzles.PuzzleSetError` or
-    :class:`~cruel_tools.store.StoreError` when either cannot be used, and
+    :class:`~cruel_tools.site.database.StoreError` when either cannot be used, and
     :class:`~cruel_tools.service.config.UnknownZone` for an unknown ``settings.tz``.
 
     A dated puzzle exists for clients only from the start of its date in ``settings.tz``:

@@ -1,6 +1,6 @@
 """The routes of live attempts (docs/service.md, Live attempts and moderation queue): start one,
 send its steps, give up, read it. Each reads and bounds the request and checks who sends it;
-the attempt itself is :mod:`cruel_tools.live`."""
+the attempt itself is :mod:`cruel_tools.site.live`."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ from fastapi import Path as PathParam
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 
-from .. import live
-from ..attempts import (
+from ..puzzles import Puzzle
+from ..site import live
+from ..site.attempts import (
     AttemptFull,
     AttemptOver,
     AttemptState,
@@ -27,8 +28,7 @@ from ..attempts import (
     parse_attempt,
     parse_steps,
 )
-from ..keys import throttle
-from ..puzzles import Puzzle
+from ..site.keys import throttle
 from .bodies import parse_off_loop
 from .context import Context
 from .errors import ApiError, json_response, read_body

@@ -10,10 +10,10 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 
 from ..api import ErrorResponse
-from ..leaderboard import MAX_PAGE, Leaderboard, Order
-from ..names import PlayerNameError, enforce
-from ..records import record_from_store
-from ..stats import Record
+from ..game.stats import Record
+from ..site.leaderboard import MAX_PAGE, Leaderboard, Order
+from ..site.names import PlayerNameError, enforce
+from ..site.records import record_from_store
 from .config import time_zone
 from .context import Context
 from .errors import ApiError, json_response

@@ -33,7 +33,7 @@ from fastapi import Request
 
 from ..constants import MAX_PARSES, PARSE_INLINE_BYTES
 from ..errors import CruelError
-from ..log import GameLog, Limits, load
+from ..game.log import GameLog, Limits, load
 from .errors import read_body
 from .workers import WorkerProcesses
 
@@ -81,7 +81,7 @@ async def parse_off_loop(body: bytes, parse: Callable[[bytes], _T]) -> _T:
 
 
 async def parse_log(body: bytes, limits: Limits) -> GameLog:
-    """A ``cruel-log/1`` log from ``body`` (:func:`cruel_tools.log.load` under ``limits``),
+    """A ``cruel-log/1`` log from ``body`` (:func:`cruel_tools.game.log.load` under ``limits``),
     parsed as :func:`parse_off_loop` says."""
     return await parse_off_loop(body, functools.partial(load, limits=limits))
 

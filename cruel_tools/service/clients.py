@@ -13,8 +13,8 @@ from typing import Final
 
 from starlette.requests import HTTPConnection
 
-from ..proxies import forwarded_client
 from .config import Settings
+from .proxies import forwarded_client
 
 __all__ = [
     "UNKNOWN",

@@ -12,7 +12,6 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import orjson
 
-from ..attempts import SPEED_FLOOR_MS, TIMEOUT, Policy
 from ..constants import (
     ANALYZE_BURST,
     ANALYZE_RATE,
@@ -45,9 +44,10 @@ from ..constants import (
 )
 from ..dates import parse_date
 from ..errors import CruelError
-from ..keys import RateLimit
-from ..log import Limits
+from ..game.log import Limits
 from ..puzzles.location import demo_day
+from ..site.attempts import SPEED_FLOOR_MS, TIMEOUT, Policy
+from ..site.keys import RateLimit
 
 __all__ = [
     "KEY_LIMIT",

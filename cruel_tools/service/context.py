@@ -10,11 +10,11 @@ from typing import Any, Final
 from fastapi import Request
 from fastapi.concurrency import run_in_threadpool
 
-from ..keys import MODERATE_ROLES, SUBMIT_ROLES, ApiKey, TokenBuckets, throttle
-from ..log import Limits
-from ..players import TokenInfo
+from ..game.log import Limits
 from ..puzzles import Puzzle, PuzzleSet, is_open
-from ..stores import Stores
+from ..site.keys import MODERATE_ROLES, SUBMIT_ROLES, ApiKey, TokenBuckets, throttle
+from ..site.players import TokenInfo
+from ..site.stores import Stores
 from .clients import client_address, one_header
 from .config import Settings
 from .errors import ApiError, unauthorized

@@ -32,7 +32,7 @@ from typing import Final, TypeVar
 
 from fastapi import Request
 
-from ..keys import ApiKey, RateLimit, TokenBuckets
+from ..site.keys import ApiKey, RateLimit, TokenBuckets
 from .clients import client_address
 from .config import Settings
 from .errors import ApiError

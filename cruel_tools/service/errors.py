@@ -18,14 +18,14 @@ from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..api import ErrorResponse
-from ..guard import RateLimitedLog
-from ..integrity import StoreWatch
-from ..keys import RateLimited
-from ..log import LogFormatError
-from ..moderation import NoSuchSubmission, NotInQueue
-from ..store import ServerWatch, StoreBusy, database_errors
-from ..submitting import PlayerBanned
+from ..game.log import LogFormatError
+from ..site.database import ServerWatch, StoreBusy, database_errors
+from ..site.integrity import StoreWatch
+from ..site.keys import RateLimited
+from ..site.moderation import NoSuchSubmission, NotInQueue
+from ..site.submissions import PlayerBanned
 from .clients import DUPLICATE_HEADER, DuplicateHeader
+from .connections import RateLimitedLog
 
 __all__ = [
     "ApiError",
@@ -43,7 +43,7 @@ __all__ = [
 #: 20 s wrote 68 lines for 36 failed requests.
 STORE_LOG_INTERVAL: Final = 10.0
 
-#: HTTP status of each way a body can fail to be read (cruel_tools.log error codes).
+#: HTTP status of each way a body can fail to be read (cruel_tools.game.log error codes).
 _BODY_STATUS: Final = {"not-json": 400, "duplicate-key": 400, "too-large": 413}
 
 

@@ -10,8 +10,8 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 
 from ..api import Health, HealthProblem, Publishing
-from ..publishing import Publisher
-from ..store import ServerWatch, database_errors
+from ..site.database import ServerWatch, database_errors
+from ..site.publishing import Publisher
 from .context import Context
 from .errors import json_response
 

@@ -1,5 +1,5 @@
 """The help guard: the one check of every route that gives help towards a win (``POST
-/v1/analyze``; hints later), over :class:`cruel_tools.embargo.Embargo` (docs/service.md, Help
+/v1/analyze``; hints later), over :class:`cruel_tools.site.embargo.Embargo` (docs/service.md, Help
 for open puzzles and costly requests).
 
 A route reads its log, then calls :meth:`HelpGuard.check` (or :meth:`HelpGuard.key`, then
@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from fastapi import Request
 
-from ..embargo import Embargo
-from ..keys import ApiKey
-from ..log import GameLog
+from ..game.log import GameLog
+from ..site.embargo import Embargo
+from ..site.keys import ApiKey
 from .clients import one_header
 from .context import Context
 from .errors import ApiError

@@ -1,5 +1,6 @@
 """``POST /v1/hint`` (issue #27): the next step of a win from a log's last position
-(:func:`cruel_tools.hints.hint`), under the rule and the bounds of ``POST /v1/analyze``: the help
+(:func:`cruel_tools.search.hints.hint`), under the rule and the bounds of ``POST /v1/analyze``: the
+help
 guard (:mod:`.help_guard`: no help for a puzzle not closed), then the costly gate
 (:mod:`.costly`: rate limits of their own, ``--hint-rate``; places and processes of their own,
 ``--max-hints``, apart from the analyses': issue #33, finding 3; docs/service.md, Hints)."""
@@ -13,13 +14,13 @@ from typing import Annotated, Any, Final
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
-from .. import hints
 from ..api import ErrorResponse
-from ..log import GameLog
+from ..game.log import GameLog
+from ..search import hints
 from .context import Context
 from .costly import CostlyGate
 from .help_guard import HelpGuard
-from .logs import costly_help
+from .log_tools import costly_help
 from .openapi import body_doc
 
 __all__ = ["HINT_MAX_STATES", "hint_request", "router"]
@@ -44,7 +45,8 @@ _HINT_ERRORS: Final[dict[int | str, dict[str, Any]]] = {
 
 def hint_request(game_log: GameLog, max_states: int = HINT_MAX_STATES) -> Callable[[], hints.Hint]:
     """The work of one ``POST /v1/hint``, to call in the hints' process (picklable). It
-    raises :class:`~cruel_tools.analysis.AnalysisRefused` for a log that is not a legal game."""
+    raises :class:`~cruel_tools.search.analysis.AnalysisRefused` for a log that is not a legal
+    game."""
     return functools.partial(hints.hint, game_log, max_states)
 
 

@@ -13,11 +13,11 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 from pydantic import ValidationError
 
-from ..keys import ApiKey
-from ..leaderboard import MAX_PAGE
-from ..log import refuse_duplicates
-from ..moderation import AuditLog, ModerationRequest, ModerationResult, Review, ReviewQueue
-from ..names import PlayerNameError, enforce
+from ..game.log import refuse_duplicates
+from ..site.keys import ApiKey
+from ..site.leaderboard import MAX_PAGE
+from ..site.moderation import AuditLog, ModerationRequest, ModerationResult, Review, ReviewQueue
+from ..site.names import PlayerNameError, enforce
 from .context import Context
 from .errors import ApiError, json_response, read_body
 from .openapi import ADMIN_ERRORS, BEARER, moderation_body_doc

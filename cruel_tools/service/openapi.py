@@ -10,11 +10,11 @@ from fastapi import FastAPI
 from pydantic import BaseModel
 
 from ..api import ErrorResponse
-from ..attempts import AttemptRequest, StepsRequest
-from ..log import GameLog
-from ..moderation import ModerationRequest
-from ..players import LinkRequest, PlayerClaim
-from ..submissions import Submission
+from ..game.log import GameLog
+from ..site.attempts import AttemptRequest, StepsRequest
+from ..site.judging import Submission
+from ..site.moderation import ModerationRequest
+from ..site.players import LinkRequest, PlayerClaim
 
 __all__ = [
     "body_doc",

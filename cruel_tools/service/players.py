@@ -1,6 +1,6 @@
 """The routes of players' own tokens (docs/service.md, Players and tokens): claim a name, link a
 second device, export and delete one's data; and the moderator's revocation of a lost token.
-Each reads and bounds the request; the work is :class:`cruel_tools.players.Players`'."""
+Each reads and bounds the request; the work is :class:`cruel_tools.site.players.Players`'."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from fastapi.responses import Response, StreamingResponse
 
 from ..api import ErrorResponse
 from ..constants import LINK_GUESS_HOURS
-from ..keys import RateLimit, TokenBuckets
-from ..players import (
+from ..site.keys import RateLimit, TokenBuckets
+from ..site.players import (
     VOIDED,
     LinkCode,
     PlayerData,
@@ -27,7 +27,7 @@ from ..players import (
     parse_claim,
     parse_link,
 )
-from ..registry import CONFUSABLE
+from ..site.registry import CONFUSABLE
 from .clients import client_address
 from .context import Context
 from .errors import ApiError, json_response, read_body
@@ -46,7 +46,7 @@ def claim_limit(per_day: int) -> RateLimit:
 
 #: Link codes tried from one client address: 10 at once, then one a minute (each try also
 #: costs a scrypt); of them, wrong ones are limited further (:func:`guess_limit`) and count
-#: against the player's code (:data:`~cruel_tools.players.MAX_TRIES`, from all addresses).
+#: against the player's code (:data:`~cruel_tools.site.players.MAX_TRIES`, from all addresses).
 LINK_LIMIT: Final = RateLimit(rate=1 / 60, burst=10)
 #: Bound on a claim's or a link request's body.
 MAX_PLAYER_BODY: Final = 4 * 1024

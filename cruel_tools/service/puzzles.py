@@ -15,9 +15,7 @@ from fastapi.responses import Response
 
 from ..api import ErrorResponse
 from ..dates import BadDate, parse_date
-from ..grading import Tier
-from ..log import GameLog
-from ..publishing import PublishStatus
+from ..game.log import GameLog
 from ..puzzles import (
     DailyPuzzles,
     PastDays,
@@ -31,7 +29,9 @@ from ..puzzles import (
     solution_from,
     solution_is_public,
 )
-from ..store import StoreError, database_errors
+from ..search.grading import Tier
+from ..site.database import StoreError, database_errors
+from ..site.publishing import PublishStatus
 from .context import NOT_OPEN, Context
 from .errors import ApiError, json_response
 from .params import PuzzleId

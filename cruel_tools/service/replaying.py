@@ -21,8 +21,8 @@ from typing import Any, Final
 import orjson
 
 from ..constants import REPLAY_MAX_BYTES, REPLAY_MAX_STEPS
-from ..log import GameLog
-from ..render import EmptyWindow, ReplayOptions, ReplayWindow, check_window, replay_json
+from ..game.log import GameLog
+from ..game.render import EmptyWindow, ReplayOptions, ReplayWindow, check_window, replay_json
 from .config import Settings
 from .costly import CostlyGate, KindLimit
 from .errors import ApiError
@@ -125,7 +125,7 @@ def _answer(game_log: GameLog, first: int, last: int | None) -> bytes:
 
 
 def _empty(first: int, last: int | None, game_log: GameLog) -> str:
-    """:func:`~cruel_tools.render.check_window`'s words, with the query's parameters."""
+    """:func:`~cruel_tools.game.render.check_window`'s words, with the query's parameters."""
     if last is not None and last < first:
         return f"from={first}&to={last}: the range is backwards (empty)"
     return f"from={first} shows no step: the log has {len(game_log.moves)} steps"

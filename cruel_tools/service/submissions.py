@@ -1,5 +1,5 @@
 """The route that writes a player's submitted game. It reads and bounds the request; the
-submission flow itself is :func:`cruel_tools.submitting.submit` (live attempts:
+submission flow itself is :func:`cruel_tools.site.submissions.submit` (live attempts:
 :mod:`cruel_tools.service.attempts`)."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 
-from ..submissions import SubmissionResult, parse_submission
-from ..submitting import submit as submit_game
+from ..site.judging import SubmissionResult, parse_submission
+from ..site.submissions import submit as submit_game
 from .bodies import parse_off_loop
 from .context import Context
 from .errors import json_response, read_body

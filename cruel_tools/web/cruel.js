@@ -1,7 +1,7 @@
 /**
  * cruel.js: the rules of the patience game Cruel as one ES module, for browsers and Node.
  *
- * A port of the Python engine of cruel-tools (cruel_tools/game.py, rules.py, cards.py, deals.py)
+ * A port of the Python engine of cruel-tools (cruel_tools/game/game.py, rules.py, cards.py, deals.py)
  * that must agree with it step for step: the same legal steps in the same order, the same
  * positions, the same error codes and messages, the same outcomes. tests/test_cruel_js.py plays
  * thousands of random games of every preset through both to hold them equal. Documented in
@@ -264,7 +264,7 @@ const RULE_DEFAULTS = Object.freeze({
 });
 
 /**
- * Every preset of cruel_tools/rules.py (PRESET_TABLE), by name, with the same parameters; the
+ * Every preset of cruel_tools/game/rules.py (PRESET_TABLE), by name, with the same parameters; the
  * differential test fails when the two tables differ.
  * @type {Readonly<Record<string, Readonly<Rules>>>}
  */
@@ -995,10 +995,10 @@ export class Recorder {
 
 // --- reading a cruel-log/1 ------------------------------------------------------------------
 //
-// The browser's reader of logs: it reads exactly what cruel_tools/log.py's `load` reads and
+// The browser's reader of logs: it reads exactly what cruel_tools/game/log.py's `load` reads and
 // refuses what it refuses, with the same error code and, for a schema error, the same JSON
 // pointer (log.py's `_best` choice among pydantic's errors, restated below); then it resolves the
-// deal as cruel_tools/deals.py's `resolve_deal` does. tests/test_cruel_js.py holds the two
+// deal as cruel_tools/game/deals.py's `resolve_deal` does. tests/test_cruel_js.py holds the two
 // readers equal on the repository's logs, every log the differential games record, and
 // thousands of mutated logs. log.py stays the definition of the format: change it first.
 
@@ -1642,7 +1642,7 @@ function entryStep(x) {
     x.has('card') ? parseCard(x.get('card')) : null);
 }
 
-// --- the deal (cruel_tools/deals.py's resolve_deal and check_piles) ---
+// --- the deal (cruel_tools/game/deals.py's resolve_deal and check_piles) ---
 
 function checkPiles(names, rules) {
   const base = '/deal/piles';
@@ -1765,7 +1765,7 @@ export function readEntry(entry) {
 }
 
 /**
- * The first field of a log's claim that a played game contradicts (cruel_tools/traversal.py's
+ * The first field of a log's claim that a played game contradicts (cruel_tools/game/traversal.py's
  * `claim_error`), as a CruelError `claim-mismatch` with its `path`, or null. A claim's absent or
  * null fields are not checked.
  * @param {Game} game @param {object|null} claim

@@ -1,6 +1,6 @@
 // stats.js: the player's record kept in this browser (the seed 002 stats panel), computed from
 // localStorage["cruel.games"] by exactly the definitions of `cruel stats`
-// (cruel_tools/stats.py: aggregate() and record()). See docs/web.md "Statistics panel".
+// (cruel_tools/game/stats.py: aggregate() and record()). See docs/web.md "Statistics panel".
 
 import { Game, claimProblem, readLog } from './cruel.js';
 import { t, tn, formatNumber, formatDay } from './i18n.js';
@@ -60,7 +60,7 @@ function duration(start, end) {
 }
 
 /**
- * Play a log with cruel.js as `cruel stats` does (cruel_tools/stats.py's record(): log.load, then
+ * Play a log with cruel.js as `cruel stats` does (cruel_tools/game/stats.py's record(): log.load, then
  * verify): read by readLog, every step legal, the claim true. The final Game and the log's meta,
  * or null when the log does not verify (it is left out, as `cruel stats` leaves it out).
  */

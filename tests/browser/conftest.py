@@ -27,8 +27,8 @@ from typing import Any
 import pytest
 import uvicorn
 
-from cruel_tools.keys import RateLimit
 from cruel_tools.service import Settings, create_app
+from cruel_tools.site.keys import RateLimit
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path(os.environ.get("CRUEL_CHROMIUM", "/usr/bin/chromium"))

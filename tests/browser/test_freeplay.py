@@ -2,8 +2,8 @@
 games (auto-finish, double-click to the foundation, undo), hints and "still winnable?" in
 practice and free play, practice on a closed puzzle, free play of any deal number, give up.
 
-Every position the page shows is checked against :mod:`cruel_tools.game`, and every game the
-page records against the verifier (:func:`cruel_tools.verify.verify_bytes`).
+Every position the page shows is checked against :mod:`cruel_tools.game.game`, and every game the
+page records against the verifier (:func:`cruel_tools.game.verify.verify_bytes`).
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ from typing import Any
 import orjson
 import pytest
 
-from cruel_tools import cards
-from cruel_tools.deals import deal_piles
-from cruel_tools.game import Game, Move, Step
-from cruel_tools.log import compact, to_step
-from cruel_tools.rules import PRESETS
-from cruel_tools.verify import verify_bytes
+from cruel_tools.game import cards
+from cruel_tools.game.deals import deal_piles
+from cruel_tools.game.game import Game, Move, Step
+from cruel_tools.game.log import compact, to_step
+from cruel_tools.game.rules import PRESETS
+from cruel_tools.game.verify import verify_bytes
 
 from .conftest import Watch
 from .test_play import TOP, board, counters, engine, open_play, position, puzzle, solution

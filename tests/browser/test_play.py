@@ -1,7 +1,7 @@
 """The play page, /play/{id}, in a real browser, checked against the Python engine.
 
 Each test drives the page as a player would (clicks, a drag, keys) and compares what the page
-shows with :mod:`cruel_tools.game` playing the same steps: the board read from the DOM (every
+shows with :mod:`cruel_tools.game.game` playing the same steps: the board read from the DOM (every
 card's ``data-card``, every foundation's top card) must be the engine's position.
 """
 
@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from cruel_tools import cards
-from cruel_tools.game import Game, IllegalMove, Move, Step
-from cruel_tools.log import compact, to_step
+from cruel_tools.game import cards
+from cruel_tools.game.game import Game, IllegalMove, Move, Step
+from cruel_tools.game.log import compact, to_step
 from tests.helpers import published_puzzles
 
 from .conftest import DESKTOP, PHONE, SHOTS, Server, Watch

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from cruel_tools import cards
-from cruel_tools.game import Move
-from cruel_tools.log import parse_compact
+from cruel_tools.game import cards
+from cruel_tools.game.game import Move
+from cruel_tools.game.log import parse_compact
 
 from .conftest import SHOTS, TODAY, Server, Watch
 from .test_play import (

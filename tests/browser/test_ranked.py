@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from cruel_tools.game import Game, IllegalMove, Step
-from cruel_tools.log import compact, to_step
+from cruel_tools.game.game import Game, IllegalMove, Step
+from cruel_tools.game.log import compact, to_step
 
 from .conftest import Server, Watch
 from .test_play import (

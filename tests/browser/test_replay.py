@@ -12,12 +12,12 @@ from typing import Any
 
 from typer.testing import CliRunner
 
-from cruel_tools import cards
-from cruel_tools.cli import app
-from cruel_tools.game import REDEAL, Game, Step
-from cruel_tools.log import compact, to_step
+from cruel_tools.cli.app import app
+from cruel_tools.game import cards
+from cruel_tools.game.game import REDEAL, Game, Step
+from cruel_tools.game.log import compact, to_step
 from cruel_tools.puzzles import find_puzzle, puzzle_solution_log
-from cruel_tools.solver import solution_log, solve
+from cruel_tools.search.solver import solution_log, solve
 
 from .conftest import ROOT, TODAY, Server, Watch
 
@@ -410,7 +410,7 @@ def test_an_entry_replays_only_once_its_puzzle_is_closed(
 def test_a_log_longer_than_one_window_is_replayed_whole(page: Any, tmp_path: Path) -> None:
     """Issue #33: the service answers at most 2,000 steps at once; the page asks for the next
     window until it has every step, and ends where cruel replay ends."""
-    from cruel_tools.deals import deal_piles
+    from cruel_tools.game.deals import deal_piles
 
     rng = random.Random(1)  # deal 1 lasts 10,000 random steps under this seed
     game, moves = Game.from_deal(deal_piles(1)), []

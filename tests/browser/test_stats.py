@@ -1,9 +1,9 @@
-"""The stats panel (stats.js) against `cruel stats` (cruel_tools.stats.record) on the same logs.
+"""The stats panel (stats.js) against `cruel stats` (cruel_tools.game.stats.record) on the same logs.
 
 The browser's record is seeded with logs built in Python (wins and a loss on different days, in
 different offsets, and a log that does not verify), then the page itself records a game started
 over (a loss) and a won game played by clicks. The panel's figures must be those of
-:func:`cruel_tools.stats.record` on exactly the logs the browser kept.
+:func:`cruel_tools.game.stats.record` on exactly the logs the browser kept.
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ from zoneinfo import ZoneInfo
 
 import orjson
 
-from cruel_tools.deals import deal_piles
-from cruel_tools.game import Game
-from cruel_tools.log import compact
-from cruel_tools.rules import PRESETS
-from cruel_tools.stats import record
-from cruel_tools.verify import Source
+from cruel_tools.game.deals import deal_piles
+from cruel_tools.game.game import Game
+from cruel_tools.game.log import compact
+from cruel_tools.game.rules import PRESETS
+from cruel_tools.game.stats import record
+from cruel_tools.game.verify import Source
 from tests.helpers import puzzle_log
 
 from .conftest import SHOTS, TODAY

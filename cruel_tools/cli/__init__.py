@@ -1,0 +1,25 @@
+"""The command line ``cruel``: a thin layer over the library.
+
+:mod:`.console` is the console script (a lone ``--version`` answered before Typer loads);
+:mod:`.app` is the Typer application; :mod:`.startup` what both say first; :mod:`.terminal` the
+one escaping of what the CLI prints. ``app`` is imported on first use, so that ``cruel --version``
+pays for none of it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .app import app
+
+
+def __getattr__(name: str) -> Any:
+    if name == "app":
+        from .app import app
+
+        return app
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["app"]
