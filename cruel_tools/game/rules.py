@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..errors import CruelError
+from ..spec import SPEC
 
 __all__ = [
     "RedealOrder",
@@ -37,60 +38,24 @@ FoundationDirection = Literal["up", "down"]
 TableauBuild = Literal["down-in-suit", "up-alternate-colour", "up-or-down-alternate-colour"]
 RedealDeal = Literal["packets-of-4", "one-at-a-time"]
 
-#: The one table of presets: each name, the contested points it settles (the rest keep the
-#: defaults of :class:`Rules`) and where its reading comes from. :data:`PresetName` and
-#: :data:`PRESETS` are both read from it, so a preset is added in one place.
-PRESET_TABLE: Final[tuple[tuple[str, dict[str, Any], str], ...]] = (
-    (
-        "cruel",
-        {},
-        "Seed 000 (Semicolon's profile), the default: single cards, closed gaps, redeal any time.",
-    ),
-    (
-        "cruel-when-stuck",
-        {"redeal_only_when_stuck": True},
-        "Seed 001's first variant and the Dutch seed 003's step 4 (\"when you are stuck\").",
-    ),
-    ("cruel-limited-3", {"max_redeals": 3}, 'Seed 003\'s "Beperkte Cruel" house rule.'),
-    ("cruel-limited-5", {"max_redeals": 5}, 'Seed 003\'s "Beperkte Cruel" house rule.'),
-    (
-        "perseverance",
-        {"run_moves": True, "max_redeals": 2},
-        'Seed 001\'s "Perseverance" variant: suit runs move as a unit, only two redeals.',
-    ),
-    (
-        "pysolfc",
-        {"redeal_order": "top-down"},
-        "The redeal order issue #2 attributes to the PySolFC program (docs/rules.md: a caveat).",
-    ),
-    (
-        "ripple-fan",
-        {"redeal_deal": "one-at-a-time"},
-        'Seed 003\'s "Ripple Fan": redeals deal the cards one at a time across the fans.',
-    ),
-    (
-        "royal-family",
-        {"tableau_build": "up-alternate-colour"},
-        'Seed 003\'s "Royal Family": the tableau builds up in alternating colours.',
-    ),
-    (
-        "ripple-fan-pysolfc",
-        {"pile_count": 13, "foundation_base": "none", "redeal_order": "top-down"},
-        "PySolFC's Ripple Fan (bakersdozen.py, RippleFan): 13 piles of 4 from all 52 cards.",
-    ),
-    (
-        "royal-family-pysolfc",
-        {
-            "foundation_base": "king",
-            "foundation_direction": "down",
-            "tableau_build": "up-or-down-alternate-colour",
-            "max_redeals": 1,
-            "redeal_order": "top-down",
-        },
-        "PySolFC's Royal Family (bakersdozen.py, RoyalFamily): kings down, up or down in "
-        "alternate colours, one redeal.",
-    ),
+#: The named presets, as the spec states them (cruel_tools/spec/presets.json): each name, the
+#: contested points it settles (the rest keep the defaults of :class:`Rules`) and where its
+#: reading comes from. :data:`PresetName` and :data:`PRESETS` are both read from it, so a preset
+#: is added in one place: the spec (then ``python -m cruel_tools.spec generate``).
+PRESET_TABLE: Final[tuple[tuple[str, dict[str, Any], str], ...]] = tuple(
+    (entry["name"], entry["settings"], entry["source"]) for entry in SPEC.presets["presets"]
 )
+#: The parameters by name (their defaults, values and descriptions) and the combinations that
+#: make no game, from the spec.
+_PARAMETERS: Final[dict[str, dict[str, Any]]] = {p["name"]: p for p in SPEC.presets["parameters"]}
+_CONSTRAINTS: Final[list[dict[str, Any]]] = SPEC.presets["constraints"]
+
+
+def _field(name: str, **bounds: Any) -> Any:
+    """The field of parameter ``name``: its default and description from the spec."""
+    parameter = _PARAMETERS[name]
+    return Field(parameter["default"], description=parameter["description"], **bounds)
+
 
 if TYPE_CHECKING:  # a Literal built at run time is opaque to a type checker
     PresetName = str
@@ -104,75 +69,28 @@ class Rules(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
     preset: PresetName = Field("cruel", description="The named preset this profile starts from.")
-    redeal_order: RedealOrder = Field(
-        "bottom-up",
-        description=(
-            "bottom-up: read piles 1..12 each bottom to top and deal packets of 4 bottom to top "
-            "(seeds 000, 001, 003). top-down: read piles 1..12 each top to bottom; the first card "
-            "of each packet becomes the top of its new pile."
-        ),
+    redeal_order: RedealOrder = _field("redeal_order")
+    max_redeals: int | None = _field(
+        "max_redeals",
+        ge=_PARAMETERS["max_redeals"]["minimum"],
+        le=_PARAMETERS["max_redeals"]["maximum"],
     )
-    max_redeals: int | None = Field(
-        None, ge=0, le=1000, description="Most redeals allowed in a game; null for no limit."
-    )
-    redeal_only_when_stuck: bool = Field(
-        False, description="A redeal is legal only when no card move is."
-    )
-    run_moves: bool = Field(
-        False,
-        description=(
-            "A run on top of a pile (one suit, each card one rank below the card under it) may "
-            "move as a unit onto the card one rank above its deepest card (Perseverance)."
-        ),
-    )
-    pile_count: Literal[12, 13] = Field(
-        12,
-        description=(
-            "Tableau piles, 4 cards each at the deal: 12 (48 cards, 4 on the foundations) or 13 "
-            "(all 52, foundations empty)."
-        ),
-    )
-    foundation_base: FoundationBase = Field(
-        "ace",
-        description=(
-            "The cards that start on the foundations: the aces, the kings, or none (each "
-            "foundation then starts with its first card played to it)."
-        ),
-    )
-    foundation_direction: FoundationDirection = Field(
-        "up",
-        description="up: a foundation builds A, 2, ..., K by suit; down: K, Q, ..., A by suit.",
-    )
-    tableau_build: TableauBuild = Field(
-        "down-in-suit",
-        description=(
-            "What a card may go onto in the tableau: one rank higher of its suit "
-            "(down-in-suit); one rank lower of the other colour (up-alternate-colour); one rank "
-            "higher or lower of the other colour (up-or-down-alternate-colour)."
-        ),
-    )
-    redeal_deal: RedealDeal = Field(
-        "packets-of-4",
-        description=(
-            "How a redeal lays out the gathered sequence: in packets of 4, pile by pile; or one "
-            "card at a time to each pile in turn (card k to pile k mod piles), across all piles."
-        ),
-    )
+    redeal_only_when_stuck: bool = _field("redeal_only_when_stuck")
+    run_moves: bool = _field("run_moves")
+    pile_count: Literal[12, 13] = _field("pile_count")
+    foundation_base: FoundationBase = _field("foundation_base")
+    foundation_direction: FoundationDirection = _field("foundation_direction")
+    tableau_build: TableauBuild = _field("tableau_build")
+    redeal_deal: RedealDeal = _field("redeal_deal")
 
     @model_validator(mode="after")
     def _consistent(self) -> Rules:
-        # The combinations no game has and the engine does not define.
-        if self.foundation_base == "ace" and self.foundation_direction != "up":
-            raise ValueError("foundations based on the aces build up")
-        if self.foundation_base == "king" and self.foundation_direction != "down":
-            raise ValueError("foundations based on the kings build down")
-        dealt = 52 if self.foundation_base == "none" else 48
-        if self.pile_count * 4 != dealt:
-            raise ValueError(
-                f"{self.pile_count} piles of 4 do not hold the {dealt} cards left to deal"
-            )
-        if self.run_moves and self.tableau_build != "down-in-suit":
-            raise ValueError("run moves are defined only for the down-in-suit build")
+        # The combinations no game has and the engine does not define (the spec's constraints,
+        # in its order: the first one broken is the one named).
+        for rule in _CONSTRAINTS:
+            if _holds(self, rule["when"]) and not _holds(self, rule["then"]):
+                values = {name: getattr(self, name) for name in _PARAMETERS}
+                raise ValueError(rule["message"].format_map(values))
         return self
 
     @cached_property  # read once per log or position made: computed once per profile
@@ -186,6 +104,11 @@ class Rules(BaseModel):
             and self.tableau_build == "down-in-suit"
             and self.redeal_deal == "packets-of-4"
         )
+
+
+def _holds(rules: Rules, condition: dict[str, list[Any]]) -> bool:
+    """Whether each parameter ``condition`` names has one of the values it lists."""
+    return all(getattr(rules, name) in values for name, values in condition.items())
 
 
 #: The presets by name (see :data:`PRESET_TABLE` for the source of each).

@@ -2,6 +2,7 @@
 // search), never one call per step, so the boundary costs nothing that matters.
 // Each part of the core registers its own functions (register_*), declared in bindings.hpp.
 #include "bindings.hpp"
+#include "spec.hpp"
 
 #include <pybind11/stl.h>
 
@@ -28,11 +29,9 @@ Rules rules_from(const py::tuple& t) {
         r.base = t[5].cast<int>();
         r.build = t[6].cast<int>();
         r.one_at_a_time = t[7].cast<bool>();
-        // The combinations rules.py's Rules allows (its validator), and nothing else.
-        bool ok = (r.piles == kPiles || r.piles == kMaxPiles) && r.base >= kAceBase && r.base <= kNoBase &&
-                  r.build >= kDownInSuit && r.build <= kUpOrDownAlternate &&
-                  r.piles * kPacket == (r.base == kNoBase ? kMaxCards : kTableau) &&
-                  (!r.runs || r.build == kDownInSuit);
+        // The combinations the spec allows (cruel_tools/spec/presets.json, as rules.py's Rules
+        // checks them), and nothing else.
+        bool ok = spec::valid_rules(r);
         if (!ok) throw std::invalid_argument("rules: not a profile of rules.py");
     }
     return r;

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "engine.hpp"
+#include "spec.hpp"
 
 namespace cruel {
 namespace fastlog {
@@ -39,8 +40,8 @@ struct Preset {
 struct Config {
     std::vector<Preset> presets;  // "cruel" must be among them (the default when rules is absent)
     std::string names[52];         // cards.name of each card: "10H"
-    int64_t max_bytes = 1 << 20;   // log.Limits
-    int64_t max_moves = 10000;
+    int64_t max_bytes = spec::kMaxBytes;  // log.Limits (cruel_tools/spec/log.json)
+    int64_t max_moves = spec::kMaxMoves;
 };
 
 enum class Verdict : uint8_t {
@@ -50,7 +51,7 @@ enum class Verdict : uint8_t {
     kClaimMismatch,  // claim field `claim_field` (0 outcome, 1 foundation_cards, 2 moves, 3 redeals) is false
 };
 
-constexpr const char* kClaimFields[4] = {"outcome", "foundation_cards", "moves", "redeals"};
+using spec::kClaimFields;  // the spec's order: 0 outcome, then the numbers (kClaimMaximum)
 
 struct Result {
     Verdict verdict = Verdict::kNotMine;
@@ -305,6 +306,8 @@ class Reader {
     uint8_t deal_[kTableau];
     bool has_piles_ = false;
 
+    // The top-level object. Its keys are the spec's (spec.hpp, from log.json); a key this reader
+    // does not know how to read (a new one in the spec, before it learns) is not mine.
     bool top(Cursor& c, Result& r) {
         if (!c.lit('{')) return false;
         if (c.lit('}')) return false;  // no format, no deal
@@ -315,40 +318,43 @@ class Reader {
             const uint8_t* k;
             size_t n;
             if (!c.str(k, n) || !c.lit(':')) return false;
-            unsigned bit;
-            if (eq(k, n, "format")) {
-                bit = 1;
-                const uint8_t* v;
-                size_t m;
-                if (!c.str(v, m) || !eq(v, m, "cruel-log/1")) return false;
-            } else if (eq(k, n, "rules")) {
-                bit = 2;
-                const uint8_t* v;
-                size_t m;
-                if (!c.str(v, m)) return false;  // a rules object: the Python path
-                r.preset = find_preset(v, m);
-                if (r.preset < 0) return false;
-            } else if (eq(k, n, "deal")) {
-                bit = 4;
-                if (!deal(c, r)) return false;
-            } else if (eq(k, n, "moves")) {
-                bit = 8;
-                if (!moves(c)) return false;
-            } else if (eq(k, n, "claim")) {
-                bit = 16;
-                if (!c.null() && !claim(c)) return false;
-            } else if (eq(k, n, "meta")) {
-                bit = 32;
-                if (!c.null() && !meta(c)) return false;
-            } else {
-                return false;
-            }
-            if (seen & bit) return false;  // a key twice
-            seen |= bit;
+            int key = top_key(k, n);
+            if (key < 0 || (seen & (1u << key))) return false;  // unknown, or a key twice
+            seen |= 1u << key;
+            if (!top_value(c, r, key)) return false;
         } while (c.next('}', done, bad));
-        if (bad || (seen & 5) != 5) return false;  // format and deal are required
+        if (bad || (seen & spec::kRequiredKeys) != spec::kRequiredKeys) return false;
         if (r.preset < 0) r.preset = find_preset(reinterpret_cast<const uint8_t*>("cruel"), 5);
         return r.preset >= 0;
+    }
+
+    static int top_key(const uint8_t* k, size_t n) {
+        for (int i = 0; i < spec::kLogKeyCount; ++i)
+            if (eq(k, n, spec::kLogKeys[i])) return i;
+        return -1;
+    }
+
+    bool top_value(Cursor& c, Result& r, int key) {
+        const uint8_t* v;
+        size_t m;
+        switch (key) {
+            case spec::kKeyFormat:
+                return c.str(v, m) && eq(v, m, spec::kLogFormat);
+            case spec::kKeyRules:
+                if (!c.str(v, m)) return false;  // a rules object: the Python path
+                r.preset = find_preset(v, m);
+                return r.preset >= 0;
+            case spec::kKeyDeal:
+                return deal(c, r);
+            case spec::kKeyMoves:
+                return moves(c);
+            case spec::kKeyClaim:
+                return c.null() || claim(c);
+            case spec::kKeyMeta:
+                return c.null() || meta(c);
+            default:
+                return false;  // a key of the spec this reader does not read: the Python path
+        }
     }
 
     int find_preset(const uint8_t* s, size_t n) const {
@@ -525,7 +531,7 @@ class Reader {
             size_t n;
             if (!c.str(k, n) || !c.lit(':')) return false;
             int field = -1;
-            for (int i = 0; i < 4; ++i)
+            for (int i = 0; i < spec::kClaimFieldCount; ++i)
                 if (eq(k, n, kClaimFields[i])) field = i;
             if (field < 0 || (seen & (1u << field))) return false;
             seen |= 1u << field;
@@ -545,7 +551,7 @@ class Reader {
                 }
             } else {
                 int64_t x;
-                if (!c.uint(x, 7) || x > (field == 1 ? 52 : 1000000)) return false;
+                if (!c.uint(x, 7) || x > spec::kClaimMaximum[field]) return false;
                 claim_.value[field] = x;
             }
         } while (c.next('}', done, bad));

@@ -17,8 +17,18 @@
  * - a step is a card move `{type: 'move', source, target, count}` (target `null`: the
  *   foundation) or the redeal `{type: 'redeal'}` (see {@link move} and {@link REDEAL}).
  *
+ * The facts it shares with Python and the native core (the rules parameters and presets, the
+ * log's keys and bounds, the error codes) come from ./spec.js, written from cruel_tools/spec/ by
+ * `python -m cruel_tools.spec generate`: change the spec, never a copy here.
+ *
  * @module cruel
  */
+
+import {
+  RULE_PARAMETERS, RULE_CONSTRAINTS, PRESET_SETTINGS, LOG_FORMAT as SPEC_LOG_FORMAT,
+  LOG_LIMITS as SPEC_LOG_LIMITS, LOG_KEYS as SPEC_LOG_KEYS, DEAL_KEYS as SPEC_DEAL_KEYS,
+  MOVE_KEYS as SPEC_MOVE_KEYS, CLAIM_KEYS as SPEC_CLAIM_KEYS,
+} from './spec.js';
 
 // --- cards ----------------------------------------------------------------------------------
 
@@ -257,32 +267,16 @@ export const PACKET = 4;
  * @property {'packets-of-4'|'one-at-a-time'} redeal_deal how a redeal lays the cards out
  */
 
-const RULE_DEFAULTS = Object.freeze({
-  redeal_order: 'bottom-up', max_redeals: null, redeal_only_when_stuck: false, run_moves: false,
-  pile_count: 12, foundation_base: 'ace', foundation_direction: 'up',
-  tableau_build: 'down-in-suit', redeal_deal: 'packets-of-4',
-});
+// Each parameter's default, in the spec's order (the Python `Rules` model's fields).
+const RULE_DEFAULTS = Object.freeze(Object.fromEntries(RULE_PARAMETERS.map((p) => [p.name, p.default])));
 
 /**
- * Every preset of cruel_tools/game/rules.py (PRESET_TABLE), by name, with the same parameters; the
- * differential test fails when the two tables differ.
+ * Every preset of the spec (cruel_tools/spec/presets.json, as rules.py's PRESET_TABLE reads it),
+ * by name, with its parameters.
  * @type {Readonly<Record<string, Readonly<Rules>>>}
  */
-export const PRESETS = Object.freeze(Object.fromEntries([
-  ['cruel', {}],
-  ['cruel-when-stuck', { redeal_only_when_stuck: true }],
-  ['cruel-limited-3', { max_redeals: 3 }],
-  ['cruel-limited-5', { max_redeals: 5 }],
-  ['perseverance', { run_moves: true, max_redeals: 2 }],
-  ['pysolfc', { redeal_order: 'top-down' }],
-  ['ripple-fan', { redeal_deal: 'one-at-a-time' }],
-  ['royal-family', { tableau_build: 'up-alternate-colour' }],
-  ['ripple-fan-pysolfc', { pile_count: 13, foundation_base: 'none', redeal_order: 'top-down' }],
-  ['royal-family-pysolfc', {
-    foundation_base: 'king', foundation_direction: 'down',
-    tableau_build: 'up-or-down-alternate-colour', max_redeals: 1, redeal_order: 'top-down',
-  }],
-].map(([name, settings]) => [name, Object.freeze({ preset: name, ...RULE_DEFAULTS, ...settings })])));
+export const PRESETS = Object.freeze(Object.fromEntries(PRESET_SETTINGS.map(
+  ([name, settings]) => [name, Object.freeze({ preset: name, ...RULE_DEFAULTS, ...settings })])));
 
 /**
  * A rules profile from a preset name or an object that starts from a preset and overrides some
@@ -308,11 +302,7 @@ export function rulesOf(spec = 'cruel') {
   }
   const rules = Object.freeze({ ...base, ...spec, preset: name });
   // The combinations that make no game, refused as the Python Rules model refuses them.
-  const dealt = rules.foundation_base === 'none' ? 52 : 48;
-  if ((rules.foundation_base === 'ace' && rules.foundation_direction !== 'up') ||
-      (rules.foundation_base === 'king' && rules.foundation_direction !== 'down') ||
-      rules.pile_count * PACKET !== dealt ||
-      (rules.run_moves && rules.tableau_build !== 'down-in-suit')) {
+  if (rulesProblem(rules) !== null) {
     throw new CruelError('bad-rules', 'these rules parameters make no game (docs/rules.md)');
   }
   return rules;
@@ -901,7 +891,7 @@ function foundationNeeds(suit, count, rules) {
 // --- recording a game as a cruel-log/1 ------------------------------------------------------
 
 /** The log format a {@link Recorder} writes (docs/log-format.md). */
-export const LOG_FORMAT = 'cruel-log/1';
+export const LOG_FORMAT = SPEC_LOG_FORMAT;
 
 /**
  * Plays a game and records it as a `cruel-log/1` log that `cruel verify` accepts.
@@ -1003,9 +993,9 @@ export class Recorder {
 // thousands of mutated logs. log.py stays the definition of the format: change it first.
 
 /** The bounds {@link readLog} puts on a log, those of log.py's `Limits()`. */
-export const LOG_LIMITS = Object.freeze({ maxBytes: 1 << 20, maxMoves: 10000 });
+export const LOG_LIMITS = SPEC_LOG_LIMITS;
 /** The most piles any profile has (13, under `ripple-fan-pysolfc`): log.py's `MAX_PILES`. */
-export const MAX_PILES = 13;
+export const MAX_PILES = SPEC_MOVE_KEYS.find((k) => k.name === 'from').maximum;
 
 /**
  * A log that cannot be read (log.py's `LogFormatError`, or the deal's `BadDeal`). `code`:
@@ -1257,28 +1247,20 @@ function toPlain(v) {
 
 // The keys of log.py's models (`_KEYS`): only these, and array indexes, count in an error's
 // depth (pydantic's locations also hold union labels, which a pointer never shows).
-const LOG_KEYS = new Set(['format', 'rules', 'deal', 'moves', 'claim', 'meta', 'number', 'piles',
-  'outcome', 'foundation_cards', 'redeals', 'type', 'from', 'to', 'card', 'count',
-  ...Object.keys(RULE_DEFAULTS), 'preset']);
+const names = (keys) => keys.map((k) => k.name);
+const LOG_KEYS = new Set([...names(SPEC_LOG_KEYS), ...names(SPEC_DEAL_KEYS), ...names(SPEC_CLAIM_KEYS),
+  ...names(SPEC_MOVE_KEYS), ...Object.keys(RULE_DEFAULTS), 'preset']);
 // pydantic's error types that log.py's `_best` ranks below the others (`_TYPE_ERRORS`).
 const TYPE_ERRORS = new Set(['string_type', 'model_type', 'model_attributes_type', 'dict_type',
   'literal_error', 'int_type']);
 const COMPACT_TEXT = /^(?:[Rr]|([1-9]|1[0-3])(?:[Ff]|-([1-9]|1[0-3])(?:[xX]([1-9]|1[0-2]))?))$/;
-const DEAL_KEYS = ['number', 'piles'];
-const CLAIM_KEYS = ['outcome', 'foundation_cards', 'moves', 'redeals'];
-const MOVE_KEYS = ['type', 'from', 'to', 'card', 'count'];
-const RULES_VALUES = {
-  preset: null, // a preset name: checked against PRESETS
-  redeal_order: ['bottom-up', 'top-down'],
-  max_redeals: [0, 1000],
-  redeal_only_when_stuck: 'bool',
-  run_moves: 'bool',
-  pile_count: [12, 13],
-  foundation_base: ['ace', 'king', 'none'],
-  foundation_direction: ['up', 'down'],
-  tableau_build: ['down-in-suit', 'up-alternate-colour', 'up-or-down-alternate-colour'],
-  redeal_deal: ['packets-of-4', 'one-at-a-time'],
-};
+const DEAL_KEYS = names(SPEC_DEAL_KEYS);
+const CLAIM_KEYS = names(SPEC_CLAIM_KEYS);
+const MOVE_KEYS = names(SPEC_MOVE_KEYS);
+// What each key of a rules object takes: a preset name (null: checked against PRESETS), a
+// parameter's values, its [low, high] bounds (max_redeals), or 'bool'.
+const RULES_VALUES = Object.fromEntries([['preset', null], ...RULE_PARAMETERS.map((p) => [p.name,
+  p.type === 'bool' ? 'bool' : p.type === 'int-or-null' ? [p.minimum, p.maximum] : p.values])]);
 
 function pointer(parts) {
   return parts.map((p) => '/' + String(p).replaceAll('~', '~0').replaceAll('/', '~1')).join('') || '/';
@@ -1400,7 +1382,7 @@ function checkRulesObject(v, errors) {
       // Literal[12, 13]: a whole float (12.0) passes, a boolean does not.
       const n = x instanceof JsonFloat ? x.value : x;
       if (!(typeof n === 'number' && allowed.includes(n))) {
-        errors.add('literal_error', loc, 'Input should be 12 or 13');
+        errors.add('literal_error', loc, `Input should be ${allowed.slice(0, -1).join(', ')} or ${allowed.at(-1)}`);
       }
     } else {
       errors.literal(x, loc, allowed);
@@ -1419,20 +1401,14 @@ function checkRulesObject(v, errors) {
   }
 }
 
-// Why a rules profile makes no game (the Rules model's validator, in its words), or null.
+// Why a rules profile makes no game (the Rules model's validator: the spec's constraints in its
+// order, in its words), or null.
 function rulesProblem(r) {
-  if (r.foundation_base === 'ace' && r.foundation_direction !== 'up') {
-    return 'foundations based on the aces build up';
-  }
-  if (r.foundation_base === 'king' && r.foundation_direction !== 'down') {
-    return 'foundations based on the kings build down';
-  }
-  const dealt = r.foundation_base === 'none' ? 52 : 48;
-  if (r.pile_count * PACKET !== dealt) {
-    return `${r.pile_count} piles of 4 do not hold the ${dealt} cards left to deal`;
-  }
-  if (r.run_moves && r.tableau_build !== 'down-in-suit') {
-    return 'run moves are defined only for the down-in-suit build';
+  const holds = (condition) => Object.entries(condition).every(([k, values]) => values.includes(r[k]));
+  for (const rule of RULE_CONSTRAINTS) {
+    if (holds(rule.when) && !holds(rule.then)) {
+      return rule.message.replace(/\{(\w+)\}/g, (_, k) => String(r[k]));
+    }
   }
   return null;
 }
@@ -1552,12 +1528,12 @@ function checkClaim(v, errors) {
   }
   const outcome = v.get('outcome') ?? null;
   if (outcome !== null) {
-    errors.literal(outcome, ['claim', 'outcome'], ['won', 'blocked', 'in_progress']);
+    errors.literal(outcome, ['claim', 'outcome'], SPEC_CLAIM_KEYS[0].values);
   }
-  for (const [key, high] of [['foundation_cards', 52], ['moves', 10 ** 6], ['redeals', 10 ** 6]]) {
+  for (const { name: key, minimum, maximum } of SPEC_CLAIM_KEYS.slice(1)) {
     const n = v.get(key) ?? null;
     if (n !== null) {
-      errors.int(n, ['claim', key], 0, high);
+      errors.int(n, ['claim', key], minimum, maximum);
     }
   }
   errors.extras(v, ['claim'], CLAIM_KEYS);
@@ -1578,7 +1554,7 @@ function bestError(list) {
   return best;
 }
 
-const LOG_FIELDS = ['format', 'rules', 'deal', 'moves', 'claim', 'meta'];
+const LOG_FIELDS = names(SPEC_LOG_KEYS);
 
 // The GameLog model's check of a parsed log: throws the LogError log.py would raise.
 function checkLog(obj, maxMoves) {

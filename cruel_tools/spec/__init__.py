@@ -1,0 +1,58 @@
+"""The specification: the facts that Python, the native core (C++) and cruel.js (JavaScript) share,
+stated once as data in this folder.
+
+* ``presets.json``: the rules parameters (values, defaults, the core's name for each), the
+  combinations that make no game, and the named presets with their sources;
+* ``log.json``: the game log's keys, their types and bounds, and the default limits;
+* ``errors.json``: the codes of refusals and errors, with their fields and English words.
+
+Python reads these files at import (:data:`SPEC`; :mod:`cruel_tools.game.rules`,
+:mod:`cruel_tools.game.log`, :mod:`cruel_tools.errors`); the other languages read what
+``python -m cruel_tools.spec generate`` writes from them (``native/spec.hpp``, ``web/spec.js``;
+:mod:`cruel_tools.spec.generate`), committed and held to the spec by tests/test_spec.py.
+
+Another folder of the same three files can stand in for this one: :func:`load` reads any folder
+(the generator takes ``--spec DIR``), and the environment variable ``CRUEL_SPEC`` names the folder
+:data:`SPEC` is read from. It is read once, at import, because the presets are module constants
+(``Rules``' ``preset`` field is a ``Literal`` of their names, and the JSON Schemas are made from
+it): a process plays one spec, and a test plays another in a process of its own.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import orjson
+
+__all__ = ["ENV", "FOLDER", "FILES", "Spec", "load", "SPEC"]
+
+#: The environment variable naming the folder :data:`SPEC` is read from (unset: :data:`FOLDER`).
+ENV: Final = "CRUEL_SPEC"
+#: The package's own spec: this folder.
+FOLDER: Final = Path(__file__).resolve().parent
+#: The files of a spec.
+FILES: Final = ("presets.json", "log.json", "errors.json")
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One spec: each file's document as JSON gives it (read, never changed)."""
+
+    folder: Path
+    presets: dict[str, Any]
+    log: dict[str, Any]
+    errors: dict[str, Any]
+
+
+def load(folder: str | os.PathLike[str] = FOLDER) -> Spec:
+    """The spec in ``folder`` (its three :data:`FILES`)."""
+    where = Path(folder)
+    docs = [orjson.loads((where / name).read_bytes()) for name in FILES]
+    return Spec(where, *docs)
+
+
+#: The spec this process plays: the folder ``CRUEL_SPEC`` names, else :data:`FOLDER`.
+SPEC: Final = load(os.environ.get(ENV) or FOLDER)
