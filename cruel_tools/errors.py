@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Final
 
+from .spec import SPEC
+
 __all__ = [
     "CruelError",
     "EXIT_INPUT",
@@ -72,38 +74,17 @@ class ProblemRow:
         return f"error: {self.message}"
 
 
-#: Every input problem, each with its one wording and exit status in every command.
-INPUT_PROBLEMS: Final[tuple[ProblemRow, ...]] = (
+#: Every input problem, each with its one wording and exit status in every command: the spec's
+#: (cruel_tools/spec/errors.json, "input").
+INPUT_PROBLEMS: Final[tuple[ProblemRow, ...]] = tuple(
     ProblemRow(
-        "missing path, or one that cannot be read", "unreadable", "cannot read {name}: {detail}"
-    ),
-    ProblemRow("empty folder", "empty-folder", "an empty folder: no logs in it"),
-    ProblemRow(
-        "folder, .jsonl file or standard input (--jsonl) without a log",
-        "no-logs",
-        "no logs in it (a log is a .json file, or a line of JSON Lines)",
-    ),
-    ProblemRow(
-        "binary file (not UTF-8 text)",
-        "binary",
-        "not UTF-8 text (a binary file, or text in another encoding): JSON is UTF-8",
-    ),
-    ProblemRow("not JSON", "not-json", "not JSON: {detail}"),
-    ProblemRow(
-        "JSON that is not a log (or a deal, or a puzzle)", "not-a-log", "JSON, but not {wanted}"
-    ),
-    ProblemRow(
-        "pretty (multi-line) JSON given as JSON Lines",
-        "pretty-json-as-jsonl",
-        "one JSON document over many lines, not JSON Lines "
-        "(give it without --jsonl, or as a .json file)",
-    ),
-    ProblemRow(
-        "unknown option",
-        "unknown-option",
-        "No such option: {name}{detail} (see '{command} -h')",
-        report=False,
-    ),
+        row["problem"],
+        row["code"],
+        row["message"],
+        row.get("exit", EXIT_INPUT),
+        row.get("report", True),
+    )
+    for row in SPEC.errors["input"]
 )
 _ROWS: Final = {row.code: row for row in INPUT_PROBLEMS}
 

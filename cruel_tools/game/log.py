@@ -27,9 +27,9 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 from typing_extensions import TypedDict
 
-from ..constants import MAX_BODY
 from ..errors import LOG, CruelError, problem
 from ..formats import document_config
+from ..spec import SPEC
 from . import cards, duplicates
 from .cards import Card
 from .deals import MAX_DEAL_NUMBER
@@ -68,7 +68,10 @@ __all__ = [
     "from_object",
 ]
 
-FORMAT: Final = "cruel-log/1"
+#: The log's statement in the spec (cruel_tools/spec/log.json): its keys, bounds and limits. The
+#: models below state the same keys and bounds as types (tests/test_spec.py holds them equal).
+_SPEC: Final[dict[str, Any]] = SPEC.log
+FORMAT: Final[str] = _SPEC["format"]
 #: The UTF-8 byte order mark some editors put at the start of a file; a log may begin with it
 #: (RFC 8259 lets a parser ignore it), and :func:`load` does.
 BOM: Final = b"\xef\xbb\xbf"
@@ -83,8 +86,8 @@ COMPACT_PATTERN = r"^(?:[Rr]|([1-9]|1[0-3])(?:[Ff]|-([1-9]|1[0-3])(?:[xX]([1-9]|
 class Limits:
     """Bounds on hostile input; a user may raise them."""
 
-    max_bytes: int = MAX_BODY
-    max_moves: int = 10_000
+    max_bytes: int = _SPEC["limits"]["max_bytes"]
+    max_moves: int = _SPEC["limits"]["max_moves"]
 
 
 _DEFAULT_LIMITS = Limits()
@@ -225,15 +228,22 @@ class Deal(BaseModel):
         return self
 
 
+def _most(part: str, key: str) -> int:
+    """The spec's upper bound on ``key`` of ``part`` (a claim's moves, a move's count)."""
+    return int(next(k["maximum"] for k in _SPEC[part] if k["name"] == key))
+
+
 class Claim(BaseModel):
     """What the player says happened; the verifier checks every field that is present."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     outcome: Literal["won", "blocked", "in_progress"] | None = None
-    foundation_cards: Annotated[int, Field(ge=0, le=52, strict=True)] | None = None
-    moves: Annotated[int, Field(ge=0, le=10**6, strict=True)] | None = None
-    redeals: Annotated[int, Field(ge=0, le=10**6, strict=True)] | None = None
+    foundation_cards: (
+        Annotated[int, Field(ge=0, le=_most("claim", "foundation_cards"), strict=True)] | None
+    ) = None
+    moves: Annotated[int, Field(ge=0, le=_most("claim", "moves"), strict=True)] | None = None
+    redeals: Annotated[int, Field(ge=0, le=_most("claim", "redeals"), strict=True)] | None = None
 
 
 class GameLog(BaseModel):
@@ -612,7 +622,12 @@ def strip_bom(data: bytes | str) -> bytes | str:
     return data[1:] if data[:1] == "\ufeff" else data
 
 
-_TOP_KEYS: Final = frozenset(GameLog.model_fields)
+#: The log's top-level keys, as the spec states them (GameLog's fields: a test holds them equal).
+_TOP_KEYS: Final = frozenset(key["name"] for key in _SPEC["keys"])
+#: The keys :func:`_read_fast` reads and hands to ``model_construct``: a log with any other key
+#: (a field new to the spec, before this path learns it) takes the validating path, so the fast
+#: path never gives a new field its default unread.
+_FAST_KEYS: Final = frozenset({"format", "rules", "deal", "moves", "claim", "meta"}) & _TOP_KEYS
 # Scalars that orjson and pydantic read alike. Not floats: orjson reads an integer too large
 # for 64 bits as a float where pydantic keeps an int; not containers: pydantic refuses nesting
 # that orjson allows. A meta value of another type sends the log down the validating path.
@@ -629,7 +644,7 @@ def _read_fast(data: bytes | str, limits: Limits) -> GameLog | None:
         obj = orjson.loads(data)
     except orjson.JSONDecodeError:
         return None
-    if type(obj) is not dict or not _TOP_KEYS.issuperset(obj):
+    if type(obj) is not dict or not _FAST_KEYS.issuperset(obj):
         return None
     rules, deal, moves = obj.get("rules", "cruel"), obj.get("deal"), obj.get("moves", [])
     claim, meta = obj.get("claim"), obj.get("meta")

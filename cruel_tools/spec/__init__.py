@@ -20,39 +20,6 @@ it): a process plays one spec, and a test plays another in a process of its own.
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Final
-
-import orjson
+from .data import ENV, FILES, FOLDER, SPEC, Spec, load
 
 __all__ = ["ENV", "FOLDER", "FILES", "Spec", "load", "SPEC"]
-
-#: The environment variable naming the folder :data:`SPEC` is read from (unset: :data:`FOLDER`).
-ENV: Final = "CRUEL_SPEC"
-#: The package's own spec: this folder.
-FOLDER: Final = Path(__file__).resolve().parent
-#: The files of a spec.
-FILES: Final = ("presets.json", "log.json", "errors.json")
-
-
-@dataclass(frozen=True)
-class Spec:
-    """One spec: each file's document as JSON gives it (read, never changed)."""
-
-    folder: Path
-    presets: dict[str, Any]
-    log: dict[str, Any]
-    errors: dict[str, Any]
-
-
-def load(folder: str | os.PathLike[str] = FOLDER) -> Spec:
-    """The spec in ``folder`` (its three :data:`FILES`)."""
-    where = Path(folder)
-    docs = [orjson.loads((where / name).read_bytes()) for name in FILES]
-    return Spec(where, *docs)
-
-
-#: The spec this process plays: the folder ``CRUEL_SPEC`` names, else :data:`FOLDER`.
-SPEC: Final = load(os.environ.get(ENV) or FOLDER)

@@ -12,7 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import FOLDER, load
+from .data import FOLDER, load
 from .generate import PACKAGE, stale, write
 
 __all__ = ["main"]
