@@ -215,7 +215,7 @@ def test_a_closed_pipe_exits_141_quietly(command: list[str]) -> None:
 
 def _colored(args: list[str], env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> bool:
     monkeypatch.delenv("NO_COLOR", raising=False)
-    monkeypatch.setattr("cruel_tools.cli.app.is_terminal", lambda stream: True)
+    monkeypatch.setattr("cruel_tools.cli.common.is_terminal", lambda stream: True)
     result = runner.invoke(app, ["show", "1", *args], env=env)
     assert result.exit_code == 0, result.output
     return "\x1b[31m" in result.stdout
@@ -264,7 +264,7 @@ def test_files_with_a_leading_bom_are_read(tmp_path: Path) -> None:
 def test_an_unexpected_exception_exits_3_with_one_line_after_the_traceback(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import cruel_tools.cli.app as cli
+    import cruel_tools.cli.reference as cli
 
     monkeypatch.setattr(cli.rules, "PRESETS", None)  # rules_command now fails: a stand-in bug
     with pytest.raises(SystemExit) as info:
@@ -565,7 +565,7 @@ def test_verify_progress_has_count_rate_and_time_left_and_never_mixes_with_resul
 ) -> None:
     path = _jsonl(tmp_path, *["won.json"] * 250)
     plain = runner.invoke(app, ["verify", str(path)])
-    monkeypatch.setattr("cruel_tools.cli.app.is_terminal", lambda stream: True)
+    monkeypatch.setattr("cruel_tools.cli.common.is_terminal", lambda stream: True)
     shown = runner.invoke(app, ["verify", "--jobs", "2", str(path)])
     assert shown.exit_code == plain.exit_code == 0
     assert shown.stdout == plain.stdout  # results untouched: no bar, no escape codes
@@ -578,14 +578,14 @@ def test_verify_progress_has_count_rate_and_time_left_and_never_mixes_with_resul
 def test_a_result_line_first_takes_the_progress_line_away(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import cruel_tools.cli.app as cli
+    import cruel_tools.cli.common as cli
 
     monkeypatch.setattr(cli, "is_terminal", lambda stream: True)
-    with cli._Showing(cli._Progress(500, unit=" logs")) as progress:
+    with cli.Showing(cli.Progress(500, unit=" logs")) as progress:
         progress.step()
         progress._draw(force=True)
         drawn = capsys.readouterr().err
-        cli._out("a.json: valid: won")
+        cli.emit("a.json: valid: won")
         captured = capsys.readouterr()
         assert drawn.startswith("\r\x1b[Kverifying [") and " 1/500 logs " in drawn
         assert captured.out == "a.json: valid: won\n"
@@ -605,16 +605,16 @@ def test_a_ticking_progress_spins_with_the_time_spent(
     """solve (no total) and daily (one step a day) redraw from a thread: never silent."""
     import time
 
-    import cruel_tools.cli.app as cli
+    import cruel_tools.cli.common as cli
 
     monkeypatch.setattr(cli, "is_terminal", lambda stream: True)
-    progress = cli._Progress(None, label="solving", ticking=True)
+    progress = cli.Progress(None, label="solving", ticking=True)
     time.sleep(0.6)
     progress.close()
     err = capsys.readouterr().err
     assert err.count("\r\x1b[Ksolving ") >= 2 and "0:00" in err
     assert err.endswith("\r\x1b[K")  # gone at the end
-    daily = cli._Progress(3, label="making puzzles", at_least=1, ticking=True, unit=" days")
+    daily = cli.Progress(3, label="making puzzles", at_least=1, ticking=True, unit=" days")
     daily.step()
     time.sleep(0.3)
     daily.close()
@@ -699,6 +699,6 @@ def test_quiet_turns_progress_off_on_a_terminal(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = _jsonl(tmp_path, *["won.json"] * 250)
-    monkeypatch.setattr("cruel_tools.cli.app.is_terminal", lambda stream: True)
+    monkeypatch.setattr("cruel_tools.cli.common.is_terminal", lambda stream: True)
     shown = runner.invoke(app, ["verify", "-q", str(path)])
     assert shown.exit_code == 0 and shown.stderr == "" and shown.stdout == ""

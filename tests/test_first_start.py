@@ -32,7 +32,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from cruel_tools import service
-from cruel_tools.cli.app import _publishing_line, _puzzles_line
+from cruel_tools.cli.serving import _publishing_line, _puzzles_line
 from cruel_tools.puzzles import key_fingerprint, new_secret, puzzle_bytes
 from cruel_tools.puzzles.location import packaged_puzzles, resolve_puzzles
 from cruel_tools.site.publishing import DAY_SECONDS, PublishedDays, Publisher, PublishStatus

@@ -532,7 +532,7 @@ def test_cruel_serve_states_the_librarys_limits() -> None:
     # The CLI writes its defaults out (it imports no store at start); they are the library's.
     import inspect
 
-    from cruel_tools.cli.app import serve_command
+    from cruel_tools.cli.serving import serve_command
     from cruel_tools.site.attempts import SPEED_FLOOR_MS, TIMEOUT
 
     given = inspect.signature(serve_command).parameters

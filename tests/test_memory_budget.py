@@ -250,11 +250,12 @@ def test_progress_names_what_grading_does(
 ) -> None:
     import time
 
-    import cruel_tools.cli.app as cli
+    import cruel_tools.cli.common as cli
+    from cruel_tools.cli.solving import _label
 
     monkeypatch.setattr(cli, "is_terminal", lambda stream: True)
-    progress = cli._Progress(None, label="grading", ticking=True)
-    cli._label(progress, "par: the fewest actions")
+    progress = cli.Progress(None, label="grading", ticking=True)
+    _label(progress, "par: the fewest actions")
     time.sleep(0.3)
     progress.close()
     assert "\r\x1b[Kgrading: par: the fewest actions " in capsys.readouterr().err

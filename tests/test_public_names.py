@@ -145,7 +145,7 @@ def test_the_check_of_used_names_reads_imports() -> None:
         "cruel_tools.site.database",
         "cruel_tools.service.errors",
     } <= used, "is the parsing still right?"
-    assert ("cruel_tools.search.optimal", "MAX_STATES") in used_names("cruel_tools.cli.app")
+    assert ("cruel_tools.search.optimal", "MAX_STATES") in used_names("cruel_tools.cli.solving")
 
 
 @pytest.mark.parametrize("user", MODULES)
