@@ -71,7 +71,7 @@ __all__ = [
 #: The log's statement in the spec (cruel_tools/spec/log.json): its keys, bounds and limits. The
 #: models below state the same keys and bounds as types (tests/test_spec.py holds them equal).
 _SPEC: Final[dict[str, Any]] = SPEC.log
-FORMAT: Final[str] = _SPEC["format"]
+FORMAT: Final[Literal["cruel-log/1"]] = _SPEC["format"]  # GameLog.format states it as a type
 #: The UTF-8 byte order mark some editors put at the start of a file; a log may begin with it
 #: (RFC 8259 lets a parser ignore it), and :func:`load` does.
 BOM: Final = b"\xef\xbb\xbf"

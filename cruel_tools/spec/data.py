@@ -4,7 +4,6 @@ package's own folder, or the one ``CRUEL_SPEC`` names; see :mod:`cruel_tools.spe
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
@@ -15,19 +14,21 @@ __all__ = ["ENV", "FOLDER", "FILES", "Spec", "load", "SPEC"]
 #: The environment variable naming the folder :data:`SPEC` is read from (unset: :data:`FOLDER`).
 ENV: Final = "CRUEL_SPEC"
 #: The package's own spec: this folder.
-FOLDER: Final = Path(__file__).resolve().parent
+FOLDER: Final = Path(__file__).parent
 #: The files of a spec.
 FILES: Final = ("presets.json", "log.json", "errors.json")
 
 
-@dataclass(frozen=True)
 class Spec:
-    """One spec: each file's document as JSON gives it (read, never changed)."""
+    """One spec: each file's document as JSON gives it (read, never changed). A plain class, not
+    a dataclass: this module is imported at every start of ``cruel``, and costs little so."""
 
-    folder: Path
-    presets: dict[str, Any]
-    log: dict[str, Any]
-    errors: dict[str, Any]
+    __slots__ = ("folder", "presets", "log", "errors")
+
+    def __init__(
+        self, folder: Path, presets: dict[str, Any], log: dict[str, Any], errors: dict[str, Any]
+    ) -> None:
+        self.folder, self.presets, self.log, self.errors = folder, presets, log, errors
 
 
 def load(folder: str | os.PathLike[str] = FOLDER) -> Spec:

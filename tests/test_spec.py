@@ -1,0 +1,254 @@
+"""The specification (cruel_tools/spec/): the files generated from it are up to date, the code
+that states the same facts as types agrees with it, and a preset added to a spec alone is played
+alike by the three engines (game.py, the native core, cruel.js).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from cruel_tools import constants, spec
+from cruel_tools.game import game, log
+from cruel_tools.game.deals import MAX_DEAL_NUMBER
+from cruel_tools.game.log import FORMAT_ERROR_CODES, Claim, GameLog
+from cruel_tools.game.rules import PRESET_TABLE, Rules
+from cruel_tools.spec.__main__ import main
+from cruel_tools.spec.generate import HEADER, OUTPUTS, PACKAGE, render
+
+ROOT = Path(__file__).resolve().parent.parent
+WEB = PACKAGE / "web"
+NODE = shutil.which("node")
+#: The package's own spec, whatever CRUEL_SPEC says.
+OWN = spec.load(spec.FOLDER)
+
+
+# --- drift: every generated file is what the spec gives -----------------------------------------
+
+
+@pytest.mark.parametrize("path", sorted(OUTPUTS))
+def test_generated_file_matches_the_spec(path: str) -> None:
+    committed = (PACKAGE / path).read_text(encoding="utf-8")
+    assert committed == render(OWN)[path], (
+        f"cruel_tools/{path} is stale: run `python -m cruel_tools.spec generate`"
+    )
+    assert HEADER in committed.splitlines()[0]
+
+
+def test_check_names_a_stale_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["generate", "--out", str(tmp_path)]) == 0
+    assert main(["check", "--out", str(tmp_path)]) == 0
+    (tmp_path / "web" / "spec.js").write_text("// edited by hand\n", encoding="utf-8")
+    capsys.readouterr()
+    assert main(["check", "--out", str(tmp_path)]) == 1
+    assert "web/spec.js is stale" in capsys.readouterr().out
+
+
+# --- the code that states the same facts as types agrees with the spec --------------------------
+
+
+def test_rules_model_is_the_spec_parameters() -> None:
+    parameters = OWN.presets["parameters"]
+    assert list(Rules.model_fields) == ["preset", *(p["name"] for p in parameters)]
+    schema = Rules.model_json_schema()["properties"]
+    for p in parameters:
+        field = schema[p["name"]]
+        assert field["default"] == p["default"], p["name"]
+        if p["type"] in ("enum", "int-choice"):
+            assert field["enum"] == p["values"], p["name"]
+    assert [name for name, _, _ in PRESET_TABLE] == [p["name"] for p in OWN.presets["presets"]]
+
+
+def test_log_models_are_the_spec_keys() -> None:
+    keys = OWN.log["keys"]
+    assert list(GameLog.model_fields) == [k["name"] for k in keys]
+    assert {k["name"] for k in keys if k["required"]} == {
+        name for name, f in GameLog.model_fields.items() if f.is_required()
+    }
+    annotation: Any = GameLog.model_fields["format"].annotation
+    assert log.FORMAT == OWN.log["format"] == annotation.__args__[0]
+    assert log.Limits() == log.Limits(**OWN.log["limits"])
+    assert constants.MAX_BODY == OWN.log["limits"]["max_bytes"]  # the service's bound on a body
+    claim = Claim.model_json_schema()["properties"]
+    for key in OWN.log["claim"]:
+        if "maximum" in key:
+            assert claim[key["name"]]["anyOf"][0]["maximum"] == key["maximum"]
+        else:
+            assert claim[key["name"]]["anyOf"][0]["enum"] == key["values"]
+    bounds = {
+        (part, k["name"]): k.get("maximum") for part in ("deal", "move") for k in OWN.log[part]
+    }
+    assert bounds["deal", "number"] == MAX_DEAL_NUMBER
+    assert bounds["move", "from"] == bounds["move", "to"] == game.MAX_PILES
+    assert bounds["move", "count"] == game.NUM_PILES
+    # The fast path reads every key of the spec (a key it did not read would take the slow path).
+    assert log._FAST_KEYS == frozenset(GameLog.model_fields)  # noqa: SLF001
+
+
+def test_error_codes_are_the_spec_codes() -> None:
+    move = OWN.errors["move"]
+    assert {e["code"]: e["class"] for e in move} == {
+        code: cls.__name__ for code, cls in game.MOVE_ERRORS.items()
+    }
+    assert set(FORMAT_ERROR_CODES) <= {e["code"] for e in OWN.errors["log"]}
+
+
+def _catalog(name: str) -> dict[str, str]:
+    """The error words of a page catalog (web/messages-*.js): errors.move.* and errors.log.*."""
+    text = (WEB / name).read_text(encoding="utf-8")
+    found = re.findall(r"^\s*'(errors\.(?:move|log)\.[^']+)': '((?:[^'\\]|\\.)*)',$", text, re.M)
+    return {key: words.replace("\\'", "'") for key, words in found}
+
+
+def test_english_catalog_says_the_spec_words() -> None:
+    words = {
+        k: v for part in ("move", "log") for e in OWN.errors[part] for k, v in e["words"].items()
+    }
+    assert _catalog("messages-en.js") == words
+
+
+def test_dutch_catalog_has_the_same_codes() -> None:
+    assert set(_catalog("messages-nl.js")) == set(_catalog("messages-en.js"))
+
+
+# --- a preset added to a spec alone, played by all three engines --------------------------------
+
+#: A preset of existing parameters combined as no preset combines them: 13 piles from all 52
+#: cards, built up or down in alternate colours, redealt one card at a time, two redeals.
+NEW_PRESET: dict[str, Any] = {
+    "name": "test-ripple-royal",
+    "settings": {
+        "pile_count": 13,
+        "foundation_base": "none",
+        "tableau_build": "up-or-down-alternate-colour",
+        "redeal_deal": "one-at-a-time",
+        "max_redeals": 2,
+    },
+    "source": "tests/test_spec.py: a preset that lives only in a test's spec.",
+}
+DEALS = [0, 1, 17, 4242, 2**32 - 1]
+
+# Run under CRUEL_SPEC: plays each deal in game.py and in the native core (the native engine
+# differential's play_both: legal steps, positions and refusals compared after every step),
+# then prints one seeded random game per deal (its steps and the legal steps after each).
+PYTHON_SIDE = """
+import json, random, sys
+from cruel_tools.game.deals import deal_piles
+from cruel_tools.game.game import Game
+from cruel_tools.game.rules import PRESETS
+from tests.helpers import random_step
+from tests.test_native_engine import NATIVE, as_tuple, play_both
+
+rules = PRESETS[sys.argv[1]]
+games = []
+for number in map(int, sys.argv[2:]):
+    piles = deal_piles(number, rules)
+    played, refused = play_both(piles, rules, random.Random(number), 150, 1)
+    game, rng, steps, legal = Game.from_deal(piles, rules), random.Random(number), [], []
+    for _ in range(150):
+        step = random_step(game, rng)
+        if step is None:
+            break
+        game.push(step)
+        steps.append(as_tuple(step))
+        legal.append([as_tuple(s) for s in game.legal_steps()])
+    games.append({"number": number, "piles": piles, "steps": steps, "legal": legal,
+                  "outcome": game.outcome(), "native_played": played, "native": NATIVE is not None})
+print(json.dumps(games))
+"""
+
+# Run by node beside a copy of cruel.js and the test spec's spec.js: the same games in cruel.js.
+JS_SIDE = """
+import { Game, dealPiles, PRESETS } from './cruel.js';
+const [name, text] = [process.argv[2], await new Promise((ok) => {
+  let s = ''; process.stdin.on('data', (d) => { s += d; }); process.stdin.on('end', () => ok(s));
+})];
+const tuple = (s) => (s.type === 'redeal' ? [0, 0, 1] : [s.source, s.target ?? 0, s.count ?? 1]);
+const out = [];
+for (const g of JSON.parse(text)) {
+  const piles = dealPiles(g.number, name);
+  const game = new Game(piles, name);
+  const legal = [];
+  for (const [source, target, count] of g.steps) {
+    game.push(source === 0 ? { type: 'redeal' } : { type: 'move', source, target: target || null, count });
+    legal.push(game.legalSteps().map(tuple));
+  }
+  out.push({ number: g.number, piles, legal, outcome: game.outcome(), rules: PRESETS[name] });
+}
+console.log(JSON.stringify(out));
+"""
+
+
+@pytest.fixture(scope="module")
+def test_spec(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the spec with :data:`NEW_PRESET` added, in a folder of its own."""
+    folder = tmp_path_factory.mktemp("spec")
+    for name in spec.FILES:
+        shutil.copy(spec.FOLDER / name, folder / name)
+    presets = orjson.loads((folder / "presets.json").read_bytes())
+    presets["presets"].append(NEW_PRESET)
+    (folder / "presets.json").write_bytes(orjson.dumps(presets))
+    return folder
+
+
+def python_games(folder: Path) -> list[dict[str, Any]]:
+    env = {**os.environ, spec.ENV: str(folder)}
+    result = subprocess.run(
+        [sys.executable, "-c", PYTHON_SIDE, NEW_PRESET["name"], *map(str, DEALS)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    games: list[dict[str, Any]] = json.loads(result.stdout)
+    return games
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not on PATH: cruel.js is not run")
+def test_a_preset_added_to_the_spec_is_played_alike_by_three_engines(
+    test_spec: Path, tmp_path: Path
+) -> None:
+    games = python_games(test_spec)
+    if os.environ.get("CRUEL_ENGINE") != "python":
+        assert all(g["native"] for g in games), "the native core did not play"
+    assert all(g["native_played"] > 0 for g in games)
+    # cruel.js, beside the spec.js this spec gives (no other change).
+    assert main(["generate", "--spec", str(test_spec), "--out", str(tmp_path)]) == 0
+    shutil.copy(WEB / "cruel.js", tmp_path / "web" / "cruel.js")
+    (tmp_path / "web" / "play.mjs").write_text(JS_SIDE, encoding="utf-8")
+    assert NODE is not None
+    result = subprocess.run(
+        [NODE, str(tmp_path / "web" / "play.mjs"), NEW_PRESET["name"]],
+        input=json.dumps(games),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    js = json.loads(result.stdout)
+    for py, got in zip(games, js, strict=True):
+        assert got["rules"]["pile_count"] == 13 and got["rules"]["redeal_deal"] == "one-at-a-time"
+        assert got["piles"] == py["piles"], f"deal {py['number']}: piles differ"
+        assert got["legal"] == py["legal"], f"deal {py['number']}: legal steps differ"
+        assert got["outcome"] == py["outcome"], f"deal {py['number']}: outcomes differ"
+    assert any(len(g["steps"]) > 10 for g in games)
+
+
+def test_the_new_preset_is_unknown_to_the_package_spec() -> None:
+    from cruel_tools.game.rules import PRESETS
+
+    if os.environ.get(spec.ENV) is None:
+        assert NEW_PRESET["name"] not in PRESETS
