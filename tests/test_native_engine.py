@@ -39,18 +39,25 @@ def test_the_core_plays_every_preset() -> None:
         "ripple-fan-pysolfc",
         "royal-family-pysolfc",
     ]
-    assert engine.native_rules(PRESETS["cruel"])[:4] == (False, -1, False, False)
-    assert engine.native_rules(PRESETS["royal-family-pysolfc"]) == (
-        True,
-        1,
+    cruel = engine.native_rules(PRESETS["cruel"])
+    assert (cruel.top_down, cruel.max_redeals, cruel.when_stuck, cruel.runs) == (
         False,
+        -1,
         False,
-        12,
-        1,
-        2,
         False,
     )
-    assert engine.native_rules(PRESETS["ripple-fan-pysolfc"])[4:] == (13, 2, 0, False)
+    assert engine.native_rules(PRESETS["royal-family-pysolfc"]) == NATIVE.NativeRules(
+        top_down=True,
+        max_redeals=1,
+        when_stuck=False,
+        runs=False,
+        piles=12,
+        base=1,
+        build=2,
+        one_at_a_time=False,
+    )
+    ripple = engine.native_rules(PRESETS["ripple-fan-pysolfc"])
+    assert (ripple.piles, ripple.base, ripple.build, ripple.one_at_a_time) == (13, 2, 0, False)
 
 
 def as_tuple(step: Step) -> tuple[int, int, int]:
@@ -60,12 +67,21 @@ def as_tuple(step: Step) -> tuple[int, int, int]:
     return (step.source, step.target or 0, step.count)
 
 
-def as_attempt(step: Step) -> tuple[int, int, int, int]:
-    """A step as the core takes it: card -1 when the step names none."""
+def as_attempt(step: Step) -> Any:
+    """A step as the core takes it (a CoreStep): card -1 when the step names none."""
+    assert NATIVE is not None
     if isinstance(step, Redeal):
-        return (0, 0, 1, -1)
+        return NATIVE.CoreStep(source=0, target=0, count=1)
     card = -1 if step.card is None else step.card
-    return (step.source, 0 if step.target is None else step.target, step.count, card)
+    target = 0 if step.target is None else step.target
+    return NATIVE.CoreStep(source=step.source, target=target, count=step.count, card=card)
+
+
+def reported(traced: Any) -> tuple[list[tuple[int, int, int]], Any]:
+    """What the core reports after a played step (a TraceStep), in :func:`snapshot`'s form."""
+    after = traced.after
+    legal = [(s.source, s.target, s.count) for s in traced.legal]
+    return legal, (after.piles, after.foundations, after.moves, after.redeals, after.outcome)
 
 
 def refused_step(rng: random.Random, game: Game) -> Move | Redeal:
@@ -118,14 +134,13 @@ def play_both(
     got = NATIVE.trace(
         piles, start_foundations(rules), engine.native_rules(rules), list(map(as_attempt, attempts))
     )
-    for i, (step, want, (code, legal, position)) in enumerate(
-        zip(attempts, expected, got, strict=True)
-    ):
+    for i, (step, want, traced) in enumerate(zip(attempts, expected, got, strict=True)):
+        code = traced.code
         if isinstance(want, str):
             assert code == want, f"step {i} {step}: native {code!r}, game.py {want!r}"
         else:
             assert code == "", f"step {i} {step}: native refused it ({code}), game.py played it"
-            assert (legal, position) == want, f"step {i} {step}: positions differ"
+            assert reported(traced) == want, f"step {i} {step}: positions differ"
     assert len(got) == len(attempts)
     return played, refused
 
@@ -230,9 +245,13 @@ def test_a_won_game_refuses_everything_as_game_py_does() -> None:
         piles,
         [13, 13, 13, 13],
         engine.native_rules(rules),
-        [(0, 0, 1, -1), (3, 0, 1, -1), (13, 1, 1, -1)],
+        [
+            NATIVE.CoreStep(source=0, target=0, count=1),
+            NATIVE.CoreStep(source=3, target=0, count=1),
+            NATIVE.CoreStep(source=13, target=1, count=1),
+        ],
     )
-    assert [g[0] for g in got] == ["move-after-end", "move-after-end", "bad-pile"]
+    assert [g.code for g in got] == ["move-after-end", "move-after-end", "bad-pile"]
 
 
 def test_positions_that_are_not_a_deck_are_refused_at_the_boundary() -> None:

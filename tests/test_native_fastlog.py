@@ -105,22 +105,21 @@ def check_one(fast: Any, data: bytes, source: Source | None = None) -> str:
     report = python_report(data, source)
     got = fast.play(data)
     if got is not None:
-        status, index, path, code, outcome, fc, moves, redeals, preset, number, piles, found = got
         error = report.error
-        assert status == report.status, data[:300]
-        assert (index, path, code) == (
+        assert got.status == report.status, data[:300]
+        assert (got.error_index, got.error_path, got.error_code) == (
             (error.index, error.path, error.code) if error else (None, None, None)
         ), data[:300]
-        assert (outcome, fc, moves, redeals) == (
+        assert (got.outcome, got.foundation_cards, got.moves, got.redeals) == (
             report.outcome,
             report.foundation_cards,
             report.moves,
             report.redeals,
         )
-        assert preset == report.rules.preset and number == report.deal_number
+        assert got.preset == report.rules.preset and got.deal_number == report.deal_number
         assert report.final is not None
-        assert [[cards.name(c) for c in p] for p in piles] == report.final.piles
-        assert found == list(report.final.foundations.values())
+        assert [[cards.name(c) for c in p] for p in got.piles] == report.final.piles
+        assert got.foundations == list(report.final.foundations.values())
     shown = orjson.dumps(source.model_dump()) if source else b"null"
     text = str(source).encode() if source else b"log"
     for as_json in (True, False):
@@ -395,9 +394,9 @@ def test_json_lines_batch(core: Any, tmp_path: Path, monkeypatch: pytest.MonkeyP
     both_paths(monkeypatch, [str(path), str(tmp_path / "one.json"), str(path)])
     both_paths(monkeypatch, [str(path)], jobs=2)
     # And the core wrote the valid lines itself (no quiet fallback to Python).
-    items, after = core.render_lines(path.read_bytes(), b'"g"', b"g", 1, True)
-    assert after == len(lines) + 1
-    mine = [i for i in items if type(i) is bytes]
+    out = core.render_lines(path.read_bytes(), b'"g"', b"g", 1, True)
+    assert out.next_line == len(lines) + 1
+    mine = [i for i in out.items if type(i) is bytes]
     assert len(mine) >= 40 and all(line.startswith(b'{"format":"cruel-verify') for line in mine)
 
 

@@ -210,9 +210,8 @@ def test_the_memory_budget_ends_the_search_with_a_bound() -> None:
     assert NATIVE is not None
     rules = engine.native_rules(game.rules)
     out = NATIVE.shortest(game.piles, game.foundations, 0, rules, 1 << 30, 10**9, 60.0, 24 << 20)
-    why, steps, bound, expanded, _, _, peak = out
-    assert (why, steps) == ("memory", []) and bound >= actions_bound(game)
-    assert 0 < peak <= 24 << 20 and expanded > 1000
+    assert (out.why, out.steps) == ("memory", []) and out.bound >= actions_bound(game)
+    assert 0 < out.peak_bytes <= 24 << 20 and out.expanded > 1000
 
 
 @pytest.mark.usefixtures("sigint_soon")

@@ -240,9 +240,8 @@ def test_the_memory_budget_gives_unknown() -> None:
     rules = engine.native_rules(game.rules)
     assert rules is not None
     out = NATIVE.search(game.piles, game.foundations, 0, rules, 10**9, 60.0, -1, 8 << 20, None)
-    verdict, why, _, expanded, _, _, _, peak = out
-    assert (verdict, why) == ("unknown", "memory")
-    assert 0 < peak <= 8 << 20 and expanded > 10_000
+    assert (out.verdict, out.why) == ("unknown", "memory")
+    assert 0 < out.peak_bytes <= 8 << 20 and out.expanded > 10_000
 
 
 def test_the_python_search_keeps_a_memory_budget_too(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -25,10 +25,8 @@ from typing import TYPE_CHECKING
 from ..errors import CruelError
 
 if TYPE_CHECKING:
+    from .._native import NativeRules
     from .rules import Rules
-
-#: A profile as the core takes it (:func:`native_rules`).
-NativeRules = tuple[bool, int, bool, bool, int, int, int, bool]
 
 __all__ = [
     "ENV",
@@ -37,7 +35,6 @@ __all__ = [
     "engine_name",
     "engine_line",
     "native_rules",
-    "NativeRules",
 ]
 
 ENV = "CRUEL_ENGINE"
@@ -108,23 +105,29 @@ def engine_line() -> str:
 
 
 def native_rules(rules: Rules) -> NativeRules:
-    """The profile as the core takes it: ``(top_down, max_redeals (-1: none), when_stuck, runs,
-    piles, base (0 aces, 1 kings, 2 none), build (0 down in suit, 1 up in alternate colours,
-    2 up or down in alternate colours), one_at_a_time)``.
+    """The profile as the core takes it: a ``cruel_tools._native.NativeRules``, each field named
+    (the core checks the combination, as rules.py's validator does).
 
     The core plays every profile in its engine and its solver; the verifier's fast path and the
     fewest-actions search take Cruel's own layout only (``Rules.cruel_layout``), and ask for it
-    themselves."""
-    return (
-        rules.redeal_order == "top-down",
-        -1 if rules.max_redeals is None else rules.max_redeals,
-        rules.redeal_only_when_stuck,
-        rules.run_moves,
-        rules.pile_count,
-        _BASES[rules.foundation_base],
-        _BUILDS[rules.tableau_build],
-        rules.redeal_deal == "one-at-a-time",
+    themselves.
+
+    :raises NativeCoreMissing: the core is not built (callers ask :func:`native` first).
+    """
+    core, why = _load()
+    if core is None:
+        raise NativeCoreMissing(f"the native core is not available ({why})")
+    made: NativeRules = core.NativeRules(
+        top_down=rules.redeal_order == "top-down",
+        max_redeals=-1 if rules.max_redeals is None else rules.max_redeals,
+        when_stuck=rules.redeal_only_when_stuck,
+        runs=rules.run_moves,
+        piles=rules.pile_count,
+        base=_BASES[rules.foundation_base],
+        build=_BUILDS[rules.tableau_build],
+        one_at_a_time=rules.redeal_deal == "one-at-a-time",
     )
+    return made
 
 
 #: The core's numbers for Rules.foundation_base and Rules.tableau_build (engine.hpp's Base, Build).

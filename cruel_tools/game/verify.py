@@ -10,10 +10,19 @@ import multiprocessing
 import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from functools import cache, lru_cache
+from functools import lru_cache
 from itertools import islice
 from multiprocessing.pool import AsyncResult
-from typing import TYPE_CHECKING, Final, Literal, NamedTuple, Protocol, TypeVar, runtime_checkable
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Final,
+    Literal,
+    NamedTuple,
+    Protocol,
+    TypeVar,
+    runtime_checkable,
+)
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
@@ -26,7 +35,7 @@ from .rules import PRESETS, Rules
 from .traversal import ErrorInfo, Played, play
 
 if TYPE_CHECKING:
-    from .._native import FastLog
+    from .._native import FastLog, FastPreset, Lines
 
 REPORT_FORMAT: Final = "cruel-verify-report/1"
 _T = TypeVar("_T")
@@ -277,17 +286,18 @@ class BlockSource(Protocol):
     def blocks(self) -> Iterator[Item]: ...
 
 
-@cache
-def _fast_presets() -> tuple[tuple[str, engine.NativeRules, bytes], ...]:
+def _fast_presets(core: Any) -> list[FastPreset]:
     """The presets the fast path plays (Cruel's own layout: it reads Cruel's deals), each with
     its report object as report_json writes it."""
-    out = []
-    for name, rules in PRESETS.items():
-        if rules.cruel_layout:
-            out.append(
-                (name, engine.native_rules(rules), orjson.dumps(rules.model_dump(mode="json")))
-            )
-    return tuple(out)
+    return [
+        core.FastPreset(
+            name=name,
+            rules=engine.native_rules(rules),
+            rules_json=orjson.dumps(rules.model_dump(mode="json")),
+        )
+        for name, rules in PRESETS.items()
+        if rules.cruel_layout
+    ]
 
 
 def fast_log(limits: Limits = Limits()) -> FastLog | None:
@@ -303,7 +313,7 @@ def fast_log(limits: Limits = Limits()) -> FastLog | None:
 def _fast_log(core: object, limits: Limits) -> FastLog:
     names = [cards.name(c) for c in range(52)]
     fast: FastLog = core.FastLog(  # type: ignore[attr-defined]
-        list(_fast_presets()), names, limits.max_bytes, limits.max_moves
+        _fast_presets(core), names, limits.max_bytes, limits.max_moves
     )
     return fast
 
@@ -344,7 +354,7 @@ def _render_block(
     block: LineBlock, fast: FastLog, limits: Limits, as_json: bool
 ) -> Iterator[tuple[Status, bytes]]:
     try:
-        items, _ = fast.render_lines(
+        lines: Lines = fast.render_lines(
             block.data, orjson.dumps(block.file), block.file.encode(), block.line, as_json
         )
     except Exception:  # noqa: BLE001 - a failure of the core costs speed, never a log
@@ -352,12 +362,11 @@ def _render_block(
             yield _render(unit, limits, as_json, PLAIN)
         return
     make, data = Source.model_construct, block.data
-    for item in items:
-        if type(item) is bytes:
+    for item in lines.items:
+        if isinstance(item, bytes):
             yield "valid", item
-        else:  # handed back: (line, start, end) of its bytes in the block
-            number, start, end = item
-            unit = make(file=block.file, line=number), data[start:end]
+        else:  # handed back: its line and where its bytes lie in the block
+            unit = make(file=block.file, line=item.line), data[item.start : item.end]
             yield _render(unit, limits, as_json, PLAIN)
 
 

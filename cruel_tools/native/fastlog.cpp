@@ -6,9 +6,11 @@
 #include <pybind11/stl.h>
 
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
-#include <tuple>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include "bindings.hpp"
@@ -36,16 +38,49 @@ struct View {
     const uint8_t* bytes() const { return reinterpret_cast<const uint8_t*>(data); }
 };
 
+// One preset the fast path plays: its name, its rules, and its Rules as the report writes them.
+struct FastPreset {
+    std::string name;
+    Rules rules;
+    py::bytes rules_json;
+};
+
+// What the fast path makes of one log it takes (FastLog.play, for the tests), as the Python
+// report would give it.
+struct Played {
+    std::string status;  // valid or invalid
+    std::optional<int64_t> error_index;  // an illegal step's index
+    std::optional<std::string> error_path, error_code;
+    std::string outcome;
+    int foundation_cards = 0, moves = 0, redeals = 0;
+    std::string preset;
+    std::optional<int64_t> deal_number;
+    std::vector<std::vector<int>> piles;  // the final position
+    std::vector<int> foundations;
+};
+
+// A log of a block handed back to Python: block[start:end] is its line's bytes.
+struct HandedBack {
+    int64_t line = 0;
+    size_t start = 0, end = 0;
+};
+
+// What render_lines makes of a block.
+struct Lines {
+    std::vector<std::variant<py::bytes, HandedBack>> items;  // a valid log's output line, or handed back
+    int64_t next_line = 0;  // the number of the line after the block
+};
+
 class FastLog {
   public:
-    FastLog(const std::vector<std::tuple<std::string, py::tuple, py::bytes>>& presets,
-            const std::vector<std::string>& names, int64_t max_bytes, int64_t max_moves) {
+    FastLog(const std::vector<FastPreset>& presets, const std::vector<std::string>& names, int64_t max_bytes,
+            int64_t max_moves) {
         if (names.size() != 52) throw std::invalid_argument("FastLog: 52 card names");
         if (max_bytes < 0 || max_moves < 0) throw std::invalid_argument("FastLog: limits are >= 0");
         if (presets.empty() || presets.size() > 64) throw std::invalid_argument("FastLog: 1-64 presets");
-        for (const auto& [name, rules, json] : presets) {
-            View v(json);
-            cfg_.presets.push_back({name, rules_from(rules), std::string(v.data, v.size)});
+        for (const FastPreset& preset : presets) {
+            View v(preset.rules_json);
+            cfg_.presets.push_back({preset.name, rules_from(preset.rules), std::string(v.data, v.size)});
         }
         for (int i = 0; i < 52; ++i) {
             if (names[i].empty() || names[i].size() > 8) throw std::invalid_argument("FastLog: card names");
@@ -57,10 +92,8 @@ class FastLog {
     FastLog(const FastLog&) = delete;
     FastLog& operator=(const FastLog&) = delete;
 
-    // What the fast path makes of one log, for the tests: None (not mine), or
-    // (status, index, path, code, outcome, foundation_cards, moves, redeals, preset, deal_number,
-    //  piles, foundations), as the Python report would give them.
-    py::object play(const py::bytes& data) const {
+    // What the fast path makes of one log, for the tests: None (not mine), or what it found.
+    std::optional<Played> play(const py::bytes& data) const {
         View v(data);
         Result r;
         {
@@ -68,26 +101,31 @@ class FastLog {
             Reader reader(cfg_);
             r = reader.run(v.bytes(), v.size);
         }
-        if (r.verdict == Verdict::kNotMine) return py::none();
-        py::object index = py::none(), path = py::none(), code = py::none();
+        if (r.verdict == Verdict::kNotMine) return std::nullopt;
+        Played out;
+        out.status = r.verdict == Verdict::kValid ? "valid" : "invalid";
         if (r.verdict == Verdict::kIllegal) {
-            index = py::int_(r.error_index);
-            path = py::str("/moves/" + std::to_string(r.error_index));
-            code = py::str(code_name(r.code));
+            out.error_index = r.error_index;
+            out.error_path = "/moves/" + std::to_string(r.error_index);
+            out.error_code = code_name(r.code);
         } else if (r.verdict == Verdict::kClaimMismatch) {
-            path = py::str(std::string("/claim/") + fastlog::kClaimFields[r.claim_field]);
-            code = py::str("claim-mismatch");
+            out.error_path = std::string("/claim/") + fastlog::kClaimFields[r.claim_field];
+            out.error_code = "claim-mismatch";
         }
-        return py::make_tuple(r.verdict == Verdict::kValid ? "valid" : "invalid", index, path, code,
-                              r.outcome, r.pos.foundation_cards(), r.pos.moves, r.pos.redeals,
-                              cfg_.presets[r.preset].name,
-                              r.deal_number < 0 ? py::object(py::none()) : py::object(py::int_(r.deal_number)),
-                              piles_of(r.pos), std::vector<int>(r.pos.found, r.pos.found + 4));
+        out.outcome = r.outcome;
+        out.foundation_cards = r.pos.foundation_cards();
+        out.moves = r.pos.moves;
+        out.redeals = r.pos.redeals;
+        out.preset = cfg_.presets[r.preset].name;
+        if (r.deal_number >= 0) out.deal_number = r.deal_number;
+        out.piles = piles_of(r.pos);
+        out.foundations = foundations_of(r.pos);
+        return out;
     }
 
     // The output line of one valid log (no newline), or None: not mine, or not valid.
-    py::object render(const py::bytes& data, const py::bytes& source_json, const py::bytes& source_text,
-                      bool as_json) const {
+    std::optional<py::bytes> render(const py::bytes& data, const py::bytes& source_json,
+                                    const py::bytes& source_text, bool as_json) const {
         View v(data), sj(source_json), st(source_text);
         std::string out;
         bool valid;
@@ -98,16 +136,15 @@ class FastLog {
             valid = r.verdict == Verdict::kValid;
             if (valid) fastlog::render(cfg_, r, sj.data, sj.size, st.data, st.size, as_json, out);
         }
-        if (!valid) return py::none();
+        if (!valid) return std::nullopt;
         return py::bytes(out);
     }
 
     // The lines of a block of JSON Lines (see fastlog::verify_lines), the first numbered
-    // first_line: returns (items, next_line), each item the output line of a valid log (bytes)
-    // or (line, start, end) of a log handed back (block[start:end], the line's bytes without
+    // first_line: each valid log's output line, or a log handed back (its line's bytes without
     // its trailing "\r"s). Blank lines give no item.
-    py::tuple render_lines(const py::bytes& block, const py::bytes& file_json, const py::bytes& file_text,
-                           int64_t first_line, bool as_json) const {
+    Lines render_lines(const py::bytes& block, const py::bytes& file_json, const py::bytes& file_text,
+                       int64_t first_line, bool as_json) const {
         View v(block), fj(file_json), ft(file_text);
         std::vector<fastlog::LineItem> items;
         std::string out;
@@ -118,16 +155,17 @@ class FastLog {
             fastlog::verify_lines(cfg_, reader, v.bytes(), v.size, fj.data, fj.size, ft.data, ft.size,
                                          &line, as_json, items, out);
         }
-        py::list result(items.size());
-        for (size_t i = 0; i < items.size(); ++i) {
-            const auto& it = items[i];
+        Lines result;
+        result.items.reserve(items.size());
+        for (const auto& it : items) {
             if (it.mine) {
-                result[i] = py::bytes(out.data() + it.start, it.end - it.start);
+                result.items.emplace_back(py::bytes(out.data() + it.start, it.end - it.start));
             } else {
-                result[i] = py::make_tuple(it.line, it.start, it.end);
+                result.items.emplace_back(HandedBack{it.line, it.start, it.end});
             }
         }
-        return py::make_tuple(result, line);
+        result.next_line = line;
+        return result;
     }
 
   private:
@@ -149,15 +187,51 @@ int card_from(const py::bytes& text) {
 }  // namespace
 
 void register_fastlog(py::module_& m) {
-    py::class_<FastLog>(m, "FastLog", "The verifier's fast path (fastlog.hpp).")
-        .def(py::init<const std::vector<std::tuple<std::string, py::tuple, py::bytes>>&,
-                      const std::vector<std::string>&, int64_t, int64_t>(),
+    py::class_<FastPreset> preset(m, "FastPreset", "A preset the fast path plays (Cruel's own layout).");
+    preset
+        .def(py::init([](std::string name, const Rules& rules, py::bytes rules_json) {
+                 return FastPreset{std::move(name), rules, std::move(rules_json)};
+             }),
+             py::kw_only(), py::arg("name"), py::arg("rules"), py::arg("rules_json"))
+        .def_readonly("name", &FastPreset::name, "The preset's name (rules.PRESETS).")
+        .def_readonly("rules", &FastPreset::rules, "Its rules as the core plays them.")
+        .def_readonly("rules_json", &FastPreset::rules_json, "Its Rules as the report writes them (JSON).");
+    named_fields(preset, "FastPreset", {"name", "rules", "rules_json"});
+    py::class_<Played> played(m, "Played", "What the fast path makes of one log it takes (FastLog.play).");
+    played.def_readonly("status", &Played::status, "valid or invalid.")
+        .def_readonly("error_index", &Played::error_index, "The index of an illegal step.")
+        .def_readonly("error_path", &Played::error_path, "The error's JSON Pointer (/moves/N, /claim/...).")
+        .def_readonly("error_code", &Played::error_code, "The error's code (IllegalMove.code, claim-mismatch).")
+        .def_readonly("outcome", &Played::outcome, "Game.outcome at the end.")
+        .def_readonly("foundation_cards", &Played::foundation_cards, "Cards on the foundations at the end.")
+        .def_readonly("moves", &Played::moves, "Moves played.")
+        .def_readonly("redeals", &Played::redeals, "Redeals played.")
+        .def_readonly("preset", &Played::preset, "The preset the log names.")
+        .def_readonly("deal_number", &Played::deal_number, "The deal's number, if the log gives one.")
+        .def_readonly("piles", &Played::piles, "The final piles' cards, bottom to top.")
+        .def_readonly("foundations", &Played::foundations, "Cards on each foundation at the end (S H D C).");
+    named_fields(played, "Played",
+                 {"status", "error_index", "error_path", "error_code", "outcome", "foundation_cards", "moves",
+                  "redeals", "preset", "deal_number", "piles", "foundations"});
+    py::class_<HandedBack> back(m, "HandedBack", "A log of a block that the fast path hands back to Python.");
+    back.def_readonly("line", &HandedBack::line, "Its line number.")
+        .def_readonly("start", &HandedBack::start, "Where its bytes start in the block.")
+        .def_readonly("end", &HandedBack::end, "Where they end (trailing '\\r's left out).");
+    named_fields(back, "HandedBack", {"line", "start", "end"});
+    py::class_<Lines> lines(m, "Lines", "What the fast path makes of a block of JSON Lines (render_lines).");
+    lines.def_readonly("items", &Lines::items, "Per log, in order: a valid log's output line, or handed back.")
+        .def_readonly("next_line", &Lines::next_line, "The number of the line after the block.");
+    named_fields(lines, "Lines", {"items", "next_line"});
+
+    py::class_<FastLog>(m, "FastLog", "The verifier's fast path under one set of limits (fastlog.hpp).")
+        .def(py::init<const std::vector<FastPreset>&, const std::vector<std::string>&, int64_t, int64_t>(),
              py::arg("presets"), py::arg("names"), py::arg("max_bytes"), py::arg("max_moves"))
-        .def("play", &FastLog::play, py::arg("data"))
+        .def("play", &FastLog::play, py::arg("data"), "What the fast path makes of one log; None: not taken.")
         .def("render", &FastLog::render, py::arg("data"), py::arg("source_json"), py::arg("source_text"),
-             py::arg("as_json"))
+             py::arg("as_json"), "The output line of one valid log (no newline); None: not taken or not valid.")
         .def("render_lines", &FastLog::render_lines, py::arg("block"), py::arg("file_json"),
-             py::arg("file_text"), py::arg("first_line"), py::arg("as_json"));
+             py::arg("file_text"), py::arg("first_line"), py::arg("as_json"),
+             "The logs of a block of JSON Lines, the first on line first_line.");
     m.def("deal_order", &deal_order, py::arg("number"), "Deal `number`'s 48 cards (deals.deal_order).");
     m.def("card_from", &card_from, py::arg("text"), "A card's text as a card (0-51), or -1.");
 }

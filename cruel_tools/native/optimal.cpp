@@ -23,7 +23,6 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -631,8 +630,8 @@ private:
     bool limited_ = false, use_lock_ = false;
 };
 
-Rules checked_rules(const py::tuple& t) {
-    Rules r = rules_from(t);
+Rules checked_rules(const Rules& given) {
+    Rules r = rules_from(given);
     if (r.max_redeals > 60000) throw std::invalid_argument("rules: max_redeals 0-60000 or -1");
     return r;
 }
@@ -666,18 +665,19 @@ void without_gil(Body body) {
     if (interrupted) throw py::error_already_set();
 }
 
-py::list steps_list(const std::vector<Packed>& steps) {
-    py::list out;
-    for (Packed p : steps) out.append(step_tuple(p));
-    return out;
-}
+// What the A* found (optimal.py's shortest reads it by name).
+struct ShortestResult {
+    std::string why;  // won, closed, exhausted, states, time, memory
+    std::vector<Step> steps;  // the win, when won: the fewest actions
+    uint64_t bound = 0;  // the proven lower bound on the fewest actions
+    uint64_t expanded = 0, unique = 0, pruned = 0;
+    uint64_t peak_bytes = 0;
+};
 
-// shortest(piles, found, redeals, rules, limit, max_states, max_seconds, max_memory)
-// -> (why, steps, bound, expanded, unique, pruned, peak bytes)
-py::tuple shortest(const std::vector<std::vector<int>>& piles, const std::vector<int>& found, int redeals,
-                   const py::tuple& rules_t, uint64_t limit, uint64_t max_states, double max_seconds,
-                   uint64_t max_memory) {
-    Rules rules = checked_rules(rules_t);
+ShortestResult shortest(const std::vector<std::vector<int>>& piles, const std::vector<int>& found, int redeals,
+                        const Rules& given, uint64_t limit, uint64_t max_states, double max_seconds,
+                        uint64_t max_memory) {
+    Rules rules = checked_rules(given);
     Position start = checked_start(piles, found, redeals);
     Limits lim{max_states, max_seconds, static_cast<size_t>(max_memory),
                static_cast<uint32_t>(std::min<uint64_t>(limit, 0xFFFFFFF0u))};
@@ -688,26 +688,25 @@ py::tuple shortest(const std::vector<std::vector<int>>& piles, const std::vector
         res = a.run(poll);
         peak = a.peak();
     });
-    return py::make_tuple(res.why, steps_list(res.steps), res.bound, res.expanded, res.unique, res.pruned, peak);
+    return {res.why, steps_of(res.steps), res.bound, res.expanded, res.unique, res.pruned, peak};
 }
 
-// beam(piles, found, redeals, rules, width, max_states, guide, max_memory, max_seconds = 0)
-// -> (why, steps, expanded): optimal.py's beam, a guide given as (source, target, count) steps.
-py::tuple beam(const std::vector<std::vector<int>>& piles, const std::vector<int>& found, int redeals,
-               const py::tuple& rules_t, uint64_t width, uint64_t max_states,
-               const std::vector<std::tuple<int, int, int>>& guide, uint64_t max_memory, double max_seconds) {
-    Rules rules = checked_rules(rules_t);
+// What the beam found (optimal.py's beam reads it by name).
+struct BeamResult {
+    std::string why;  // won, or why not
+    std::vector<Step> steps;  // the win, when won
+    uint64_t expanded = 0;
+};
+
+BeamResult beam(const std::vector<std::vector<int>>& piles, const std::vector<int>& found, int redeals,
+                const Rules& given, uint64_t width, uint64_t max_states, const std::vector<Step>& guide,
+                uint64_t max_memory, double max_seconds) {
+    Rules rules = checked_rules(given);
     Position start = checked_start(piles, found, redeals);
     std::vector<Packed> steps;
     Position p = start;
-    Packed legal[kMaxSteps];
-    for (const auto& [source, target, count] : guide) {  // only legal steps: each is checked
-        Packed want = source == 0 ? kRedeal : pack(source, target, count);
-        int k = legal_steps(p, rules, legal);
-        if (std::find(legal, legal + k, want) == legal + k) throw std::invalid_argument("beam: a guide step is not legal");
-        play_legal(p, rules, want);
-        steps.push_back(want);
-    }
+    for (const Step& st : guide)  // only legal steps: each is checked
+        steps.push_back(play_given(p, rules, st, "beam: a guide step is not legal"));
     const char* why = "";
     std::vector<Packed> win;
     uint64_t expanded = 0;
@@ -715,25 +714,41 @@ py::tuple beam(const std::vector<std::vector<int>>& piles, const std::vector<int
         Beam b(start, rules, static_cast<size_t>(max_memory));
         why = b.run(static_cast<size_t>(width), max_states, max_seconds, steps, poll, win, expanded);
     });
-    return py::make_tuple(why, steps_list(win), expanded);
+    return {why, steps_of(win), expanded};
 }
 
 int bound_of(const std::vector<std::vector<int>>& piles, const std::vector<int>& found, int redeals,
-             const py::tuple& rules_t) {
-    return actions_bound(checked_start(piles, found, redeals), checked_rules(rules_t));
+             const Rules& given) {
+    return actions_bound(checked_start(piles, found, redeals), checked_rules(given));
 }
 
 }  // namespace
 
 void register_optimal(py::module_& m) {
+    py::class_<ShortestResult> sr(m, "ShortestResult", "What the core's A* found (optimal.py's shortest).");
+    sr.def_readonly("why", &ShortestResult::why,
+                    "won; closed (nothing below the limit is left); exhausted; or the budget spent: "
+                    "states, time, memory.")
+        .def_readonly("steps", &ShortestResult::steps, "The win, when won (the fewest actions); else empty.")
+        .def_readonly("bound", &ShortestResult::bound, "The proven lower bound on the fewest actions.")
+        .def_readonly("expanded", &ShortestResult::expanded, "States expanded.")
+        .def_readonly("unique", &ShortestResult::unique, "Distinct states met.")
+        .def_readonly("pruned", &ShortestResult::pruned, "States cut as proven lost (rule L).")
+        .def_readonly("peak_bytes", &ShortestResult::peak_bytes, "The most memory the search held, counted.");
+    named_fields(sr, "ShortestResult", {"why", "steps", "bound", "expanded", "unique", "pruned", "peak_bytes"});
+    py::class_<BeamResult> br(m, "BeamResult", "What the core's beam found (optimal.py's beam).");
+    br.def_readonly("why", &BeamResult::why, "won, or why not (optimal.cpp's Beam::run).")
+        .def_readonly("steps", &BeamResult::steps, "The win, when won; else empty.")
+        .def_readonly("expanded", &BeamResult::expanded, "States expanded.");
+    named_fields(br, "BeamResult", {"why", "steps", "expanded"});
     m.def("actions_bound", &bound_of, py::arg("piles"), py::arg("found"), py::arg("redeals"), py::arg("rules"),
           "optimal.py's actions_bound in the core.");
     m.def("shortest", &shortest, py::arg("piles"), py::arg("found"), py::arg("redeals"), py::arg("rules"),
           py::arg("limit"), py::arg("max_states"), py::arg("max_seconds"), py::arg("max_memory"),
-          "optimal.py's shortest (A*) in the core: (why, steps, bound, expanded, unique, pruned, peak_bytes).");
+          "optimal.py's shortest (A*) in the core; max_seconds 0: no time limit.");
     m.def("beam", &beam, py::arg("piles"), py::arg("found"), py::arg("redeals"), py::arg("rules"), py::arg("width"),
           py::arg("max_states"), py::arg("guide"), py::arg("max_memory"), py::arg("max_seconds") = 0.0,
-          "optimal.py's beam in the core: (why, steps, expanded); max_seconds 0: no time limit.");
+          "optimal.py's beam in the core, guided by a known win (guide); max_seconds 0: no time limit.");
 }
 
 }  // namespace cruel

@@ -22,8 +22,8 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <optional>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -592,18 +592,27 @@ Position start_of(const std::vector<std::vector<int>>& piles, const std::vector<
     return p;
 }
 
-Rules checked_rules(const py::tuple& t) {
-    Rules r = rules_from(t);
+Rules checked_rules(const Rules& given) {
+    Rules r = rules_from(given);
     if (r.max_redeals > 60000) throw std::invalid_argument("rules: max_redeals 0-60000 or -1");
     return r;
 }
 
-// search(piles, found, redeals, rules, max_states, max_seconds, early, max_memory, memo, rule_f)
-// -> (verdict, why, steps, expanded, unique, pruned, lock card or -1, peak bytes)
-py::tuple search(const std::vector<std::vector<int>>& piles, const std::vector<int>& found, int redeals,
-                 const py::tuple& rules_t, uint64_t max_states, double max_seconds, int early,
-                 uint64_t max_memory, Memo* memo, bool rule_f) {
-    Rules rules = checked_rules(rules_t);
+// What one search found (solver.py reads it by name).
+struct SearchResult {
+    std::string verdict;  // won, unwinnable or unknown
+    std::string why;
+    std::vector<Step> steps;  // the win, when won
+    uint64_t expanded = 0, unique = 0, pruned = 0;
+    int lock = -1;  // the card rule L found in pile 1, or -1
+    uint64_t peak_bytes = 0;
+};
+
+SearchResult search(const std::vector<std::vector<int>>& piles, const std::vector<int>& found, int redeals,
+                    const Rules& given, uint64_t max_states, double max_seconds, int early, uint64_t max_memory,
+                    std::optional<Memo*> given_memo, bool rule_f) {
+    Memo* memo = given_memo.value_or(nullptr);
+    Rules rules = checked_rules(given);
     if (early < -1 || early > 250) throw std::invalid_argument("early_redeals: 0-250 or None");
     Position start = start_of(piles, found, redeals, rules);
     if (memo) memo->set_piles(rules.piles);
@@ -633,13 +642,18 @@ py::tuple search(const std::vector<std::vector<int>>& piles, const std::vector<i
         peak = s.peak();
     }  // the search's memory is freed here, before any exception leaves
     if (interrupted) throw py::error_already_set();
-    py::list steps;
-    for (Packed p : res.steps) steps.append(step_tuple(p));
-    return py::make_tuple(res.verdict, res.why, steps, res.expanded, res.unique, res.pruned, res.lock, peak);
+    return {res.verdict, res.why, steps_of(res.steps), res.expanded, res.unique, res.pruned, res.lock, peak};
 }
 
-py::list memo_items(Memo& memo, bool lost) {
-    py::list out;
+// A position a memo holds: proven lost, or on a win's line (then with the steps that win from it).
+struct MemoPosition {
+    std::vector<std::vector<int>> piles;
+    int redeals = 0;  // redeals used when it was met
+    std::vector<Step> rest;  // won_items: the steps that win from it; lost_items: none
+};
+
+std::vector<MemoPosition> memo_items(Memo& memo, bool lost) {
+    std::vector<MemoPosition> out;
     memo.each([&](uint32_t id) {
         const MemoHead& h = memo.head(id);
         int v = lost ? h.lost : h.won;
@@ -647,14 +661,12 @@ py::list memo_items(Memo& memo, bool lost) {
         Position p{};
         p.np = static_cast<uint8_t>(memo.piles());
         decode(memo.key(id), h.len, p);
-        if (lost) {
-            out.append(py::make_tuple(piles_of(p), v));
-            return;
+        MemoPosition item{piles_of(p), v, {}};
+        if (!lost) {
+            const std::vector<Packed>& w = memo.win(h.win);
+            for (size_t i = h.at; i < w.size(); ++i) item.rest.push_back(unpack(w[i]));
         }
-        py::list rest;  // the steps that win from this position
-        const std::vector<Packed>& w = memo.win(h.win);
-        for (size_t i = h.at; i < w.size(); ++i) rest.append(step_tuple(w[i]));
-        out.append(py::make_tuple(piles_of(p), v, rest));
+        out.push_back(std::move(item));
     });
     return out;
 }
@@ -662,40 +674,51 @@ py::list memo_items(Memo& memo, bool lost) {
 }  // namespace
 
 void register_search(py::module_& m) {
+    py::class_<SearchResult> res(m, "SearchResult", "What one search in the core found (solver.py's search).");
+    res.def_readonly("verdict", &SearchResult::verdict, "won, unwinnable or unknown.")
+        .def_readonly("why", &SearchResult::why,
+                      "Why it ended (unless won): states, time, memory (a budget spent), exhausted, narrowed, "
+                      "lock, frozen, stuck (rules L, F, V).")
+        .def_readonly("steps", &SearchResult::steps, "The win, when won; else empty.")
+        .def_readonly("expanded", &SearchResult::expanded, "Positions expanded.")
+        .def_readonly("unique", &SearchResult::unique, "Distinct positions met.")
+        .def_readonly("pruned", &SearchResult::pruned, "Positions cut as proven lost (rules L, F, V, the memo).")
+        .def_readonly("lock", &SearchResult::lock, "The card rule L found locked in pile 1 at the start, or -1.")
+        .def_readonly("peak_bytes", &SearchResult::peak_bytes, "The most memory the search held, counted.");
+    named_fields(res, "SearchResult",
+                 {"verdict", "why", "steps", "expanded", "unique", "pruned", "lock", "peak_bytes"});
+    py::class_<MemoPosition> item(m, "MemoPosition", "A position a Memo holds (lost_items, won_items).");
+    item.def_readonly("piles", &MemoPosition::piles, "Each pile's cards, bottom to top.")
+        .def_readonly("redeals", &MemoPosition::redeals, "Redeals used when it was met.")
+        .def_readonly("rest", &MemoPosition::rest, "won_items: the steps that win from it; lost_items: [].");
+    named_fields(item, "MemoPosition", {"piles", "redeals", "rest"});
+
     py::class_<Memo>(m, "Memo", "What earlier searches proved (solver.py's Memo), held by the core.")
         .def(py::init<>())
         .def("__len__", &Memo::count)
-        .def_property_readonly("bytes", &Memo::bytes)
+        .def_property_readonly("bytes", &Memo::bytes, "The memory the memo holds.")
         .def(
             "add_win",
             [](Memo& memo, const std::vector<std::vector<int>>& piles, const std::vector<int>& found, int redeals,
-               const py::tuple& rules_t, const std::vector<std::tuple<int, int, int>>& steps, uint64_t max_memory) {
-                Rules rules = checked_rules(rules_t);
+               const Rules& given, const std::vector<Step>& steps, uint64_t max_memory) {
+                Rules rules = checked_rules(given);
                 Position start = start_of(piles, found, redeals, rules);
                 memo.set_piles(rules.piles);
                 std::vector<Packed> packed;
                 Position p = start;
-                Packed legal[kMaxSteps];
-                for (const auto& [source, target, count] : steps) {
-                    // Only legal steps enter the memo: each is checked against the generator.
-                    Packed want = source == 0 ? kRedeal : pack(source, target, count);
-                    int k = legal_steps(p, rules, legal);
-                    if (std::find(legal, legal + k, want) == legal + k)
-                        throw std::invalid_argument("add_win: a step is not legal");
-                    play_legal(p, rules, want);
-                    packed.push_back(want);
-                }
+                // Only legal steps enter the memo: each is checked against the generator.
+                for (const Step& st : steps) packed.push_back(play_given(p, rules, st, "add_win: a step is not legal"));
                 memo.add_win(start, rules, packed, static_cast<size_t>(max_memory));
             },
-            "Record every position of a win (steps as (source, target, count)) from a position.")
-        .def("lost_items", [](Memo& memo) { return memo_items(memo, true); },
-             "(piles, redeals used) of every position proven lost.")
+            py::arg("piles"), py::arg("found"), py::arg("redeals"), py::arg("rules"), py::arg("steps"),
+            py::arg("max_memory"), "Record every position of a win (its steps) from a position.")
+        .def("lost_items", [](Memo& memo) { return memo_items(memo, true); }, "Every position proven lost.")
         .def("won_items", [](Memo& memo) { return memo_items(memo, false); },
-             "(piles, redeals used, steps that win from it) of every position on a win's line.");
+             "Every position on a win's line, with the steps that win from it.");
     m.def("search", &search, py::arg("piles"), py::arg("found"), py::arg("redeals"), py::arg("rules"),
           py::arg("max_states"), py::arg("max_seconds"), py::arg("early"), py::arg("max_memory"),
           py::arg("memo").none(true), py::arg("rule_f") = true,
-          "solver.py's search in the core: (verdict, why, steps, expanded, unique, pruned, lock, peak_bytes).");
+          "solver.py's search in the core. max_seconds 0: no time limit; early -1: not narrowed.");
 }
 
 }  // namespace cruel

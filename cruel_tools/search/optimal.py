@@ -28,12 +28,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from itertools import count
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from ..game import engine
 from ..game.game import REDEAL, Game, Move, Redeal, Step
 from ..game.rules import Rules
 from .solver import MAX_MEMORY, FewestActions, SolveResult, SolveStats, check_win, pile1_lock, solve
+
+if TYPE_CHECKING:
+    from .._native import BeamResult, CoreStep, NativeRules, ShortestResult
 
 __all__ = [
     "OptimalVerdict",
@@ -351,18 +354,18 @@ def beam(
     core = engine.native()
     rules_t = None if core is None else _core_rules(start.rules)
     if core is not None and rules_t is not None:  # the same beam in the core (optimal.cpp)
-        why, raw, expanded = core.beam(
+        found: BeamResult = core.beam(
             start.piles,
             start.foundations,
             start.redeals,
             rules_t,
             max(0, width),
             max(0, max_states),
-            [_step_tuple(s) for s in guide or []],
+            [_core_step(core, s) for s in guide or []],
             max_memory,
             _seconds_left(deadline),
         )
-        return (_core_steps(raw) if why == "won" else None), expanded
+        return (_core_steps(found.steps) if found.why == "won" else None), found.expanded
     limited = start.rules.max_redeals is not None
     Item = tuple[Game, frozenset[int], tuple[Step, ...]]
     level: list[Item] = [(start, frozenset(), ())]
@@ -605,7 +608,7 @@ def shortest(
 
 def _native_shortest(
     core: Any,
-    rules_t: engine.NativeRules,
+    rules_t: NativeRules,
     start: Game,
     limit: int,
     max_states: int,
@@ -618,7 +621,7 @@ def _native_shortest(
     seconds = 0.0  # the core reads 0 as "no time limit"; a budget already spent is a tiny one
     if max_seconds is not None:
         seconds = max(max_seconds - (time.perf_counter() - began), 1e-9)
-    why, raw, bound, expanded, unique, pruned, _peak = core.shortest(
+    result: ShortestResult = core.shortest(
         start.piles,
         start.foundations,
         start.redeals,
@@ -628,14 +631,14 @@ def _native_shortest(
         seconds,
         max_memory,
     )
-    stats.expanded += expanded
-    stats.unique = unique
-    stats.pruned += pruned
-    if why == "won":
-        return _core_steps(raw), bound
-    if why == "exhausted":
+    stats.expanded += result.expanded
+    stats.unique = result.unique
+    stats.pruned += result.pruned
+    if result.why == "won":
+        return _core_steps(result.steps), result.bound
+    if result.why == "exhausted":
         return None, None
-    return None, bound  # closed (nothing below the limit is left), or a budget spent
+    return None, result.bound  # closed (nothing below the limit is left), or a budget spent
 
 
 def _seconds_left(deadline: float | None) -> float:
@@ -654,22 +657,25 @@ def _spent(deadline: float | None, held: int, max_memory: int) -> bool:
     return held > max_memory or (deadline is not None and time.perf_counter() > deadline)
 
 
-def _core_rules(rules: Rules) -> engine.NativeRules | None:
+def _core_rules(rules: Rules) -> NativeRules | None:
     """The profile as the core's fewest-actions search takes it, or None: optimal.cpp is held
     to this module's reduced game and bound for Cruel's own layout only (``Rules.cruel_layout``);
     the rest of the family stays here, though the core's solver plays it."""
     return engine.native_rules(rules) if rules.cruel_layout else None
 
 
-def _core_steps(raw: list[tuple[int, int, int]]) -> list[Step]:
-    """The core's steps, (source, target, count) with source 0 a redeal, target 0 home."""
-    return [REDEAL if s == 0 else Move(s, t or None, c) for s, t, c in raw]
+def _core_steps(raw: list[CoreStep]) -> list[Step]:
+    """The core's steps (source 0 a redeal, target 0 home) as the engine's."""
+    return [REDEAL if s.source == 0 else Move(s.source, s.target or None, s.count) for s in raw]
 
 
-def _step_tuple(step: Step) -> tuple[int, int, int]:
+def _core_step(core: Any, step: Step) -> CoreStep:
+    """A step as the core takes it."""
     if isinstance(step, Redeal):
-        return (0, 0, 1)
-    return (step.source, step.target or 0, step.count)
+        made: CoreStep = core.CoreStep(source=0, target=0, count=1)
+    else:
+        made = core.CoreStep(source=step.source, target=step.target or 0, count=step.count)
+    return made
 
 
 def _touches_pile1(step: Step) -> bool:

@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import count
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
@@ -33,6 +33,9 @@ from ..game.log import LogEntry
 from ..game.rules import PRESETS, Rules
 from ..game.traversal import played_entries
 from ..game.verify import verify_bytes
+
+if TYPE_CHECKING:
+    from .._native import CoreStep, NativeRules, SearchResult
 
 __all__ = [
     "Verdict",
@@ -141,15 +144,15 @@ class Memo:
     def lost(self) -> dict[Key, int]:
         if self._core is None:
             return self._lost
-        return {_key_of(piles): used for piles, used in self._core.lost_items()}
+        return {_key_of(item.piles): item.redeals for item in self._core.lost_items()}
 
     @property
     def won(self) -> dict[Key, tuple[int, list[Step], int]]:
         if self._core is None:
             return self._won
         return {
-            _key_of(piles): (used, _steps_of(rest), 0)
-            for piles, used, rest in self._core.won_items()
+            _key_of(item.piles): (item.redeals, _steps_of(item.rest), 0)
+            for item in self._core.won_items()
         }
 
     def is_lost(self, game: Game) -> bool:
@@ -179,10 +182,9 @@ def _key_of(piles: list[list[int]]) -> Key:
     return tuple(map(tuple, piles))
 
 
-def _steps_of(raw: list[tuple[int, int, int]]) -> list[Step]:
-    """The core's steps, (source, target, count) with source 0 a redeal and target 0 the
-    foundation, as the engine's."""
-    return [REDEAL if s == 0 else Move(s, t or None, c) for s, t, c in raw]
+def _steps_of(raw: list[CoreStep]) -> list[Step]:
+    """The core's steps (source 0 a redeal, target 0 the foundation) as the engine's."""
+    return [REDEAL if s.source == 0 else Move(s.source, s.target or None, s.count) for s in raw]
 
 
 def _used(game: Game) -> int:
@@ -736,7 +738,7 @@ def search(
 
 def _native_search(
     core: Any,
-    rules_t: engine.NativeRules,
+    rules_t: NativeRules,
     start: Game,
     max_states: int,
     max_seconds: float | None,
@@ -752,7 +754,7 @@ def _native_search(
         if memo._core is None:
             memo._core = core.Memo()
         core_memo = memo._core
-    verdict, why, raw, expanded, unique, pruned, lock, _peak = core.search(
+    result: SearchResult = core.search(
         start.piles,
         start.foundations,
         start.redeals,
@@ -765,8 +767,10 @@ def _native_search(
         core_memo,
         rule_f,
     )
-    stats = SolveStats(expanded=expanded, unique=unique, pruned=pruned)
-    if verdict == "won":
+    stats = SolveStats(expanded=result.expanded, unique=result.unique, pruned=result.pruned)
+    why, lock = result.why, result.lock
+    if result.verdict == "won":
+        raw = result.steps  # (a new list at each reading)
         steps = _steps_of(raw)
         check_win(start, steps, "native solver")
         if core_memo is not None:  # only once game.py agrees that it wins
@@ -784,6 +788,7 @@ def _native_search(
         "narrowed": f"no win with at most {early_redeals} early redeals (proves nothing)",
         "exhausted": "every reachable position searched or proven lost",
     }
+    verdict: Verdict = "unwinnable" if result.verdict == "unwinnable" else "unknown"
     return _finish(SolveResult(verdict, reason=reasons[why]), stats, began)
 
 
