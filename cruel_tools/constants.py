@@ -12,7 +12,9 @@ options show the same values without importing the web stack (issue #23: one sou
 
 from __future__ import annotations
 
-from typing import Final, Literal
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final, Literal
 
 __all__ = [
     "UNDO_SNAPSHOT_STEPS",
@@ -61,6 +63,10 @@ __all__ = [
     "LINK_GUESS_HOURS",
     "LINK_CODE_MAX_WRONG",
     "PAR_PACE_MS",
+    "ATTEMPT_TIMEOUT",
+    "SPEED_FLOOR_MS",
+    "ServeOption",
+    "SERVE_OPTIONS",
 ]
 
 #: Positions each solve of the analysis may expand (where the win was lost) on the Python engine,
@@ -207,3 +213,456 @@ LINK_CODE_MAX_WRONG: Final = 100
 #: fast practised hand by Fitts' law; so a second a step is under even a player replaying a line
 #: they know, and far under one finding the fewest-actions line (no solitaire study measured).
 PAR_PACE_MS: Final = 1000
+#: Seconds without a step after which a live attempt expires (``--attempt-timeout``), and the
+#: milliseconds a player step under which a live win waits for a moderator (``--speed-floor``):
+#: :mod:`cruel_tools.site.attempts` states them as ``TIMEOUT`` and ``SPEED_FLOOR_MS``
+#: (tests/test_live_attempts.py holds the two equal).
+ATTEMPT_TIMEOUT: Final = 1800.0
+SPEED_FLOOR_MS: Final = 250
+
+
+# --- cruel serve's options, stated once ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ServeOption:
+    """One option of ``cruel serve``, stated once: the CLI makes its Typer option from this
+    row (:mod:`cruel_tools.cli.serving`), and :class:`cruel_tools.service.config.Settings` takes
+    its default and its value from it (``Settings.from_options``)."""
+
+    #: The name of the command's parameter (``--help``'s metavar is read from it).
+    param: str
+    #: The option's names, as Typer takes them (``"--review-par/--no-review-par"``).
+    flags: tuple[str, ...]
+    #: The parameter's type, as Typer reads it.
+    kind: Any
+    #: The default, as typed on the command line (a rate as text: ``"10/s"``).
+    default: Any
+    help: str
+    #: The field of :class:`~cruel_tools.service.config.Settings` the option sets
+    #: (``"key_limit.rate"``: a part of a rate limit); None: the server's own (listening,
+    #: connections, workers).
+    setting: str | None = None
+    #: How the option's text becomes the setting's value (the CLI's parser of that name, which
+    #: names the option in its refusal): date, zone, rate, size, db, proxies, address.
+    parse: str | None = None
+    min: float | None = None
+    max: float | None = None
+    metavar: str | None = None
+    show_default: bool = True
+
+
+_RATE_HELP = "N/s, N/min, N/h or off."
+_MEMORY_HELP = (
+    "Most memory the process making a day may hold at its peak: 512M, 1.5G, 2GiB or bytes "
+    "(default: half the machine's, or of its container's limit). Reached, par keeps its proven "
+    "bound."
+)
+
+#: Every option of ``cruel serve``, in the order of its ``--help`` (docs/service.md, Running it).
+#: A new setting of the server is a row here and a typed field of ``Settings``.
+SERVE_OPTIONS: Final[tuple[ServeOption, ...]] = (
+    ServeOption("host", ("--host",), str, "127.0.0.1", "Address to listen on."),
+    ServeOption("port", ("--port",), int, 8000, "Port.", min=0, max=65535),
+    ServeOption(
+        "puzzles_dir",
+        ("--puzzles",),
+        Path | None,
+        None,
+        "The puzzle set to serve (read once, at start). Default: $CRUEL_PUZZLES, else "
+        "./puzzles, else the data folder ($XDG_DATA_HOME/cruel-tools/puzzles), else the "
+        "public demo set in the package.",
+        setting="puzzles",
+        show_default=False,
+    ),
+    ServeOption(
+        "db",
+        ("--db",),
+        str,
+        DEFAULT_DB,
+        "SQLite file of the leaderboards (created if missing), or a PostgreSQL server's "
+        "postgresql://user@host:port/dbname URL.",
+        setting="db",
+        parse="db",
+    ),
+    ServeOption(
+        "max_body",
+        ("--max-body",),
+        int,
+        MAX_BODY,
+        "Largest request body, in bytes.",
+        setting="max_body",
+        min=1024,
+    ),
+    ServeOption(
+        "max_connections",
+        ("--max-connections",),
+        int,
+        MAX_CONNECTIONS,
+        "Open connections before 503s.",
+        min=1,
+    ),
+    ServeOption(
+        "today",
+        ("--today",),
+        str | None,
+        None,
+        "Act as if the date in --tz were this one (demos and tests).",
+        setting="fixed_today",
+        parse="date",
+    ),
+    ServeOption(
+        "tz",
+        ("--tz",),
+        str,
+        "UTC",
+        "Time zone (IANA name) of the service's dates: a puzzle opens at the start of its "
+        "date there.",
+        setting="tz",
+        parse="zone",
+    ),
+    ServeOption(
+        "access_log",
+        ("--access-log/--no-access-log",),
+        bool,
+        True,
+        "Log every request on standard output.",
+    ),
+    ServeOption(
+        "workers",
+        ("--workers",),
+        int,
+        1,
+        "Server processes (one per core).",
+        min=1,
+        max=64,
+    ),
+    ServeOption(
+        "head_timeout",
+        ("--head-timeout",),
+        float,
+        HEAD_TIMEOUT,
+        "Seconds a request's line and headers may take.",
+        min=0.1,
+    ),
+    ServeOption(
+        "body_timeout",
+        ("--body-timeout",),
+        float,
+        BODY_TIMEOUT,
+        "Seconds a request's body may take after its headers (then 408).",
+        min=0.1,
+    ),
+    ServeOption(
+        "max_per_client",
+        ("--max-per-client",),
+        int,
+        MAX_PER_CLIENT,
+        "Open connections from one client address (then 429).",
+        min=1,
+    ),
+    ServeOption(
+        "check_interval",
+        ("--check-interval",),
+        float,
+        CHECK_INTERVAL,
+        "Seconds between two integrity checks of the --db file (quick_check).",
+        setting="check_interval",
+        min=0.1,
+    ),
+    ServeOption(
+        "open_",
+        ("--open",),
+        bool,
+        False,
+        "A local demo: names nobody has claimed may play with no API key or player token "
+        "(anyone may then play under such a name; a claimed name always needs its token). A "
+        "public site needs no --open: browsers claim names and get tokens.",
+        setting="open",
+    ),
+    ServeOption(
+        "rate_key",
+        ("--rate-key",),
+        str,
+        f"{KEY_RATE:g}/s",
+        f"Submissions per API key: {_RATE_HELP}",
+        setting="key_limit.rate",
+        parse="rate",
+    ),
+    ServeOption(
+        "burst_key",
+        ("--burst-key",),
+        int,
+        KEY_BURST,
+        "Submissions a key may send at once.",
+        setting="key_limit.burst",
+        min=1,
+    ),
+    ServeOption(
+        "rate_player",
+        ("--rate-player",),
+        str,
+        f"{PLAYER_RATE:g}/s",
+        f"Submissions per player name: {_RATE_HELP}",
+        setting="player_limit.rate",
+        parse="rate",
+    ),
+    ServeOption(
+        "burst_player",
+        ("--burst-player",),
+        int,
+        PLAYER_BURST,
+        "Submissions for one player at once.",
+        setting="player_limit.burst",
+        min=1,
+    ),
+    ServeOption(
+        "analyze_rate",
+        ("--analyze-rate",),
+        str,
+        f"{ANALYZE_RATE * 60:g}/min",
+        f"Analyses per client address and per API key: {_RATE_HELP}",
+        setting="analyze_limit.rate",
+        parse="rate",
+    ),
+    ServeOption(
+        "analyze_burst",
+        ("--analyze-burst",),
+        int,
+        ANALYZE_BURST,
+        "Analyses one address or key may ask at once.",
+        setting="analyze_limit.burst",
+        min=1,
+    ),
+    ServeOption(
+        "hint_rate",
+        ("--hint-rate",),
+        str,
+        f"{HINT_RATE * 60:g}/min",
+        f"Hints per client address and per API key: {_RATE_HELP}",
+        setting="hint_limit.rate",
+        parse="rate",
+    ),
+    ServeOption(
+        "hint_burst",
+        ("--hint-burst",),
+        int,
+        HINT_BURST,
+        "Hints one address or key may ask at once.",
+        setting="hint_limit.burst",
+        min=1,
+    ),
+    ServeOption(
+        "max_analyses",
+        ("--max-analyses",),
+        int,
+        MAX_ANALYSES,
+        "Analyses running at once per worker (then 503 busy).",
+        setting="max_analyses",
+        min=1,
+    ),
+    ServeOption(
+        "max_hints",
+        ("--max-hints",),
+        int,
+        MAX_HINTS,
+        "Hints running at once per worker, apart from the analyses (then 503 busy).",
+        setting="max_hints",
+        min=1,
+    ),
+    ServeOption(
+        "replay_rate",
+        ("--replay-rate",),
+        str,
+        f"{REPLAY_RATE:g}/s",
+        f"Replays per client address: {_RATE_HELP}",
+        setting="replay_limit.rate",
+        parse="rate",
+    ),
+    ServeOption(
+        "replay_burst",
+        ("--replay-burst",),
+        int,
+        REPLAY_BURST,
+        "Replays one address may ask at once.",
+        setting="replay_limit.burst",
+        min=1,
+    ),
+    ServeOption(
+        "max_replays",
+        ("--max-replays",),
+        int,
+        MAX_REPLAYS,
+        "Replays running at once per worker (then 503 busy).",
+        setting="max_replays",
+        min=1,
+    ),
+    ServeOption(
+        "trusted_proxy",
+        ("--trusted-proxy",),
+        list[str] | None,
+        None,
+        "Address or network of a reverse proxy in front (repeatable): its X-Forwarded-For is "
+        "believed, and its connections are not capped per address.",
+        setting="trusted_proxies",
+        parse="proxies",
+    ),
+    ServeOption(
+        "attempt_timeout",
+        ("--attempt-timeout",),
+        float,
+        ATTEMPT_TIMEOUT,
+        "Seconds without a step after which a live attempt expires.",
+        setting="attempt_timeout",
+        min=10.0,
+    ),
+    ServeOption(
+        "max_open_attempts",
+        ("--max-open-attempts",),
+        int,
+        MAX_OPEN_ATTEMPTS,
+        "Live attempts one player name may hold open (then 409 too-many-open-attempts).",
+        setting="max_open_attempts",
+        min=1,
+    ),
+    ServeOption(
+        "max_attempt_steps",
+        ("--max-attempt-steps",),
+        int,
+        MAX_ATTEMPT_STEPS,
+        "Steps one live attempt may record, automatic moves and undos too (then 409 attempt-full).",
+        setting="max_attempt_steps",
+        min=10,
+    ),
+    ServeOption(
+        "attempts_per_minute",
+        ("--attempts-per-minute",),
+        int,
+        ATTEMPTS_PER_MINUTE,
+        "Live attempts one player name may start a minute (then 429 too-many-attempts).",
+        setting="attempts_per_minute",
+        min=1,
+    ),
+    ServeOption(
+        "attempts_per_day",
+        ("--attempts-per-day",),
+        int,
+        ATTEMPTS_PER_DAY,
+        "Live attempts one player name may start a day (then 429 too-many-attempts).",
+        setting="attempts_per_day",
+        min=1,
+    ),
+    ServeOption(
+        "max_tokens",
+        ("--max-tokens",),
+        int,
+        MAX_TOKENS,
+        "Valid tokens (devices) one player name may hold (then 409 too-many-tokens).",
+        setting="max_tokens",
+        min=1,
+    ),
+    ServeOption(
+        "claims_per_day",
+        ("--claims-per-day",),
+        int,
+        CLAIMS_PER_DAY,
+        "Names one client address may claim a day (then 429 rate-limited).",
+        setting="claims_per_day",
+        min=1,
+    ),
+    ServeOption(
+        "keep_steps",
+        ("--keep-steps",),
+        float,
+        KEEP_STEPS_HOURS,
+        "Hours the steps of a live attempt that ended without a win are kept (its row "
+        "stays); swept every 5 minutes.",
+        setting="keep_steps_hours",
+        min=0.0,
+    ),
+    ServeOption(
+        "speed_floor",
+        ("--speed-floor",),
+        int,
+        SPEED_FLOOR_MS,
+        "Milliseconds per player step under which a live win waits for a moderator.",
+        setting="speed_floor_ms",
+        min=0,
+    ),
+    ServeOption(
+        "review_par",
+        ("--review-par/--no-review-par",),
+        bool,
+        True,
+        "A submitted log at par or better waits for a moderator (no live attempt timed it).",
+        setting="review_untimed_par",
+    ),
+    ServeOption(
+        "rank_untimed",
+        ("--rank-untimed",),
+        bool,
+        False,
+        "Rank logs sent with a player's token or under --open (a server among friends). "
+        "Without it they are stored unranked: only live attempts and a site key's "
+        "submissions rank.",
+        setting="rank_untimed",
+    ),
+    ServeOption(
+        "par_pace",
+        ("--par-pace",),
+        int,
+        PAR_PACE_MS,
+        "Milliseconds per player step under which a live win at par or better waits for a "
+        "moderator (fast-par; 0: never).",
+        setting="par_pace_ms",
+        min=0,
+    ),
+    ServeOption(
+        "link_guesses",
+        ("--link-guesses",),
+        int,
+        LINK_GUESSES,
+        "Wrong link codes one client address may send, then as many again an hour.",
+        setting="link_guesses",
+        min=1,
+    ),
+    ServeOption(
+        "metrics_bind",
+        ("--metrics-bind",),
+        str | None,
+        None,
+        "HOST:PORT where GET /metrics is also served, with no key (for Prometheus on a "
+        "private address, e.g. 127.0.0.1:9108). Without it, /metrics needs an admin key.",
+        parse="address",
+    ),
+    ServeOption(
+        "secret_file",
+        ("--secret-file",),
+        Path | None,
+        None,
+        "The site's secret (cruel daily --new-secret): today and --ahead days after it are "
+        "published from its stream, in the database, and the packaged demo set is never "
+        "served. Without it nothing is published ahead (--open: from the public stream).",
+        setting="secret_file",
+    ),
+    ServeOption(
+        "ahead",
+        ("--ahead",),
+        int,
+        PUBLISH_AHEAD,
+        "Days after today kept published.",
+        setting="ahead",
+        min=0,
+        max=366,
+    ),
+    ServeOption(
+        "publish_memory",
+        ("--publish-memory",),
+        str | None,
+        None,
+        _MEMORY_HELP,
+        setting="publish_memory",
+        parse="size",
+        metavar="SIZE",
+    ),
+)

@@ -9,9 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import orjson
 import typer
 
-from ..constants import (
-    DEFAULT_DB,
-)
+from ..constants import DEFAULT_DB
 from .common import (
     DbOption,
     PuzzlesOption,
@@ -22,8 +20,6 @@ from .common import (
     json_option,
     open_db,
 )
-from .startup import EXIT_CLOSED_PIPE as EXIT_CLOSED_PIPE
-from .startup import EXIT_NO_NATIVE_CORE as EXIT_NO_NATIVE_CORE
 
 if TYPE_CHECKING:
     from .. import puzzles

@@ -61,8 +61,6 @@ from .common import (
     quiet_option,
     report_exit,
 )
-from .startup import EXIT_CLOSED_PIPE as EXIT_CLOSED_PIPE
-from .startup import EXIT_NO_NATIVE_CORE as EXIT_NO_NATIVE_CORE
 from .terminal import terminal_safe
 
 if TYPE_CHECKING:
@@ -367,8 +365,21 @@ def replay_command(
     if not _holds_several(log_file):
         game_log = _read_log_or_exit(log_file, limits)
         raise typer.Exit(_replay_one(game_log, options, None, json, analyze, max_states))
+    raise typer.Exit(_replay_many(log_file, limits, options, json, analyze, max_states))
+
+
+def _replay_many(
+    spec: str,
+    limits: Limits,
+    options: render.ReplayOptions,
+    json: bool,
+    analyze: bool,
+    max_states: int | None,
+) -> int:
+    """``replay`` of a folder or a JSON Lines file: log after log, each headed by ``==> SOURCE
+    <==`` (a JSON object names its own); the worst exit code."""
     code, count = 0, 0
-    for source, data in iter_units([log_file], limits):
+    for source, data in iter_units([spec], limits):
         try:
             if isinstance(data, log.LogFormatError):
                 raise data
@@ -384,7 +395,7 @@ def replay_command(
             emit(f"==> {source} <==")
         count += 1
         code = max(code, _replay_one(game_log, options, source, json, analyze, max_states))
-    raise typer.Exit(code)
+    return code
 
 
 def show_command(

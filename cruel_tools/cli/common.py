@@ -32,8 +32,6 @@ from ..game.verify import (
     report_line,
     unreadable,
 )
-from .startup import EXIT_CLOSED_PIPE as EXIT_CLOSED_PIPE
-from .startup import EXIT_NO_NATIVE_CORE as EXIT_NO_NATIVE_CORE
 from .terminal import terminal_safe
 
 if TYPE_CHECKING:

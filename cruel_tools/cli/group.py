@@ -7,22 +7,15 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import typer
 from typer._click.exceptions import NoArgsIsHelpError, NoSuchOption, UsageError
 from typer.core import TyperGroup
 
 from ..errors import problem
-from .common import (
-    echo,
-)
-from .startup import EXIT_CLOSED_PIPE as EXIT_CLOSED_PIPE
-from .startup import EXIT_NO_NATIVE_CORE as EXIT_NO_NATIVE_CORE
-from .startup import engine_refusal
-
-if TYPE_CHECKING:
-    pass
+from .common import echo
+from .startup import EXIT_CLOSED_PIPE, EXIT_NO_NATIVE_CORE, engine_refusal
 
 __all__ = ["CruelGroup"]
 

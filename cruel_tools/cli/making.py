@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, get_args
+from typing import Annotated, get_args
 
 import orjson
 import typer
@@ -15,9 +15,7 @@ from ..constants import (
 )
 from ..dates import parse_date
 from ..game import rules
-from ..game.verify import (
-    plural,
-)
+from ..game.verify import plural
 from .common import (
     JobsOption,
     MaxMemoryOption,
@@ -35,11 +33,6 @@ from .common import (
     parse_option,
     read_secret,
 )
-from .startup import EXIT_CLOSED_PIPE as EXIT_CLOSED_PIPE
-from .startup import EXIT_NO_NATIVE_CORE as EXIT_NO_NATIVE_CORE
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = ["generate_command", "daily_command"]
 

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import orjson
 import typer
@@ -16,11 +16,6 @@ from .common import (
     fail,
     parse_option,
 )
-from .startup import EXIT_CLOSED_PIPE as EXIT_CLOSED_PIPE
-from .startup import EXIT_NO_NATIVE_CORE as EXIT_NO_NATIVE_CORE
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = ["deal_command", "schema_command", "rules_command"]
 

@@ -16,16 +16,9 @@ from ..constants import (
     SOLVE_MAX_STATES,
 )
 from ..game import rules
-from ..game.inputs import (
-    UnreadableLog,
-    display_name,
-    read_log,
-)
+from ..game.inputs import Start, UnreadableLog, display_name, read_log
 from ..game.log import Limits
-from ..game.verify import (
-    plural,
-    unreadable,
-)
+from ..game.verify import plural, unreadable
 from .common import (
     MaxMemoryOption,
     Progress,
@@ -46,13 +39,30 @@ from .common import (
     puzzle_option,
     report_exit,
 )
-from .startup import EXIT_CLOSED_PIPE as EXIT_CLOSED_PIPE
-from .startup import EXIT_NO_NATIVE_CORE as EXIT_NO_NATIVE_CORE
 
 if TYPE_CHECKING:
-    pass
+    from ..search.optimal import OptimalResult
+    from ..search.solver import SolveResult
 
 __all__ = ["solve_command", "analyze_command", "hint_command", "grade_command"]
+
+
+_SolveStatesOption = Annotated[
+    int | None,
+    typer.Option(
+        "--max-states",
+        help=f"Most positions to expand (at least 1; default {SOLVE_MAX_STATES}, with "
+        "--optimal 1000000).",
+    ),
+]
+_SolveMemoryOption = Annotated[
+    str,
+    typer.Option(
+        "--max-memory",
+        help="Most memory the search may hold: 512M, 1G or bytes (default 1G); "
+        "reached, the verdict is unknown.",
+    ),
+]
 
 
 def solve_command(
@@ -73,25 +83,11 @@ def solve_command(
             " (default cruel; a log's own by default).",
         ),
     ] = None,
-    max_states: Annotated[
-        int | None,
-        typer.Option(
-            "--max-states",
-            help=f"Most positions to expand (at least 1; default {SOLVE_MAX_STATES}, with "
-            "--optimal 1000000).",
-        ),
-    ] = None,
+    max_states: _SolveStatesOption = None,
     max_seconds: Annotated[
         float, typer.Option("--max-seconds", help="Most seconds to search (more than 0).")
     ] = 60.0,
-    max_memory: Annotated[
-        str,
-        typer.Option(
-            "--max-memory",
-            help="Most memory the search may hold: 512M, 1G or bytes (default 1G); "
-            "reached, the verdict is unknown.",
-        ),
-    ] = "1G",
+    max_memory: _SolveMemoryOption = "1G",
     optimal_search: Annotated[
         bool,
         typer.Option(
@@ -119,21 +115,11 @@ def solve_command(
     with an illegal move or a bad deal, 2 unreadable input or bad options, 3 an internal error
     (a bug: please report it).
     """
-    from ..game import render
     from ..search import optimal, solver
 
     if rules_name is not None:
         parse_option("--rules", rules.preset, rules_name)
-    if max_states is None:
-        max_states = optimal.MAX_STATES if optimal_search else SOLVE_MAX_STATES
-    if max_states < 1:
-        raise fail(f"--max-states must be at least 1, not {max_states}", 2)
-    if not max_seconds > 0:
-        raise fail(f"--max-seconds must be more than 0, not {max_seconds}", 2)
-    try:
-        memory = solver.parse_memory(max_memory)
-    except ValueError:
-        raise fail(f"--max-memory must be a size like 512M or 1G, not {max_memory}", 2) from None
+    max_states, memory = _budget(max_states, optimal_search, max_seconds, max_memory)
     start = load_start_or_exit(deal_spec, rules_name, Limits(), quiet)
     label = f"solving (at most {plural(max_states, 'state')}, {max_seconds:g} s)"
     with Showing(Progress(None, label=label, ticking=True, quiet=quiet)):
@@ -147,6 +133,38 @@ def solve_command(
             result = solver.solve(
                 start.game, max_states=max_states, max_seconds=max_seconds, max_memory=memory
             )
+    _print_solved(start, result, best, json)
+    if out is not None:
+        _write_solution(out, start, result, quiet)
+
+
+def _budget(
+    max_states: int | None, optimal_search: bool, max_seconds: float, max_memory: str
+) -> tuple[int, int]:
+    """``solve``'s budget: positions (the search's default if not given) and bytes; a bad one
+    is one line naming its option, exit 2."""
+    from ..search import optimal, solver
+
+    if max_states is None:
+        max_states = optimal.MAX_STATES if optimal_search else SOLVE_MAX_STATES
+    if max_states < 1:
+        raise fail(f"--max-states must be at least 1, not {max_states}", 2)
+    if not max_seconds > 0:
+        raise fail(f"--max-seconds must be more than 0, not {max_seconds}", 2)
+    try:
+        memory = solver.parse_memory(max_memory)
+    except ValueError:
+        raise fail(f"--max-memory must be a size like 512M or 1G, not {max_memory}", 2) from None
+    return max_states, memory
+
+
+def _print_solved(
+    start: Start, result: SolveResult, best: OptimalResult | None, json: bool
+) -> None:
+    """``solve``'s report: JSON, or the verdict line and a win's score sheet."""
+    from ..game import render
+    from ..search import optimal, solver
+
     won = result.verdict == "won"
     st = result.stats
     if json:
@@ -176,26 +194,31 @@ def solve_command(
         if won:
             for line in render.score_sheet(start.game, result.steps, len(start.prefix) + 1):
                 emit(line)
-    if out is not None:
-        if not won:
-            note(f"no solution found ({result.verdict}): {out} not written", quiet)
-            return
-        try:
-            doc = solver.solution_log(
-                start.number,
-                start.piles,
-                start.rules,
-                result.steps,
-                prefix=start.prefix,
-                meta={"generator": "cruel solve"},
-            )
-        except AssertionError as exc:
-            raise fail(f"internal error: {exc}; please report it", 3) from None
-        try:
-            out.write_bytes(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
-        except OSError as exc:
-            raise fail(f"cannot write {out}: {exc.strerror or type(exc).__name__}", 2) from None
-        note(f"wrote {out}", quiet)
+
+
+def _write_solution(out: Path, start: Start, result: SolveResult, quiet: bool) -> None:
+    """``solve --out FILE``: a win as a complete log from the deal (a log's own moves first)."""
+    from ..search import solver
+
+    if result.verdict != "won":
+        note(f"no solution found ({result.verdict}): {out} not written", quiet)
+        return
+    try:
+        doc = solver.solution_log(
+            start.number,
+            start.piles,
+            start.rules,
+            result.steps,
+            prefix=start.prefix,
+            meta={"generator": "cruel solve"},
+        )
+    except AssertionError as exc:
+        raise fail(f"internal error: {exc}; please report it", 3) from None
+    try:
+        out.write_bytes(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
+    except OSError as exc:
+        raise fail(f"cannot write {out}: {exc.strerror or type(exc).__name__}", 2) from None
+    note(f"wrote {out}", quiet)
 
 
 def analyze_command(

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import orjson
@@ -15,38 +15,24 @@ import orjson
 from ..constants import (
     ANALYZE_BURST,
     ANALYZE_RATE,
-    ATTEMPTS_PER_DAY,
-    ATTEMPTS_PER_MINUTE,
-    CHECK_INTERVAL,
-    CLAIMS_PER_DAY,
     DB_TIMEOUT,
     DEFAULT_DB,
     HINT_BURST,
     HINT_RATE,
-    KEEP_STEPS_HOURS,
     KEY_BURST,
     KEY_RATE,
-    LINK_GUESSES,
-    MAX_ANALYSES,
-    MAX_ATTEMPT_STEPS,
-    MAX_BODY,
-    MAX_HINTS,
-    MAX_OPEN_ATTEMPTS,
-    MAX_REPLAYS,
-    MAX_TOKENS,
-    PAR_PACE_MS,
     PLAYER_BURST,
     PLAYER_RATE,
-    PUBLISH_AHEAD,
     REPLAY_BURST,
     REPLAY_RATE,
+    SERVE_OPTIONS,
     SWEEP_INTERVAL,
 )
 from ..dates import parse_date
 from ..errors import CruelError
 from ..game.log import Limits
 from ..puzzles.location import demo_day
-from ..site.attempts import SPEED_FLOOR_MS, TIMEOUT, Policy
+from ..site.attempts import Policy
 from ..site.keys import RateLimit
 
 __all__ = [
@@ -96,6 +82,12 @@ def time_zone(name: str) -> ZoneInfo:
         ) from None
 
 
+def _default(setting: str) -> Any:
+    """The default of the option of ``cruel serve`` that sets ``setting``: stated once, in
+    :data:`~cruel_tools.constants.SERVE_OPTIONS`."""
+    return next(o.default for o in SERVE_OPTIONS if o.setting == setting)
+
+
 def _now(zone: ZoneInfo) -> dt.datetime:
     """The time now in ``zone`` (a test sets the clock here)."""
     return dt.datetime.now(zone)
@@ -108,19 +100,19 @@ class Settings:
     puzzles: Path = Path("puzzles")
     #: The store: an SQLite file's path, or a ``postgresql://user@host:port/dbname`` URL.
     db: Path | str = Path(DEFAULT_DB)
-    max_body: int = MAX_BODY
+    max_body: int = _default("max_body")
     max_moves: int = Limits().max_moves
     #: Seconds a submission waits for a database locked by another process (then 503).
     db_timeout: float = DB_TIMEOUT
     #: Seconds between two integrity checks of the database file (docs/service.md, Integrity).
-    check_interval: float = CHECK_INTERVAL
+    check_interval: float = _default("check_interval")
     #: The server's date (puzzles up to it are open, solutions of earlier ones public); None:
     #: the date now in ``tz``.
-    fixed_today: dt.date | None = None
+    fixed_today: dt.date | None = _default("fixed_today")
     #: The IANA time zone whose dates open puzzles (a puzzle opens at the start of its date).
-    tz: str = "UTC"
+    tz: str = _default("tz")
     #: Take submissions without an API key (demos): ``cruel serve --open``.
-    open: bool = False
+    open: bool = _default("open")
     #: Addresses or networks of reverse proxies whose ``X-Forwarded-For`` is believed
     #: (``cruel serve --trusted-proxy``; :func:`cruel_tools.service.clients.client_address`).
     trusted_proxies: tuple[str, ...] = ()
@@ -133,46 +125,46 @@ class Settings:
     #: Hints each client address, and each API key, may ask for; None: no limit.
     hint_limit: RateLimit | None = HINT_LIMIT
     #: Analyses running at once in one server process; more are answered 503 busy.
-    max_analyses: int = MAX_ANALYSES
+    max_analyses: int = _default("max_analyses")
     #: Hints running at once in one server process (their own places and processes, apart
     #: from the analyses'); more are answered 503 busy.
-    max_hints: int = MAX_HINTS
+    max_hints: int = _default("max_hints")
     #: Replays each client address may ask for; None: no limit.
     replay_limit: RateLimit | None = REPLAY_LIMIT
     #: Replays running at once in one server process; more are answered 503 busy.
-    max_replays: int = MAX_REPLAYS
+    max_replays: int = _default("max_replays")
     #: Seconds without a step after which a live attempt expires (``--attempt-timeout``).
-    attempt_timeout: float = TIMEOUT.total_seconds()
+    attempt_timeout: float = _default("attempt_timeout")
     #: Milliseconds of wall time per player step under which a live win is flagged for a
     #: moderator (``--speed-floor``; docs/service.md, Live attempts and moderation queue).
-    speed_floor_ms: int = SPEED_FLOOR_MS
+    speed_floor_ms: int = _default("speed_floor_ms")
     #: What one player name may store (issue #33; docs/service.md, Storage bounds): live
     #: attempts open at once, steps an attempt records, starts a minute and a day, valid tokens
     #: (``--max-open-attempts``, ``--max-attempt-steps``, ``--attempts-per-minute``,
     #: ``--attempts-per-day``, ``--max-tokens``); names one address may claim a day
     #: (``--claims-per-day``); hours an ended attempt's steps are kept unless it won
     #: (``--keep-steps``), and seconds between two sweeps of them.
-    max_open_attempts: int = MAX_OPEN_ATTEMPTS
-    max_attempt_steps: int = MAX_ATTEMPT_STEPS
-    attempts_per_minute: int = ATTEMPTS_PER_MINUTE
-    attempts_per_day: int = ATTEMPTS_PER_DAY
-    max_tokens: int = MAX_TOKENS
-    claims_per_day: int = CLAIMS_PER_DAY
-    keep_steps_hours: float = KEEP_STEPS_HOURS
+    max_open_attempts: int = _default("max_open_attempts")
+    max_attempt_steps: int = _default("max_attempt_steps")
+    attempts_per_minute: int = _default("attempts_per_minute")
+    attempts_per_day: int = _default("attempts_per_day")
+    max_tokens: int = _default("max_tokens")
+    claims_per_day: int = _default("claims_per_day")
+    keep_steps_hours: float = _default("keep_steps_hours")
     sweep_interval: float = SWEEP_INTERVAL
     #: A submitted log at par or better (no live attempt timed it) waits in the review queue
     #: (``--no-review-par`` turns it off: a server among friends, or a test of something else).
-    review_untimed_par: bool = True
+    review_untimed_par: bool = _default("review_untimed_par")
     #: Logs sent with a player's token or under ``--open`` rank like timed play
     #: (``--rank-untimed``: a server among friends). Off, they are stored and shown unranked:
     #: nothing timed them (issue #33, finding 4; docs/service.md, Ranked and unranked entries).
-    rank_untimed: bool = False
+    rank_untimed: bool = _default("rank_untimed")
     #: Milliseconds a player step under which a live win at par or better is flagged
     #: ``fast-par`` for a moderator (``--par-pace``; 0: never).
-    par_pace_ms: int = PAR_PACE_MS
+    par_pace_ms: int = _default("par_pace_ms")
     #: Wrong link codes one client address may send, then as many again an hour
     #: (``--link-guesses``; docs/service.md, Linking a second device).
-    link_guesses: int = LINK_GUESSES
+    link_guesses: int = _default("link_guesses")
     #: The puzzles are the packaged public demo set (``PuzzleLocation.demo``): with no
     #: ``fixed_today``, a date outside the set's dates is served as its place in the set's cycle
     #: (:func:`~cruel_tools.puzzles.location.demo_day`), so that the demo can be played on any date.
@@ -185,14 +177,14 @@ class Settings:
     #: The site's secret (``--secret-file``): days are published ahead from its stream; None:
     #: from none (or the public stream, ``open``). Each process reads the file: the secret is
     #: never passed in the environment (docs/service.md, Publishing ahead).
-    secret_file: Path | None = None
+    secret_file: Path | None = _default("secret_file")
     #: Days after today kept published (``--ahead``).
-    ahead: int = PUBLISH_AHEAD
+    ahead: int = _default("ahead")
     #: Seconds between two looks at the database for days published by another process.
     publish_poll: float = 5.0
     #: Bytes the process making a day may hold at its peak (``--publish-memory``); None: half
     #: the machine's memory (:func:`cruel_tools.memory.default_budget`).
-    publish_memory: int | None = None
+    publish_memory: int | None = _default("publish_memory")
     #: Seconds, for the rate limits' buckets (a test sets its own clock here; not sent to workers).
     clock: Callable[[], float] = field(default=time.monotonic, repr=False, compare=False)
     #: The server's time of attempts' starts and submissions' arrivals (a test sets its own).
@@ -234,68 +226,73 @@ class Settings:
         return Limits(max_bytes=self.max_body, max_moves=self.max_moves)
 
     def to_env(self) -> str:
-        return orjson.dumps(
-            {
-                "puzzles": str(self.puzzles),
-                "db": str(self.db),
-                "max_body": self.max_body,
-                "max_moves": self.max_moves,
-                "db_timeout": self.db_timeout,
-                "check_interval": self.check_interval,
-                "fixed_today": self.fixed_today.isoformat() if self.fixed_today else None,
-                "tz": self.tz,
-                "open": self.open,
-                "trusted_proxies": list(self.trusted_proxies),
-                "attempt_timeout": self.attempt_timeout,
-                "speed_floor_ms": self.speed_floor_ms,
-                "max_open_attempts": self.max_open_attempts,
-                "max_attempt_steps": self.max_attempt_steps,
-                "attempts_per_minute": self.attempts_per_minute,
-                "attempts_per_day": self.attempts_per_day,
-                "max_tokens": self.max_tokens,
-                "claims_per_day": self.claims_per_day,
-                "keep_steps_hours": self.keep_steps_hours,
-                "sweep_interval": self.sweep_interval,
-                "review_untimed_par": self.review_untimed_par,
-                "rank_untimed": self.rank_untimed,
-                "par_pace_ms": self.par_pace_ms,
-                "link_guesses": self.link_guesses,
-                "secret_file": None if self.secret_file is None else str(self.secret_file),
-                "ahead": self.ahead,
-                "publish_poll": self.publish_poll,
-                "publish_memory": self.publish_memory,
-                "demo": self.demo,
-                "key_limit": _limit_doc(self.key_limit),
-                "player_limit": _limit_doc(self.player_limit),
-                "analyze_limit": _limit_doc(self.analyze_limit),
-                "hint_limit": _limit_doc(self.hint_limit),
-                "max_analyses": self.max_analyses,
-                "max_hints": self.max_hints,
-                "replay_limit": _limit_doc(self.replay_limit),
-                "max_replays": self.max_replays,
-            }
-        ).decode()
+        """The settings as JSON, for the worker processes (:data:`ENV_SETTINGS`): every field
+        but the clocks and what ``create_app`` sets."""
+        return orjson.dumps({f.name: _encode(getattr(self, f.name)) for f in _sent()}).decode()
 
     @classmethod
     def from_env(cls, text: str) -> Settings:
+        """The settings :meth:`to_env` wrote."""
         doc = orjson.loads(text)
-        day = doc.pop("fixed_today")
-        key_limit, player_limit = doc.pop("key_limit"), doc.pop("player_limit")
-        analyze_limit = doc.pop("analyze_limit", None)
-        hint_limit = doc.pop("hint_limit", None)
-        replay_limit = doc.pop("replay_limit", None)
-        doc["trusted_proxies"] = tuple(doc.get("trusted_proxies", ()))
-        secret_file = doc.pop("secret_file", None)
-        doc["secret_file"] = None if secret_file is None else Path(secret_file)
-        return cls(
-            **{**doc, "puzzles": Path(doc["puzzles"])},
-            fixed_today=parse_date(day) if day else None,
-            key_limit=RateLimit(**key_limit) if key_limit else None,
-            player_limit=RateLimit(**player_limit) if player_limit else None,
-            analyze_limit=RateLimit(**analyze_limit) if analyze_limit else None,
-            hint_limit=RateLimit(**hint_limit) if hint_limit else None,
-            replay_limit=RateLimit(**replay_limit) if replay_limit else None,
-        )
+        given = {f.name: doc[f.name] for f in _sent() if f.name in doc}
+        for name, value in given.items():
+            decode = _DECODE.get(str(_field_types()[name]))
+            given[name] = value if value is None or decode is None else decode(value)
+        return cls(**given)
+
+    @classmethod
+    def from_options(cls, values: Mapping[str, Any], **more: Any) -> Settings:
+        """The settings ``cruel serve`` is given: each option's value (parsed: a rate as
+        requests a second, None for off), by its parameter's name in
+        :data:`~cruel_tools.constants.SERVE_OPTIONS`, set on the field its row names; a rate
+        and a burst make one :class:`RateLimit` (none when the rate is off). ``more``: fields no
+        option sets as it is (``demo``)."""
+        given: dict[str, Any] = {}
+        limits: dict[str, dict[str, Any]] = {}
+        for option in SERVE_OPTIONS:
+            if option.setting is not None:
+                name, _, part = option.setting.partition(".")
+                value = values[option.param]
+                if part:
+                    limits.setdefault(name, {})[part] = value
+                else:
+                    given[name] = value
+        for name, limit in limits.items():
+            given[name] = RateLimit(**limit) if limit["rate"] else None
+        return cls(**given, **more)
+
+
+def _sent() -> list[Any]:
+    """The fields :meth:`Settings.to_env` passes on: not the clocks (each process has its own),
+    not what ``create_app`` sets (``init=False``)."""
+    return [f for f in fields(Settings) if f.init and f.compare]
+
+
+def _field_types() -> dict[str, Any]:
+    """Each field's type as written (``"Path | None"``): what :data:`_DECODE` is keyed by."""
+    return {f.name: f.type for f in fields(Settings)}
+
+
+def _encode(value: Any) -> Any:
+    """A field's value as JSON has it: a path as text, a date ISO 8601, a limit a dict."""
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if isinstance(value, RateLimit):
+        return _limit_doc(value)
+    return list(value) if isinstance(value, tuple) else value
+
+
+#: How a field's JSON value is read back, by its type as written; other types are JSON's own.
+#: ``db`` (``Path | str``) stays text: the store takes either.
+_DECODE: Final[dict[str, Callable[[Any], Any]]] = {
+    "Path": Path,
+    "Path | None": Path,
+    "dt.date | None": parse_date,
+    "RateLimit | None": lambda doc: RateLimit(**doc),
+    "tuple[str, ...]": tuple,
+}
 
 
 def _limit_doc(limit: RateLimit | None) -> dict[str, float] | None:
