@@ -8,6 +8,8 @@ and :mod:`cruel_tools.search.grading` made every command import the solver and t
 ``grading.Tier``), which the rest of the code uses. So do ``cruel serve``'s options: the service,
 the guard, the stores and the integrity watch take their defaults from here, and the CLI's
 options show the same values without importing the web stack (issue #23: one source).
+:data:`SERVE_OPTIONS` states each option of ``cruel serve`` once (issue #35): the CLI makes its
+options from it, and the service's ``Settings`` its defaults and its values.
 """
 
 from __future__ import annotations

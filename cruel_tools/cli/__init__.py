@@ -1,8 +1,11 @@
 """The command line ``cruel``: a thin layer over the library.
 
 :mod:`.console` is the console script (a lone ``--version`` answered before Typer loads);
-:mod:`.app` is the Typer application; :mod:`.startup` what both say first; :mod:`.terminal` the
-one escaping of what the CLI prints. ``app`` is imported on first use, so that ``cruel --version``
+:mod:`.app` is the Typer application, which registers the commands of :mod:`.checking`,
+:mod:`.reference`, :mod:`.solving`, :mod:`.making`, :mod:`.serving` and :mod:`.admin` (one module
+per group of commands; :mod:`.common` what they share, :mod:`.group` the group's usage errors and
+``--help``); :mod:`.startup` what both say first; :mod:`.terminal` the one escaping of what the
+CLI prints. ``app`` is imported on first use, so that ``cruel --version``
 pays for none of it.
 """
 
