@@ -8,12 +8,15 @@ client's, is one ``cruel-error/1`` object. See ``docs/service.md``.
 
 - :mod:`.config`: :class:`Settings` (no web stack); :mod:`.app`: :func:`create_app`;
 - :mod:`.context`: what the routers share (settings, puzzles, stores, keys and limits);
+  :mod:`.deps`: the dependencies that reach it (``request.app.state``) and the shared checks
+  (the route's parameters first, the admin key, a write's credentials, a request for help's key);
 - :mod:`.errors`: the one translation of each library error to HTTP; :mod:`.openapi`;
 - :mod:`.help_guard`: no help towards a win for a puzzle not closed (over
   :mod:`cruel_tools.site.embargo`); :mod:`.costly`: the analyses' rate limits, cap and process;
-- one router per area: :mod:`.health`, :mod:`.pages`, :mod:`.logs` (verify, replay, analyze),
-  :mod:`.puzzles`, :mod:`.submissions` (and attempts), :mod:`.boards` (and players),
-  :mod:`.moderation`.
+- one module-level ``router`` per area, its handlers named functions: :mod:`.health`,
+  :mod:`.pages`, :mod:`.metrics`, :mod:`.log_tools` (verify, replay, analyze), :mod:`.hints`,
+  :mod:`.puzzles`, :mod:`.submissions`, :mod:`.attempts`, :mod:`.boards`, :mod:`.moderation`,
+  :mod:`.players`.
 """
 
 from __future__ import annotations

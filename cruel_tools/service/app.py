@@ -4,8 +4,8 @@ includes one router per area of the API (docs/service.md)."""
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from importlib.metadata import version
 from typing import Final
 
@@ -34,13 +34,15 @@ from . import (
 from . import (
     log_tools as logs,
 )
+from . import (
+    metrics as metrics_area,
+)
 from .config import ENV_SETTINGS, Settings, time_zone
 from .connections import QuietClientFailures, die_with_parent
 from .context import Context
 from .costly import CostlyGate
 from .help_guard import HelpGuard
 from .metrics import Metrics, MetricsMiddleware
-from .metrics import router as metrics_router
 from .openapi import ERRORS, customize
 from .replaying import replay_gate
 
@@ -48,6 +50,23 @@ __all__ = ["APP_FACTORY", "create_app", "app_from_env"]
 
 #: What ``cruel serve --workers N`` tells uvicorn to call in each worker process.
 APP_FACTORY: Final = "cruel_tools.service:app_from_env"
+
+
+#: The routers, in this order: a path is matched by the first route that takes it
+#: (/v1/puzzles/past before /v1/puzzles/{id}), and the OpenAPI document lists the paths so.
+_AREAS: Final = (
+    health,
+    pages,
+    metrics_area,
+    logs,
+    hints,
+    puzzles,
+    submissions,
+    attempts,
+    boards,
+    moderation,
+    players,
+)
 
 
 def create_app(settings: Settings | None = None, stores: Stores | None = None) -> FastAPI:
@@ -92,7 +111,9 @@ def create_app(settings: Settings | None = None, stores: Stores | None = None) -
     ctx = Context(settings, puzzle_set, stores, key_buckets, player_buckets)
     watch = stores.watch
     gate = CostlyGate(settings)  # analyses: rate limits, a cap, their own process
+    gate.hints()  # hints: the analyses' rate limits; places and processes of their own
     replays = replay_gate(settings)  # replays: a rate limit, a cap, their own processes
+    stores.players.max_tokens = settings.max_tokens
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -107,6 +128,27 @@ def create_app(settings: Settings | None = None, stores: Stores | None = None) -
         watch.stop()
         stores.close()
 
+    app = _bare_app(lifespan)
+    errors.install(app, watch, pages.not_found_page)
+    app.add_middleware(QuietClientFailures)  # a client's own failure is no traceback
+    _measured(app, engine, publisher)
+    app.state.publisher = publisher  # cruel serve's start-up line says what it will publish
+    # What the routers' dependencies read (.deps): one app's state, never a module's.
+    app.state.context = ctx
+    app.state.engine = (engine, engine_words)
+    app.state.analyses, app.state.replays = gate, replays
+    app.state.player_limits = players.PlayerLimits(settings)
+    # The help guard's canonical deals are computed here, once: a request's check is a lookup.
+    # Every route that helps towards a win (analyze; hints, issue #27) checks with this one.
+    app.state.guard = guard = HelpGuard(ctx)
+    publisher.on_new = guard.embargo.add  # a day published ahead gets no help until it closes
+    for area in _AREAS:
+        app.include_router(area.router)
+    return app
+
+
+def _bare_app(lifespan: Callable[[FastAPI], AbstractAsyncContextManager[None]]) -> FastAPI:
+    """The app without its routes: its OpenAPI document's head and common answers."""
     app = FastAPI(
         title="cruel-tools",
         version=version("cruel-tools"),
@@ -119,36 +161,20 @@ def create_app(settings: Settings | None = None, stores: Stores | None = None) -
         responses=ERRORS,
     )
     app.openapi = customize(app)  # type: ignore[method-assign]
-    errors.install(app, watch, pages.not_found_page)
-    app.add_middleware(QuietClientFailures)  # a client's own failure is no traceback
-    # Outermost: every request is counted and timed, whatever answers it (docs/service.md, Metrics).
+    return app
+
+
+def _measured(app: FastAPI, engine: str, publisher: Publisher) -> None:
+    """The app's metrics (``app.state.metrics``), counted by the outermost middleware: every
+    request is counted and timed, whatever answers it (docs/service.md, Metrics)."""
     metrics = Metrics(engine)
     app.state.metrics = metrics
-    app.state.publisher = publisher  # cruel serve's start-up line says what it will publish
     app.add_middleware(MetricsMiddleware, metrics=metrics)
     publisher.on_days_ready, publisher.on_generated = (
         metrics.set_days_ready,
         metrics.observe_generation,
     )
     metrics.set_days_ready(publisher.status().days_ready)
-    # In this order: a path is matched by the first route that takes it (/v1/puzzles/past
-    # before /v1/puzzles/{id}), and the OpenAPI document lists the paths so.
-    app.include_router(health.router(ctx, engine, engine_words, publisher))
-    app.include_router(pages.router())
-    app.include_router(metrics_router(ctx, metrics))
-    # The help guard's canonical deals are computed here, once: a request's check is a lookup.
-    # Every router that helps towards a win (analyze; hints, issue #27) is given this one.
-    guard = HelpGuard(ctx)
-    publisher.on_new = guard.embargo.add  # a day published ahead gets no help until it closes
-    app.include_router(logs.router(ctx, guard, gate, replays))
-    app.include_router(hints.router(ctx, guard, gate))  # hints share the analyses' gate
-    app.include_router(puzzles.router(ctx, publisher.status))
-    app.include_router(submissions.router(ctx))
-    app.include_router(attempts.router(ctx))
-    app.include_router(boards.router(ctx))
-    app.include_router(moderation.router(ctx))
-    app.include_router(players.router(ctx))
-    return app
 
 
 def _publisher(settings: Settings, puzzle_set: PuzzleSet, stores: Stores) -> Publisher:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated, Any, Final, TypeVar
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi import Path as PathParam
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
@@ -31,11 +31,22 @@ from ..site.attempts import (
 from ..site.keys import throttle
 from .bodies import parse_off_loop
 from .context import Context
+from .deps import Arrival, Ctx, arrival, credentials, params_first
 from .errors import ApiError, json_response, read_body
 from .openapi import BEARER, WRITE_ERRORS, body_doc
 from .params import PuzzleId
 
-__all__ = ["AttemptId", "REFUSALS", "router"]
+__all__ = [
+    "AttemptId",
+    "REFUSALS",
+    "owner",
+    "Owner",
+    "router",
+    "start",
+    "steps",
+    "give_up",
+    "read",
+]
 
 #: The library's refusals of a step, answered with their own status and code.
 REFUSALS: Final = (
@@ -109,98 +120,99 @@ async def _sender(ctx: Context, request: Request, player: str) -> Any:
     return sender
 
 
-def router(ctx: Context) -> APIRouter:
-    """``POST /v1/puzzles/{id}/attempts`` and ``/v1/attempts/{attempt}`` (steps, give-up)."""
-    router = APIRouter()
-    stores = ctx.stores
+async def owner(request: Request, ctx: Ctx, attempt: AttemptId) -> tuple[Puzzle, Any]:
+    """The attempt's puzzle and who sends this request for its player (401/403 as a write's,
+    the credentials checked first by the router; the attempt's own starter is checked in its
+    transaction)."""
+    puzzle_id, player = await _refused(ctx.stores.attempts.owner, attempt)
+    puzzle = ctx.puzzles.get(puzzle_id)
+    if puzzle is None:  # the puzzle set changed under a running server
+        raise ApiError(404, "no-such-attempt", "the attempt's puzzle is gone", "path", "attempt")
+    return puzzle, await _sender(ctx, request, player)
 
-    async def owned(request: Request, attempt: str) -> tuple[Puzzle, Any]:
-        """The attempt's puzzle and who sends this request for its player (401/403 as a
-        write's; the attempt's own starter is checked in its transaction)."""
-        await ctx.credentials(request)
-        puzzle_id, player = await _refused(stores.attempts.owner, attempt)
-        puzzle = ctx.puzzles.get(puzzle_id)
-        if puzzle is None:  # the puzzle set changed under a running server
-            raise ApiError(
-                404, "no-such-attempt", "the attempt's puzzle is gone", "path", "attempt"
-            )
-        return puzzle, await _sender(ctx, request, player)
 
-    @router.post(
-        "/v1/puzzles/{id}/attempts",
-        response_model=AttemptState,
-        status_code=201,
-        responses=_START_ERRORS,
-        openapi_extra={**body_doc("AttemptRequest"), "security": [{BEARER: []}]},
-    )
-    async def start(id: PuzzleId, request: Request) -> Response:
-        """Start a live attempt of a player on an open puzzle: its steps are then sent to
-        ``/v1/attempts/{attempt}/steps``, played, timed and kept by the server. Credentials,
-        rate limits and the embargo are those of submissions."""
-        now = ctx.settings.wall_clock()
-        await ctx.credentials(request)
-        puzzle = ctx.puzzle_or_404(id)
-        asked = await parse_off_loop(await read_body(request, ctx.settings.max_body), parse_attempt)
-        sender = await _sender(ctx, request, asked.player)
-        throttle(ctx.player_buckets, asked.player, "for this player", "/player")
-        try:
-            started = await run_in_threadpool(
-                live.start, stores, puzzle, asked.player, asked.auto, sender, now
-            )
-        except (TooManyAttempts, TooManyOpenAttempts) as exc:  # the name's storage bounds
-            wait = {"Retry-After": str(exc.retry_after)}
-            raise ApiError(exc.status, exc.code, str(exc), "body", "/player", wait) from None
-        return json_response(started, 201)
+Owner = Annotated[tuple[Puzzle, Any], Depends(owner)]
 
-    @router.post(
-        "/v1/attempts/{attempt}/steps",
-        response_model=AttemptState,
-        responses=_STEP_ERRORS,
-        openapi_extra={**body_doc("StepsRequest"), "security": [{BEARER: []}]},
-    )
-    async def steps(attempt: AttemptId, request: Request) -> Response:
-        """Play steps of the attempt, all or none, timed by the server's clock at arrival; the
-        server's automatic moves follow each player step. A win is stored as the attempt's
-        entry (``entry``)."""
-        now = ctx.settings.wall_clock()
-        puzzle, sender = await owned(request, attempt)
-        body = await read_body(request, ctx.settings.max_body)
-        try:
-            played = await parse_off_loop(body, parse_steps)  # a big body in a process (.bodies)
-        except BadStep as exc:
-            raise ApiError(exc.status, exc.code, str(exc), "body", "/steps") from None
-        today = ctx.settings.today()
-        found = await _refused(live.play, stores, puzzle, attempt, played, sender, now, today)
-        return json_response(found)
+#: ``POST /v1/puzzles/{id}/attempts`` and ``/v1/attempts/{attempt}`` (steps, give-up): the
+#: parameters, the arrival time (a step is timed at it), then the credentials.
+router = APIRouter(
+    prefix="/v1", dependencies=[Depends(params_first), Depends(arrival), Depends(credentials)]
+)
 
-    @router.post(
-        "/v1/attempts/{attempt}/give-up",
-        response_model=AttemptState,
-        responses=_STEP_ERRORS,
-        openapi_extra={"security": [{BEARER: []}]},
-    )
-    async def give_up(attempt: AttemptId, request: Request) -> Response:
-        """End the attempt as given up (blocked, when no step was legal)."""
-        now = ctx.settings.wall_clock()
-        puzzle, sender = await owned(request, attempt)
-        today = ctx.settings.today()
-        return json_response(
-            await _refused(live.give_up, stores, puzzle, attempt, sender, now, today)
+
+@router.post(
+    "/puzzles/{id}/attempts",
+    response_model=AttemptState,
+    status_code=201,
+    responses=_START_ERRORS,
+    openapi_extra={**body_doc("AttemptRequest"), "security": [{BEARER: []}]},
+)
+async def start(id: PuzzleId, request: Request, ctx: Ctx, now: Arrival) -> Response:
+    """Start a live attempt of a player on an open puzzle: its steps are then sent to
+    ``/v1/attempts/{attempt}/steps``, played, timed and kept by the server. Credentials,
+    rate limits and the embargo are those of submissions."""
+    puzzle = ctx.puzzle_or_404(id)
+    asked = await parse_off_loop(await read_body(request, ctx.settings.max_body), parse_attempt)
+    sender = await _sender(ctx, request, asked.player)
+    throttle(ctx.player_buckets, asked.player, "for this player", "/player")
+    try:
+        started = await run_in_threadpool(
+            live.start, ctx.stores, puzzle, asked.player, asked.auto, sender, now
         )
+    except (TooManyAttempts, TooManyOpenAttempts) as exc:  # the name's storage bounds
+        wait = {"Retry-After": str(exc.retry_after)}
+        raise ApiError(exc.status, exc.code, str(exc), "body", "/player", wait) from None
+    return json_response(started, 201)
 
-    @router.get(
-        "/v1/attempts/{attempt}",
-        response_model=AttemptState,
-        responses=_STEP_ERRORS,
-        openapi_extra={"security": [{BEARER: []}]},
+
+@router.post(
+    "/attempts/{attempt}/steps",
+    response_model=AttemptState,
+    responses=_STEP_ERRORS,
+    openapi_extra={**body_doc("StepsRequest"), "security": [{BEARER: []}]},
+)
+async def steps(
+    attempt: AttemptId, request: Request, ctx: Ctx, now: Arrival, owned: Owner
+) -> Response:
+    """Play steps of the attempt, all or none, timed by the server's clock at arrival; the
+    server's automatic moves follow each player step. A win is stored as the attempt's
+    entry (``entry``)."""
+    puzzle, sender = owned
+    body = await read_body(request, ctx.settings.max_body)
+    try:
+        played = await parse_off_loop(body, parse_steps)  # a big body in a process (.bodies)
+    except BadStep as exc:
+        raise ApiError(exc.status, exc.code, str(exc), "body", "/steps") from None
+    today = ctx.settings.today()
+    found = await _refused(live.play, ctx.stores, puzzle, attempt, played, sender, now, today)
+    return json_response(found)
+
+
+@router.post(
+    "/attempts/{attempt}/give-up",
+    response_model=AttemptState,
+    responses=_STEP_ERRORS,
+    openapi_extra={"security": [{BEARER: []}]},
+)
+async def give_up(attempt: AttemptId, ctx: Ctx, now: Arrival, owned: Owner) -> Response:
+    """End the attempt as given up (blocked, when no step was legal)."""
+    puzzle, sender = owned
+    today = ctx.settings.today()
+    return json_response(
+        await _refused(live.give_up, ctx.stores, puzzle, attempt, sender, now, today)
     )
-    async def read(attempt: AttemptId, request: Request) -> Response:
-        """The attempt as it stands (for its starter only); one found expired is ended now."""
-        now = ctx.settings.wall_clock()
-        puzzle, sender = await owned(request, attempt)
-        today = ctx.settings.today()
-        return json_response(
-            await _refused(live.state, stores, puzzle, attempt, sender, now, today)
-        )
 
-    return router
+
+@router.get(
+    "/attempts/{attempt}",
+    response_model=AttemptState,
+    responses=_STEP_ERRORS,
+    openapi_extra={"security": [{BEARER: []}]},
+)
+async def read(attempt: AttemptId, ctx: Ctx, now: Arrival, owned: Owner) -> Response:
+    """The attempt as it stands (for its starter only); one found expired is ended now."""
+    puzzle, sender = owned
+    today = ctx.settings.today()
+    return json_response(
+        await _refused(live.state, ctx.stores, puzzle, attempt, sender, now, today)
+    )

@@ -11,19 +11,17 @@ import functools
 from collections.abc import Callable
 from typing import Annotated, Any, Final
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response
 
 from ..api import ErrorResponse
 from ..game.log import GameLog
 from ..search import hints
-from .context import Context
-from .costly import CostlyGate
-from .help_guard import HelpGuard
+from .deps import Ctx, Guard, HelpKey, HintsGate, params_first
 from .log_tools import costly_help
 from .openapi import body_doc
 
-__all__ = ["HINT_MAX_STATES", "hint_request", "router"]
+__all__ = ["HINT_MAX_STATES", "hint_request", "hints_free", "router", "hint_log"]
 
 #: ``POST /v1/hint``: most positions a hint's solve may expand (``?max_states=``, at most this).
 #: A full budget costs about 0.15 s of one core with the native core (benchmarks/RESULTS.md,
@@ -50,35 +48,43 @@ def hint_request(game_log: GameLog, max_states: int = HINT_MAX_STATES) -> Callab
     return functools.partial(hints.hint, game_log, max_states)
 
 
-def router(ctx: Context, guard: HelpGuard, gate: CostlyGate) -> APIRouter:
-    """``POST /v1/hint``, through ``guard`` and the hints' own gate beside the analyses'
-    ``gate`` (:meth:`~.costly.CostlyGate.hints`: their rate limits, their own places)."""
-    router = APIRouter()
-    gate = gate.hints()
+async def hints_free(gate: HintsGate) -> None:
+    """503 ``busy`` before the body is read when every hint's place is taken."""
+    gate.refuse_when_full()
 
-    @router.post(
-        "/v1/hint",
-        response_model=hints.Hint,
-        responses=_HINT_ERRORS,
-        openapi_extra=body_doc("GameLog"),
-    )
-    async def hint_log(
-        request: Request,
-        max_states: Annotated[
-            int,
-            Query(ge=1, le=HINT_MAX_STATES, description="Most positions the solve may expand."),
-        ] = HINT_MAX_STATES,
-    ) -> Response:
-        """A hint for a ``cruel-log/1`` game log's last position: what ``cruel hint --json``
-        prints (``win-next`` with the next step, ``no-win`` with the proof's words, ``won``, or
-        ``unknown`` within the budget). A log that is not a legal game is a 422 with the
-        verifier's error code and path, as for ``POST /v1/analyze``.
 
-        No hint for a puzzle not closed (403 ``puzzle-open``) or a deal given as piles without
-        a site or admin key (403 ``piles-need-key``); hints have rate limits of their own
-        (429 ``rate-limited``, ``--hint-rate``) and places of their own, apart from the
-        analyses' (503 ``busy``, ``--max-hints``)."""
-        work = functools.partial(hint_request, max_states=max_states)
-        return await costly_help(request, ctx, guard, gate, "hints", work)
+#: ``POST /v1/hint``, through the help guard and the hints' own gate beside the analyses'
+#: (:meth:`~.costly.CostlyGate.hints`: their rate limits, their own places); the parameters
+#: checked first, as analyze's.
+router = APIRouter(prefix="/v1", dependencies=[Depends(params_first)])
 
-    return router
+
+@router.post(
+    "/hint",
+    response_model=hints.Hint,
+    responses=_HINT_ERRORS,
+    openapi_extra=body_doc("GameLog"),
+    dependencies=[Depends(hints_free)],
+)
+async def hint_log(
+    request: Request,
+    ctx: Ctx,
+    guard: Guard,
+    gate: HintsGate,
+    key: HelpKey,
+    max_states: Annotated[
+        int,
+        Query(ge=1, le=HINT_MAX_STATES, description="Most positions the solve may expand."),
+    ] = HINT_MAX_STATES,
+) -> Response:
+    """A hint for a ``cruel-log/1`` game log's last position: what ``cruel hint --json``
+    prints (``win-next`` with the next step, ``no-win`` with the proof's words, ``won``, or
+    ``unknown`` within the budget). A log that is not a legal game is a 422 with the
+    verifier's error code and path, as for ``POST /v1/analyze``.
+
+    No hint for a puzzle not closed (403 ``puzzle-open``) or a deal given as piles without
+    a site or admin key (403 ``piles-need-key``); hints have rate limits of their own
+    (429 ``rate-limited``, ``--hint-rate``) and places of their own, apart from the
+    analyses' (503 ``busy``, ``--max-hints``)."""
+    work = functools.partial(hint_request, max_states=max_states)
+    return await costly_help(request, ctx, guard, gate, key, "hints", work)

@@ -11,7 +11,7 @@ import functools
 from collections.abc import Callable
 from typing import Annotated, Any, Final
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel
 
@@ -22,9 +22,11 @@ from ..game.render import ReplayDocument
 from ..game.verify import VerifyReport, report_json, verify
 from ..puzzles import Puzzle, check_against_puzzle, solution_is_public
 from ..search import analysis
+from ..site.keys import ApiKey
 from .bodies import parse_log, read_log
 from .context import Context
 from .costly import CostlyGate
+from .deps import AnalysesGate, Ctx, Guard, HelpKey, ReplaysGate, params_first
 from .errors import ApiError, json_response, read_body
 from .help_guard import HelpGuard
 from .openapi import body_doc
@@ -37,7 +39,12 @@ __all__ = [
     "costly_help",
     "analyze_request",
     "refused_log",
+    "analyses_free",
+    "replays_free",
     "router",
+    "verify_log",
+    "replay_log",
+    "analyze_log",
 ]
 
 #: ``POST /v1/analyze``: most positions one solve may expand (the ``max_states`` query parameter,
@@ -90,20 +97,20 @@ async def costly_help(
     ctx: Context,
     guard: HelpGuard,
     gate: CostlyGate,
+    key: ApiKey | None,
     kind: str,
     work: Callable[[GameLog], Callable[[], BaseModel]],
 ) -> Response:
-    """The one order of a request for help (``POST /v1/analyze``, ``POST /v1/hint``): 503
-    ``busy`` before the body is read when every place is taken (a flood costs no reading and
-    parsing); the key from the headers; the body's bytes read (with the size limit) before a
-    place is taken, so that a slow client never holds one; then, inside the gate of ``kind``
+    """The one order of a request for help (``POST /v1/analyze``, ``POST /v1/hint``), after its
+    router's dependencies: 503 ``busy`` before the body is read when every place is taken (a
+    flood costs no reading and parsing: :func:`refuse_when_full`), then the ``key`` from the
+    headers (:data:`~.deps.HelpKey`); here, the body's bytes read (with the size limit) before
+    a place is taken, so that a slow client never holds one; then, inside the gate of ``kind``
     (``analyses`` or ``hints``: a place and a token, else 503 or 429 with the body unparsed),
     the body parsed off the event loop (issue #33: a 1 MB body of nested meta was 0.16 s of
     the loop's time before any limit), the help guard's refusal (it takes a token too: asking
     which deals are open puzzles is as slow as asking for help) and ``work(game_log)`` in the
     analyses' own process; a log that is not a legal game is a 422."""
-    gate.refuse_when_full()
-    key = await guard.key(request)
     body = await read_body(request, ctx.settings.max_body)
     with gate.admit(request, key, kind):
         game_log = await parse_log(body, ctx.limits)
@@ -151,95 +158,112 @@ def _closed_puzzle(ctx: Context, game_log: GameLog) -> Puzzle | None:
     return None
 
 
-def router(ctx: Context, guard: HelpGuard, gate: CostlyGate, replays: CostlyGate) -> APIRouter:
-    """``POST /v1/verify``, ``/v1/replay`` and ``/v1/analyze``: a log in the body, read as
-    ``cruel verify`` reads a file (its errors answered by :mod:`.errors`); analyze through
-    ``guard`` and ``gate``; replay through ``replays``."""
-    router = APIRouter()
+async def analyses_free(gate: AnalysesGate) -> None:
+    """503 ``busy`` before the body is read when every analysis' place is taken."""
+    gate.refuse_when_full()
 
-    @router.post("/v1/verify", response_model=VerifyReport, openapi_extra=body_doc("GameLog"))
-    async def verify_log(request: Request) -> Response:
-        """Verify a ``cruel-log/1`` game log: the report ``cruel verify --json`` prints.
 
-        An illegal game is a report (200, ``valid`` false); a body that is not a log is an error.
-        """
-        # A small body is parsed on the event loop, a big one in a process (.bodies says why);
-        # the replay runs here: the engine plays the longest log allowed in about 10 ms, and a
-        # trip to a worker thread costs more than most verifies take (benchmarks/RESULTS.md).
-        game_log = await read_log(request, ctx.settings.max_body, ctx.limits)
-        return Response(report_json(verify(game_log)), media_type="application/json")
+async def replays_free(gate: ReplaysGate) -> None:
+    """503 ``busy`` before the body is read when every replay's place is taken."""
+    gate.refuse_when_full()
 
-    @router.post(
-        "/v1/replay",
-        response_model=ReplayDocument,
-        responses=_REPLAY_ERRORS,
-        openapi_extra=body_doc("GameLog"),
-    )
-    async def replay_log(
-        request: Request,
-        first: Annotated[
-            int,
-            Query(
-                alias="from",
-                ge=1,
-                description="The first step shown (1-based), as cruel replay --from.",
-            ),
-        ] = 1,
-        last: Annotated[
-            int | None,
-            Query(
-                alias="to",
-                ge=1,
-                description="The last step shown, as cruel replay --to; the answer shows at "
-                f"most {REPLAY_MAX_STEPS} steps from `from` whatever it says.",
-            ),
-        ] = None,
-    ) -> Response:
-        """Replay a ``cruel-log/1`` game log: what ``cruel replay --json --from --to`` prints
-        for it, each step in words with the position after it, and the first illegal step, if
-        any (the web replay shows these words, so that they are the CLI's).
 
-        One answer shows a window of at most 2,000 steps and 1 MiB of them (issue #33): a
-        longer one is cut, and ``window.next`` is the ``from`` of the next window (null: none
-        left). 429 ``rate-limited`` and 503 ``busy`` with Retry-After bound the cost."""
-        replays.refuse_when_full()
-        body = await read_body(request, ctx.settings.max_body)
-        with replays.admit(request, None, REPLAYS):
-            game_log = await parse_log(body, ctx.limits)
-            answer = await replay(replays, game_log, first, last)
-        return Response(answer, media_type="application/json")
+#: ``POST /v1/verify``, ``/v1/replay`` and ``/v1/analyze``: a log in the body, read as ``cruel
+#: verify`` reads a file (its errors answered by :mod:`.errors`). The parameters are checked
+#: before the costly gates' places (a malformed request is a 422, never a ``busy``).
+router = APIRouter(prefix="/v1", dependencies=[Depends(params_first)])
 
-    @router.post(
-        "/v1/analyze",
-        response_model=analysis.Analysis,
-        responses=_ANALYZE_ERRORS,
-        openapi_extra=body_doc("GameLog"),
-    )
-    async def analyze_log(
-        request: Request,
-        max_states: Annotated[
-            int,
-            Query(
-                ge=1,
-                le=ANALYZE_MAX_STATES,
-                description="Most positions each solve may expand; the request's solves expand "
-                f"at most {ANALYZE_TOTAL_STATES} in all.",
-            ),
-        ] = ANALYZE_MAX_STATES,
-    ) -> Response:
-        """Analyse a ``cruel-log/1`` game log: what ``cruel analyze --json`` prints for it (never
-        ``--deep``), within a budget of positions per request. A log that is not a legal game is
-        a 422 with the verifier's error code and path (``wrong-rank``, ``bad-deal``, ...).
 
-        No analysis of a puzzle not closed (403 ``puzzle-open``), of a deal given as piles
-        without a site or admin key (403 ``piles-need-key``, unless it is a closed puzzle's);
-        429 ``rate-limited`` and 503 ``busy`` with Retry-After bound the cost."""
+@router.post("/verify", response_model=VerifyReport, openapi_extra=body_doc("GameLog"))
+async def verify_log(request: Request, ctx: Ctx) -> Response:
+    """Verify a ``cruel-log/1`` game log: the report ``cruel verify --json`` prints.
 
-        # Solves: CPU work bounded by the budget, in the analyses' own process.
-        def work(game_log: GameLog) -> Callable[[], analysis.Analysis]:
-            puzzle = _closed_puzzle(ctx, game_log)
-            return analyze_request(game_log, max_states=max_states, puzzle=puzzle)
+    An illegal game is a report (200, ``valid`` false); a body that is not a log is an error.
+    """
+    # A small body is parsed on the event loop, a big one in a process (.bodies says why);
+    # the replay runs here: the engine plays the longest log allowed in about 10 ms, and a
+    # trip to a worker thread costs more than most verifies take (benchmarks/RESULTS.md).
+    game_log = await read_log(request, ctx.settings.max_body, ctx.limits)
+    return Response(report_json(verify(game_log)), media_type="application/json")
 
-        return await costly_help(request, ctx, guard, gate, "analyses", work)
 
-    return router
+@router.post(
+    "/replay",
+    response_model=ReplayDocument,
+    responses=_REPLAY_ERRORS,
+    openapi_extra=body_doc("GameLog"),
+    dependencies=[Depends(replays_free)],
+)
+async def replay_log(
+    request: Request,
+    ctx: Ctx,
+    replays: ReplaysGate,
+    first: Annotated[
+        int,
+        Query(
+            alias="from",
+            ge=1,
+            description="The first step shown (1-based), as cruel replay --from.",
+        ),
+    ] = 1,
+    last: Annotated[
+        int | None,
+        Query(
+            alias="to",
+            ge=1,
+            description="The last step shown, as cruel replay --to; the answer shows at "
+            f"most {REPLAY_MAX_STEPS} steps from `from` whatever it says.",
+        ),
+    ] = None,
+) -> Response:
+    """Replay a ``cruel-log/1`` game log: what ``cruel replay --json --from --to`` prints
+    for it, each step in words with the position after it, and the first illegal step, if
+    any (the web replay shows these words, so that they are the CLI's).
+
+    One answer shows a window of at most 2,000 steps and 1 MiB of them (issue #33): a
+    longer one is cut, and ``window.next`` is the ``from`` of the next window (null: none
+    left). 429 ``rate-limited`` and 503 ``busy`` with Retry-After bound the cost."""
+    body = await read_body(request, ctx.settings.max_body)
+    with replays.admit(request, None, REPLAYS):
+        game_log = await parse_log(body, ctx.limits)
+        answer = await replay(replays, game_log, first, last)
+    return Response(answer, media_type="application/json")
+
+
+@router.post(
+    "/analyze",
+    response_model=analysis.Analysis,
+    responses=_ANALYZE_ERRORS,
+    openapi_extra=body_doc("GameLog"),
+    dependencies=[Depends(analyses_free)],
+)
+async def analyze_log(
+    request: Request,
+    ctx: Ctx,
+    guard: Guard,
+    gate: AnalysesGate,
+    key: HelpKey,
+    max_states: Annotated[
+        int,
+        Query(
+            ge=1,
+            le=ANALYZE_MAX_STATES,
+            description="Most positions each solve may expand; the request's solves expand "
+            f"at most {ANALYZE_TOTAL_STATES} in all.",
+        ),
+    ] = ANALYZE_MAX_STATES,
+) -> Response:
+    """Analyse a ``cruel-log/1`` game log: what ``cruel analyze --json`` prints for it (never
+    ``--deep``), within a budget of positions per request. A log that is not a legal game is
+    a 422 with the verifier's error code and path (``wrong-rank``, ``bad-deal``, ...).
+
+    No analysis of a puzzle not closed (403 ``puzzle-open``), of a deal given as piles
+    without a site or admin key (403 ``piles-need-key``, unless it is a closed puzzle's);
+    429 ``rate-limited`` and 503 ``busy`` with Retry-After bound the cost."""
+
+    # Solves: CPU work bounded by the budget, in the analyses' own process.
+    def work(game_log: GameLog) -> Callable[[], analysis.Analysis]:
+        puzzle = _closed_puzzle(ctx, game_log)
+        return analyze_request(game_log, max_states=max_states, puzzle=puzzle)
+
+    return await costly_help(request, ctx, guard, gate, key, "analyses", work)

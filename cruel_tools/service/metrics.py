@@ -19,7 +19,7 @@ import os
 import time
 from typing import Final
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 from prometheus_client import (
@@ -35,7 +35,7 @@ from prometheus_client.multiprocess import MultiProcessCollector
 from starlette.routing import Match, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .context import Context
+from .deps import Ctx
 
 __all__ = [
     "ENV_MULTIPROC",
@@ -44,6 +44,8 @@ __all__ = [
     "MetricsMiddleware",
     "collected",
     "router",
+    "metrics_key",
+    "read_metrics",
     "serve_apart",
 ]
 
@@ -193,18 +195,21 @@ def _template(scope: Scope) -> str:
     return getattr(route, "path", None) or UNMATCHED
 
 
-def router(ctx: Context, metrics: Metrics) -> APIRouter:
-    """``GET /metrics``, for an admin key (``cruel serve --metrics-bind`` serves it with no key
-    on an address of its own)."""
-    router = APIRouter()
+async def metrics_key(request: Request, ctx: Ctx) -> None:
+    """The admin key ``GET /metrics`` needs (``cruel serve --metrics-bind`` serves the metrics
+    with no key on an address of its own)."""
+    await ctx.admin(request, needs="metrics need", may="read metrics")
 
-    @router.get("/metrics", include_in_schema=False)
-    async def read_metrics(request: Request) -> Response:
-        await ctx.admin(request, needs="metrics need", may="read metrics")
-        body = await run_in_threadpool(metrics.exposition)  # multiprocess: reads files
-        return Response(body, media_type=CONTENT_TYPE_LATEST)
 
-    return router
+router = APIRouter(prefix="/metrics", include_in_schema=False, dependencies=[Depends(metrics_key)])
+
+
+@router.get("")
+async def read_metrics(request: Request) -> Response:
+    """The app's metrics (multiprocess: every worker's), in Prometheus' text format."""
+    metrics: Metrics = request.app.state.metrics
+    body = await run_in_threadpool(metrics.exposition)  # multiprocess: reads files
+    return Response(body, media_type=CONTENT_TYPE_LATEST)
 
 
 def serve_apart(host: str, port: int, registry: CollectorRegistry) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated, Any, Final
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi import Path as PathParam
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
@@ -18,7 +18,7 @@ from ..site.keys import ApiKey
 from ..site.leaderboard import MAX_PAGE
 from ..site.moderation import AuditLog, ModerationRequest, ModerationResult, Review, ReviewQueue
 from ..site.names import PlayerNameError, enforce
-from .context import Context
+from .deps import AdminKey, Ctx, admin_key, params_first
 from .errors import ApiError, json_response, read_body
 from .openapi import ADMIN_ERRORS, BEARER, moderation_body_doc
 
@@ -29,6 +29,16 @@ __all__ = [
     "read_reason",
     "path_player",
     "router",
+    "act",
+    "hide",
+    "unhide",
+    "delete",
+    "ban",
+    "unban",
+    "clear",
+    "reject",
+    "queue",
+    "audit",
 ]
 
 #: Bound on a moderation request's body (``{"reason": ...}``).
@@ -83,98 +93,103 @@ SubmissionId = Annotated[
 PlayerPath = Annotated[str, PathParam(description="A player's name (URL-encoded).")]
 
 
-def router(ctx: Context) -> APIRouter:
-    """The routes of ``/v1/admin``: each needs an admin key, checked first."""
-    router = APIRouter()
-    moderation = ctx.stores.moderation
+#: The routes of ``/v1/admin``: each needs an admin key, checked first (after the parameters).
+router = APIRouter(prefix="/v1/admin", dependencies=[Depends(params_first), Depends(admin_key)])
 
-    async def act(
-        request: Request,
-        do: Callable[[Any, ApiKey, str | None], ModerationResult],
-        target: Callable[[], int | str],
-    ) -> Response:
-        """Check the key, then the target, then the body; then act, in a worker thread (a
-        wait for the database does not hold up the event loop)."""
-        key = await ctx.admin(request)
-        what = target()
-        reason = await read_reason(request)
-        return json_response(await run_in_threadpool(do, what, key, reason))
 
-    def route(path: str, method: str = "POST") -> Callable[[Any], Any]:
-        return router.api_route(
-            path,
-            methods=[method],
-            response_model=ModerationResult,
-            responses=ADMIN_ERRORS,
-            openapi_extra=moderation_body_doc(),
-        )
+async def act(
+    request: Request,
+    key: ApiKey,
+    do: Callable[[Any, ApiKey, str | None], ModerationResult],
+    target: Callable[[], int | str],
+) -> Response:
+    """With the key checked (the router's dependency), check the target, then the body; then
+    act, in a worker thread (a wait for the database does not hold up the event loop)."""
+    what = target()
+    reason = await read_reason(request)
+    return json_response(await run_in_threadpool(do, what, key, reason))
 
-    @route("/v1/admin/submissions/{id}/hide")
-    async def hide(id: SubmissionId, request: Request) -> Response:
-        """Hide a submission: it is kept, and listed on no leaderboard."""
-        return await act(request, moderation.hide, lambda: _submission_id(id))
 
-    @route("/v1/admin/submissions/{id}/unhide")
-    async def unhide(id: SubmissionId, request: Request) -> Response:
-        """List a hidden submission again (unless its player is banned)."""
-        return await act(request, moderation.unhide, lambda: _submission_id(id))
-
-    @route("/v1/admin/submissions/{id}", "DELETE")
-    async def delete(id: SubmissionId, request: Request) -> Response:
-        """Delete a submission for good; the audit log keeps all it was."""
-        return await act(request, moderation.delete, lambda: _submission_id(id))
-
-    @route("/v1/admin/players/{name}/ban")
-    async def ban(name: PlayerPath, request: Request) -> Response:
-        """Ban a player: their entries leave every leaderboard, their submissions are 403."""
-        return await act(request, moderation.ban, lambda: path_player(name))
-
-    @route("/v1/admin/players/{name}/unban")
-    async def unban(name: PlayerPath, request: Request) -> Response:
-        """Lift a ban: the player's entries (those not hidden) are listed again."""
-        return await act(request, moderation.unban, lambda: path_player(name))
-
-    @route("/v1/admin/queue/{id}/clear")
-    async def clear(id: SubmissionId, request: Request) -> Response:
-        """Clear a flagged entry of the review queue: it is listed on its board."""
-        return await act(request, moderation.clear, lambda: _submission_id(id))
-
-    @route("/v1/admin/queue/{id}/reject")
-    async def reject(id: SubmissionId, request: Request) -> Response:
-        """Reject a flagged entry: it stays hidden for good (kept as the evidence)."""
-        return await act(request, moderation.reject, lambda: _submission_id(id))
-
-    @router.get(
-        "/v1/admin/queue",
-        response_model=ReviewQueue,
-        responses={s: ADMIN_ERRORS[s] for s in (401, 403, 503)},
-        openapi_extra={"security": [{BEARER: []}]},
+def _route(path: str, method: str = "POST") -> Callable[[Any], Any]:
+    return router.api_route(
+        path,
+        methods=[method],
+        response_model=ModerationResult,
+        responses=ADMIN_ERRORS,
+        openapi_extra=moderation_body_doc(),
     )
-    async def queue(
-        request: Request,
-        status: Annotated[Review, Query(description="Which entries.")] = "pending",
-        limit: Annotated[int, Query(ge=0, le=MAX_PAGE, description="Entries per page.")] = 100,
-        offset: Annotated[int, Query(ge=0, le=10**9, description="Entries to skip.")] = 0,
-    ) -> Response:
-        """The review queue: wins flagged for a moderator (a live attempt's timing no person
-        plays, or a submitted log at par or better), hidden until cleared; oldest first."""
-        await ctx.admin(request)
-        found = await run_in_threadpool(moderation.queue, status, limit, offset)
-        return json_response(found)
 
-    @router.get(
-        "/v1/admin/audit",
-        response_model=AuditLog,
-        responses={s: ADMIN_ERRORS[s] for s in (401, 403, 503)},
-        openapi_extra={"security": [{BEARER: []}]},
-    )
-    async def audit(
-        request: Request,
-        limit: Annotated[int, Query(ge=0, le=MAX_PAGE, description="Acts per page.")] = 100,
-        offset: Annotated[int, Query(ge=0, le=10**9, description="Acts to skip.")] = 0,
-    ) -> Response:
-        """The audit log of moderation, newest act first."""
-        await ctx.admin(request)
-        return json_response(await run_in_threadpool(moderation.audit, limit, offset))
 
-    return router
+@_route("/submissions/{id}/hide")
+async def hide(id: SubmissionId, request: Request, ctx: Ctx, key: AdminKey) -> Response:
+    """Hide a submission: it is kept, and listed on no leaderboard."""
+    return await act(request, key, ctx.stores.moderation.hide, lambda: _submission_id(id))
+
+
+@_route("/submissions/{id}/unhide")
+async def unhide(id: SubmissionId, request: Request, ctx: Ctx, key: AdminKey) -> Response:
+    """List a hidden submission again (unless its player is banned)."""
+    return await act(request, key, ctx.stores.moderation.unhide, lambda: _submission_id(id))
+
+
+@_route("/submissions/{id}", "DELETE")
+async def delete(id: SubmissionId, request: Request, ctx: Ctx, key: AdminKey) -> Response:
+    """Delete a submission for good; the audit log keeps all it was."""
+    return await act(request, key, ctx.stores.moderation.delete, lambda: _submission_id(id))
+
+
+@_route("/players/{name}/ban")
+async def ban(name: PlayerPath, request: Request, ctx: Ctx, key: AdminKey) -> Response:
+    """Ban a player: their entries leave every leaderboard, their submissions are 403."""
+    return await act(request, key, ctx.stores.moderation.ban, lambda: path_player(name))
+
+
+@_route("/players/{name}/unban")
+async def unban(name: PlayerPath, request: Request, ctx: Ctx, key: AdminKey) -> Response:
+    """Lift a ban: the player's entries (those not hidden) are listed again."""
+    return await act(request, key, ctx.stores.moderation.unban, lambda: path_player(name))
+
+
+@_route("/queue/{id}/clear")
+async def clear(id: SubmissionId, request: Request, ctx: Ctx, key: AdminKey) -> Response:
+    """Clear a flagged entry of the review queue: it is listed on its board."""
+    return await act(request, key, ctx.stores.moderation.clear, lambda: _submission_id(id))
+
+
+@_route("/queue/{id}/reject")
+async def reject(id: SubmissionId, request: Request, ctx: Ctx, key: AdminKey) -> Response:
+    """Reject a flagged entry: it stays hidden for good (kept as the evidence)."""
+    return await act(request, key, ctx.stores.moderation.reject, lambda: _submission_id(id))
+
+
+@router.get(
+    "/queue",
+    response_model=ReviewQueue,
+    responses={s: ADMIN_ERRORS[s] for s in (401, 403, 503)},
+    openapi_extra={"security": [{BEARER: []}]},
+)
+async def queue(
+    ctx: Ctx,
+    status: Annotated[Review, Query(description="Which entries.")] = "pending",
+    limit: Annotated[int, Query(ge=0, le=MAX_PAGE, description="Entries per page.")] = 100,
+    offset: Annotated[int, Query(ge=0, le=10**9, description="Entries to skip.")] = 0,
+) -> Response:
+    """The review queue: wins flagged for a moderator (a live attempt's timing no person
+    plays, or a submitted log at par or better), hidden until cleared; oldest first."""
+    found = await run_in_threadpool(ctx.stores.moderation.queue, status, limit, offset)
+    return json_response(found)
+
+
+@router.get(
+    "/audit",
+    response_model=AuditLog,
+    responses={s: ADMIN_ERRORS[s] for s in (401, 403, 503)},
+    openapi_extra={"security": [{BEARER: []}]},
+)
+async def audit(
+    ctx: Ctx,
+    limit: Annotated[int, Query(ge=0, le=MAX_PAGE, description="Acts per page.")] = 100,
+    offset: Annotated[int, Query(ge=0, le=10**9, description="Acts to skip.")] = 0,
+) -> Response:
+    """The audit log of moderation, newest act first."""
+    return json_response(await run_in_threadpool(ctx.stores.moderation.audit, limit, offset))

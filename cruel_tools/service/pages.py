@@ -19,7 +19,17 @@ from fastapi.responses import Response
 
 from .errors import ApiError
 
-__all__ = ["STATIC", "PAGES", "router", "not_found_page", "accepts_gzip"]
+__all__ = [
+    "STATIC",
+    "PAGES",
+    "router",
+    "static_file",
+    "swagger_file",
+    "api_docs",
+    "page",
+    "not_found_page",
+    "accepts_gzip",
+]
 
 
 #: Media types of the web front end's files, by suffix: a file of another kind is not served.
@@ -183,51 +193,52 @@ def _swagger_file(name: str) -> bytes:
     return bytes((swagger_ui_bundle.swagger_ui_path / name).read_bytes())
 
 
-def router() -> APIRouter:
-    """``/static/{name}``, Swagger UI's files, ``/v1/docs`` and the pages (:data:`PAGES`): none
-    in the OpenAPI document."""
-    router = APIRouter()
+#: ``/static/{name}``, Swagger UI's files, ``/v1/docs`` and the pages (:data:`PAGES`): none in
+#: the OpenAPI document. No prefix: the pages are at the site's root.
+router = APIRouter(include_in_schema=False)
 
-    @router.api_route("/static/{name}", methods=["GET", "HEAD"], include_in_schema=False)
-    async def static_file(name: str, request: Request) -> Response:
-        """A file of the package's web folder (``cruel.js``, the rules engine as an ES module,
-        and the pages' scripts and styles; docs/web.md): only the names listed in
-        :data:`STATIC`, read once, never a path."""
-        found = STATIC.get(name)
-        if found is None:
-            raise ApiError(404, "not-found", f"no static file {name!r}")
-        return _file_response(request, *found, policy=None)
 
-    @router.api_route("/static/swagger/{name}", methods=["GET", "HEAD"], include_in_schema=False)
-    async def swagger_file(name: str, request: Request) -> Response:
-        """Swagger UI for ``/v1/docs``, served here: the docs load nothing from elsewhere."""
-        media_type = _SWAGGER.get(name)
-        if media_type is None:
-            raise ApiError(404, "not-found", f"no static file {name!r}")
-        return _file_response(request, _swagger_file(name), media_type, policy=None)
+@router.api_route("/static/{name}", methods=["GET", "HEAD"])
+async def static_file(name: str, request: Request) -> Response:
+    """A file of the package's web folder (``cruel.js``, the rules engine as an ES module,
+    and the pages' scripts and styles; docs/web.md): only the names listed in
+    :data:`STATIC`, read once, never a path."""
+    found = STATIC.get(name)
+    if found is None:
+        raise ApiError(404, "not-found", f"no static file {name!r}")
+    return _file_response(request, *found, policy=None)
 
-    @router.api_route("/v1/docs", methods=["GET", "HEAD"], include_in_schema=False)
-    async def api_docs(request: Request) -> Response:
-        """The API's reference (Swagger UI over /v1/openapi.json)."""
-        page = get_swagger_ui_html(
-            openapi_url="/v1/openapi.json",
-            title="cruel-tools API",
-            swagger_js_url="/static/swagger/swagger-ui-bundle.js",
-            swagger_css_url="/static/swagger/swagger-ui.css",
-            swagger_favicon_url="/static/favicon.svg",
-        )
-        return _file_response(request, bytes(page.body), "text/html; charset=utf-8", _DOCS_POLICY)
 
-    def page_route(path: str, name: str) -> None:
-        async def page(request: Request) -> Response:
-            found = STATIC.get(name)
-            if found is None:  # a package built without its pages
-                raise ApiError(404, "not-found", f"no page {path}")
-            return _file_response(request, *found, policy=_PAGE_POLICY)
+@router.api_route("/static/swagger/{name}", methods=["GET", "HEAD"])
+async def swagger_file(name: str, request: Request) -> Response:
+    """Swagger UI for ``/v1/docs``, served here: the docs load nothing from elsewhere."""
+    media_type = _SWAGGER.get(name)
+    if media_type is None:
+        raise ApiError(404, "not-found", f"no static file {name!r}")
+    return _file_response(request, _swagger_file(name), media_type, policy=None)
 
-        router.add_api_route(path, page, methods=["GET", "HEAD"], include_in_schema=False)
 
-    for path, name in PAGES.items():
-        page_route(path, name)
+@router.api_route("/v1/docs", methods=["GET", "HEAD"])
+async def api_docs(request: Request) -> Response:
+    """The API's reference (Swagger UI over /v1/openapi.json)."""
+    page = get_swagger_ui_html(
+        openapi_url="/v1/openapi.json",
+        title="cruel-tools API",
+        swagger_js_url="/static/swagger/swagger-ui-bundle.js",
+        swagger_css_url="/static/swagger/swagger-ui.css",
+        swagger_favicon_url="/static/favicon.svg",
+    )
+    return _file_response(request, bytes(page.body), "text/html; charset=utf-8", _DOCS_POLICY)
 
-    return router
+
+async def page(request: Request) -> Response:
+    """A page of the web front end: the file :data:`PAGES` names for the route's path."""
+    path = request.scope["route"].path
+    found = STATIC.get(PAGES[path])
+    if found is None:  # a package built without its pages
+        raise ApiError(404, "not-found", f"no page {path}")
+    return _file_response(request, *found, policy=_PAGE_POLICY)
+
+
+for _path in PAGES:
+    router.add_api_route(_path, page, methods=["GET", "HEAD"])

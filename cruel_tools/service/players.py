@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Iterator
-from typing import Any, Final
+from typing import Annotated, Any, Final, cast
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response, StreamingResponse
 
@@ -22,6 +22,7 @@ from ..site.players import (
     PlayerDeleted,
     PlayerRefused,
     PlayerToken,
+    TokenInfo,
     TokensRevoked,
     TooManyTokens,
     parse_claim,
@@ -29,12 +30,33 @@ from ..site.players import (
 )
 from ..site.registry import CONFUSABLE
 from .clients import client_address
-from .context import Context
+from .config import Settings
+from .deps import AdminKey, Ctx, params_first
 from .errors import ApiError, json_response, read_body
 from .moderation import PlayerPath, path_player, read_reason
 from .openapi import ADMIN_ERRORS, BEARER, PLAYER, WRITE_ERRORS, body_doc
 
-__all__ = ["claim_limit", "guess_limit", "LINK_LIMIT", "EXPORT_LIMIT", "MAX_PLAYER_BODY", "router"]
+__all__ = [
+    "claim_limit",
+    "guess_limit",
+    "LINK_LIMIT",
+    "EXPORT_LIMIT",
+    "MAX_PLAYER_BODY",
+    "PlayerLimits",
+    "player_limits",
+    "Limits",
+    "player_name",
+    "PlayerName",
+    "own_token",
+    "OwnToken",
+    "router",
+    "claim",
+    "link_code",
+    "redeem",
+    "export",
+    "delete",
+    "revoke",
+]
 
 
 def claim_limit(per_day: int) -> RateLimit:
@@ -100,136 +122,159 @@ def _refused(exc: PlayerRefused | TooManyTokens, where: tuple[str, str]) -> ApiE
     return ApiError(_STATUS.get(exc.code, 409), exc.code, str(exc), *where)
 
 
-def router(ctx: Context) -> APIRouter:
-    """``POST /v1/players``, ``POST /v1/players/{name}/link-codes``, ``POST
-    /v1/players/{name}/tokens``, ``GET /v1/players/{name}/data``, ``DELETE
-    /v1/players/{name}`` and ``DELETE /v1/admin/players/{name}/tokens``."""
-    router = APIRouter()
-    players = ctx.stores.players
-    # In memory, per process, like every rate limit: addresses are kept only here.
-    claims = TokenBuckets(claim_limit(ctx.settings.claims_per_day), ctx.settings.clock)
-    links = TokenBuckets(LINK_LIMIT, ctx.settings.clock)
-    guesses = TokenBuckets(guess_limit(ctx.settings.link_guesses), ctx.settings.clock)
-    exports = TokenBuckets(EXPORT_LIMIT, ctx.settings.clock)
-    players.max_tokens = ctx.settings.max_tokens
-    token_security: dict[str, Any] = {"security": [{PLAYER: []}]}
+class PlayerLimits:
+    """One app's rate limits of the players' routes, per client address, token or player: in
+    memory, per process, like every rate limit (addresses are kept only here)."""
 
-    @router.post(
-        "/v1/players",
-        response_model=PlayerToken,
-        status_code=201,
-        responses=_CLAIM_ERRORS,
-        openapi_extra=body_doc("PlayerClaim"),
-    )
-    async def claim(request: Request) -> Response:
-        """Claim a player name: the first to ask gets it, and its first token (shown once).
-        Every later write under the name needs one of its tokens."""
-        _limit(claims, client_address(request, ctx.settings), "claims")
-        asked = parse_claim(await read_body(request, MAX_PLAYER_BODY))
-        try:
-            made = await run_in_threadpool(players.claim, asked.player)
-        except PlayerRefused as exc:
-            raise _refused(exc, ("body", "/player")) from None
-        return json_response(made, 201)
+    def __init__(self, settings: Settings) -> None:
+        self.claims = TokenBuckets(claim_limit(settings.claims_per_day), settings.clock)
+        self.links = TokenBuckets(LINK_LIMIT, settings.clock)
+        self.guesses = TokenBuckets(guess_limit(settings.link_guesses), settings.clock)
+        self.exports = TokenBuckets(EXPORT_LIMIT, settings.clock)
 
-    @router.post(
-        "/v1/players/{name}/link-codes",
-        response_model=LinkCode,
-        status_code=201,
-        responses=WRITE_ERRORS,
-        openapi_extra=token_security,
-    )
-    async def link_code(name: PlayerPath, request: Request) -> Response:
-        """A one-time code (8 characters, valid 10 minutes) that gives another device of the
-        player a token of its own. A new code voids the player's earlier ones."""
-        player = path_player(name)
-        token = await ctx.own_token(request, player)
-        # Each code costs a scrypt (~40 ms): a token makes them at the pace of link tries.
-        _limit(links, ("token", token.id), "link codes", "this token")
-        try:
-            made = await run_in_threadpool(players.link_code, player)
-        except TooManyTokens as exc:
-            raise _refused(exc, ("path", "name")) from None
-        return json_response(made, 201)
 
-    @router.post(
-        "/v1/players/{name}/tokens",
-        response_model=PlayerToken,
-        status_code=201,
-        responses={403: WRITE_ERRORS[403], 429: _CLAIM_ERRORS[429]},
-        openapi_extra=body_doc("LinkRequest"),
-    )
-    async def redeem(name: PlayerPath, request: Request) -> Response:
-        """A new token of the player for a link code of theirs (used once). Wrong codes are
-        limited per client address (``--link-guesses``); 100 from all addresses void the
-        player's live code, and its right code then answers ``link-code-voided``."""
-        player = path_player(name)
-        address = client_address(request, ctx.settings)
-        _limit(links, address, "link codes")
-        asked = parse_link(await read_body(request, MAX_PLAYER_BODY))
-        # Taken before the try and given back unless the code was wrong: wrong guesses are what
-        # an address is counted for (issue #33, finding 9), and racing tries cannot overdraw.
-        _limit(guesses, address, "wrong link codes")
-        wrong = False
-        try:
-            made = await run_in_threadpool(players.redeem, player, asked.code)
-        except (PlayerRefused, TooManyTokens) as exc:
-            wrong = exc.code == "bad-link-code"
-            raise _refused(exc, ("body", "/code")) from None
-        finally:
-            if not wrong:  # a right code, a voided one, or a store that failed: no guess
-                guesses.give_back(address)
-        return json_response(made, 201)
+def player_limits(request: Request) -> PlayerLimits:
+    """The app's :class:`PlayerLimits` (made by :func:`~.app.create_app`)."""
+    return cast(PlayerLimits, request.app.state.player_limits)
 
-    @router.get(
-        "/v1/players/{name}/data",
-        response_model=PlayerData,
-        responses=WRITE_ERRORS,
-        openapi_extra=token_security,
-    )
-    async def export(name: PlayerPath, request: Request) -> Response:
-        """Everything the service holds about the player: names, entries with their logs and
-        times, attempts, tokens' dates, link codes' dates, moderators' acts on them. Streamed:
-        the server holds a batch of rows at a time, whatever the player's history."""
-        player = path_player(name)
-        await ctx.own_token(request, player)
-        _limit(exports, ("player", player), "exports", "this player")
-        parts = players.export_parts(player)
-        # The head is read before the answer starts, so that a database that cannot answer is
-        # a plain error (503), not a 200 cut short.
-        head = await run_in_threadpool(next, parts)
-        return StreamingResponse(_then(head, parts), media_type="application/json")
 
-    @router.delete(
-        "/v1/players/{name}",
-        response_model=PlayerDeleted,
-        responses=WRITE_ERRORS,
-        openapi_extra=token_security,
-    )
-    async def delete(name: PlayerPath, request: Request) -> Response:
-        """Delete the player: entries (off every board), attempts, tokens, link codes and the
-        name. The moderation audit log and a ban are kept."""
-        player = path_player(name)
-        await ctx.own_token(request, player)
-        return json_response(await run_in_threadpool(players.delete, player))
+Limits = Annotated[PlayerLimits, Depends(player_limits)]
 
-    @router.delete(
-        "/v1/admin/players/{name}/tokens",
-        response_model=TokensRevoked,
-        responses=ADMIN_ERRORS,
-        openapi_extra={"security": [{BEARER: []}]},
-    )
-    async def revoke(name: PlayerPath, request: Request) -> Response:
-        """A moderator's act for a lost token: revoke every token of the player and make a link
-        code (valid 24 hours) to hand to them privately; for a name with games from before
-        tokens, claim it for its player so. Audited (revoke-tokens)."""
-        key = await ctx.admin(request)
-        player = path_player(name)
-        reason = await read_reason(request)
-        try:
-            done = await run_in_threadpool(players.revoke, player, key, reason)
-        except PlayerRefused as exc:
-            raise _refused(exc, ("path", "name")) from None
-        return json_response(done)
 
-    return router
+def player_name(name: PlayerPath) -> str:
+    """The player named in the route's path, enforced (422 ``bad-player-name``), before any
+    credential is read."""
+    return path_player(name)
+
+
+PlayerName = Annotated[str, Depends(player_name)]
+
+
+async def own_token(request: Request, ctx: Ctx, player: PlayerName) -> TokenInfo:
+    """The valid token of the path's player this request is sent with
+    (:meth:`~.context.Context.own_token`): a player's own routes take no site key."""
+    return await ctx.own_token(request, player)
+
+
+OwnToken = Annotated[TokenInfo, Depends(own_token)]
+
+#: ``POST /v1/players``, ``POST /v1/players/{name}/link-codes``, ``POST
+#: /v1/players/{name}/tokens``, ``GET /v1/players/{name}/data``, ``DELETE /v1/players/{name}``
+#: and ``DELETE /v1/admin/players/{name}/tokens``.
+router = APIRouter(prefix="/v1", dependencies=[Depends(params_first)])
+_TOKEN_SECURITY: Final[dict[str, Any]] = {"security": [{PLAYER: []}]}
+
+
+@router.post(
+    "/players",
+    response_model=PlayerToken,
+    status_code=201,
+    responses=_CLAIM_ERRORS,
+    openapi_extra=body_doc("PlayerClaim"),
+)
+async def claim(request: Request, ctx: Ctx, limits: Limits) -> Response:
+    """Claim a player name: the first to ask gets it, and its first token (shown once).
+    Every later write under the name needs one of its tokens."""
+    _limit(limits.claims, client_address(request, ctx.settings), "claims")
+    asked = parse_claim(await read_body(request, MAX_PLAYER_BODY))
+    try:
+        made = await run_in_threadpool(ctx.stores.players.claim, asked.player)
+    except PlayerRefused as exc:
+        raise _refused(exc, ("body", "/player")) from None
+    return json_response(made, 201)
+
+
+@router.post(
+    "/players/{name}/link-codes",
+    response_model=LinkCode,
+    status_code=201,
+    responses=WRITE_ERRORS,
+    openapi_extra=_TOKEN_SECURITY,
+)
+async def link_code(ctx: Ctx, token: OwnToken, player: PlayerName, limits: Limits) -> Response:
+    """A one-time code (8 characters, valid 10 minutes) that gives another device of the
+    player a token of its own. A new code voids the player's earlier ones."""
+    # Each code costs a scrypt (~40 ms): a token makes them at the pace of link tries.
+    _limit(limits.links, ("token", token.id), "link codes", "this token")
+    try:
+        made = await run_in_threadpool(ctx.stores.players.link_code, player)
+    except TooManyTokens as exc:
+        raise _refused(exc, ("path", "name")) from None
+    return json_response(made, 201)
+
+
+@router.post(
+    "/players/{name}/tokens",
+    response_model=PlayerToken,
+    status_code=201,
+    responses={403: WRITE_ERRORS[403], 429: _CLAIM_ERRORS[429]},
+    openapi_extra=body_doc("LinkRequest"),
+)
+async def redeem(request: Request, ctx: Ctx, player: PlayerName, limits: Limits) -> Response:
+    """A new token of the player for a link code of theirs (used once). Wrong codes are
+    limited per client address (``--link-guesses``); 100 from all addresses void the
+    player's live code, and its right code then answers ``link-code-voided``."""
+    address = client_address(request, ctx.settings)
+    _limit(limits.links, address, "link codes")
+    asked = parse_link(await read_body(request, MAX_PLAYER_BODY))
+    # Taken before the try and given back unless the code was wrong: wrong guesses are what
+    # an address is counted for (issue #33, finding 9), and racing tries cannot overdraw.
+    _limit(limits.guesses, address, "wrong link codes")
+    wrong = False
+    try:
+        made = await run_in_threadpool(ctx.stores.players.redeem, player, asked.code)
+    except (PlayerRefused, TooManyTokens) as exc:
+        wrong = exc.code == "bad-link-code"
+        raise _refused(exc, ("body", "/code")) from None
+    finally:
+        if not wrong:  # a right code, a voided one, or a store that failed: no guess
+            limits.guesses.give_back(address)
+    return json_response(made, 201)
+
+
+@router.get(
+    "/players/{name}/data",
+    response_model=PlayerData,
+    responses=WRITE_ERRORS,
+    openapi_extra=_TOKEN_SECURITY,
+)
+async def export(ctx: Ctx, token: OwnToken, player: PlayerName, limits: Limits) -> Response:
+    """Everything the service holds about the player: names, entries with their logs and
+    times, attempts, tokens' dates, link codes' dates, moderators' acts on them. Streamed:
+    the server holds a batch of rows at a time, whatever the player's history."""
+    _limit(limits.exports, ("player", player), "exports", "this player")
+    parts = ctx.stores.players.export_parts(player)
+    # The head is read before the answer starts, so that a database that cannot answer is
+    # a plain error (503), not a 200 cut short.
+    head = await run_in_threadpool(next, parts)
+    return StreamingResponse(_then(head, parts), media_type="application/json")
+
+
+@router.delete(
+    "/players/{name}",
+    response_model=PlayerDeleted,
+    responses=WRITE_ERRORS,
+    openapi_extra=_TOKEN_SECURITY,
+)
+async def delete(ctx: Ctx, token: OwnToken, player: PlayerName) -> Response:
+    """Delete the player: entries (off every board), attempts, tokens, link codes and the
+    name. The moderation audit log and a ban are kept."""
+    return json_response(await run_in_threadpool(ctx.stores.players.delete, player))
+
+
+@router.delete(
+    "/admin/players/{name}/tokens",
+    response_model=TokensRevoked,
+    responses=ADMIN_ERRORS,
+    openapi_extra={"security": [{BEARER: []}]},
+)
+async def revoke(request: Request, ctx: Ctx, key: AdminKey, player: PlayerName) -> Response:
+    """A moderator's act for a lost token: revoke every token of the player and make a link
+    code (valid 24 hours) to hand to them privately; for a name with games from before
+    tokens, claim it for its player so. Audited (revoke-tokens)."""
+    reason = await read_reason(request)
+    try:
+        done = await run_in_threadpool(ctx.stores.players.revoke, player, key, reason)
+    except PlayerRefused as exc:
+        raise _refused(exc, ("path", "name")) from None
+    return json_response(done)
