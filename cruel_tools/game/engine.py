@@ -104,6 +104,7 @@ def engine_line() -> str:
     return f"engine: python ({_load()[1]})"
 
 
+@cache  # Rules are frozen (hashable) and NativeRules read-only: one per profile, made once
 def native_rules(rules: Rules) -> NativeRules:
     """The profile as the core takes it: a ``cruel_tools._native.NativeRules``, each field named
     (the core checks the combination, as rules.py's validator does).
