@@ -17,8 +17,8 @@ import pytest
 from typer.testing import CliRunner
 
 from cruel_tools.cli.app import app
-from cruel_tools.cli.terminal import STYLES, UNSAFE, terminal_safe
 from cruel_tools.game.deals import deal_piles
+from cruel_tools.terminal import STYLES, UNSAFE, terminal_safe
 
 runner = CliRunner()
 

@@ -4,9 +4,9 @@
 :mod:`.app` is the Typer application, which registers the commands of :mod:`.checking`,
 :mod:`.reference`, :mod:`.solving`, :mod:`.making`, :mod:`.serving` and :mod:`.admin` (one module
 per group of commands; :mod:`.common` what they share, :mod:`.group` the group's usage errors and
-``--help``); :mod:`.startup` what both say first; :mod:`.terminal` the one escaping of what the
-CLI prints. ``app`` is imported on first use, so that ``cruel --version``
-pays for none of it.
+``--help``); :mod:`.startup` what both say first. Every text it prints goes through
+:func:`cruel_tools.terminal.terminal_safe`. ``app`` is imported on first use, so that
+``cruel --version`` pays for none of it.
 """
 
 from __future__ import annotations

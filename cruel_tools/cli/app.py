@@ -20,12 +20,12 @@ from typing import Annotated, Any
 
 import typer
 
+from ..terminal import terminal_safe
 from . import admin, checking, making, reference, serving, solving
 from .common import echo
 from .group import CruelGroup
 from .startup import EXIT_CLOSED_PIPE as EXIT_CLOSED_PIPE
 from .startup import version_lines
-from .terminal import terminal_safe
 
 __all__ = ["EXIT_INTERNAL_ERROR", "app"]
 

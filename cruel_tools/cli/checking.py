@@ -41,6 +41,7 @@ from ..game.verify import (
     summary,
     unreadable,
 )
+from ..terminal import terminal_safe
 from .common import (
     Progress,
     PuzzleIdOption,
@@ -61,7 +62,6 @@ from .common import (
     quiet_option,
     report_exit,
 )
-from .terminal import terminal_safe
 
 if TYPE_CHECKING:
     from .. import puzzles

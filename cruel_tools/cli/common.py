@@ -32,7 +32,7 @@ from ..game.verify import (
     report_line,
     unreadable,
 )
-from .terminal import terminal_safe
+from ..terminal import terminal_safe
 
 if TYPE_CHECKING:
     from .. import memory, puzzles

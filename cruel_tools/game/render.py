@@ -14,9 +14,9 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..cli.terminal import terminal_safe
 from ..errors import CruelError
 from ..formats import document_config
+from ..terminal import terminal_safe
 from . import cards
 from .cards import Card
 from .game import Game, Outcome, Redeal, Step, foundation_rank
