@@ -19,9 +19,9 @@ import pytest
 
 from cruel_tools import constants, spec
 from cruel_tools.game import game, log
-from cruel_tools.game.deals import MAX_DEAL_NUMBER
+from cruel_tools.game.deals import MAX_DEAL_NUMBER, deal_piles
 from cruel_tools.game.log import FORMAT_ERROR_CODES, Claim, GameLog
-from cruel_tools.game.rules import PRESET_TABLE, Rules
+from cruel_tools.game.rules import PRESET_TABLE, PRESETS, Rules
 from cruel_tools.spec.__main__ import main
 from cruel_tools.spec.generate import HEADER, OUTPUTS, PACKAGE, render
 
@@ -118,6 +118,241 @@ def test_english_catalog_says_the_spec_words() -> None:
 
 def test_dutch_catalog_has_the_same_codes() -> None:
     assert set(_catalog("messages-nl.js")) == set(_catalog("messages-en.js"))
+
+
+# --- the engine's refusals say the spec's words, byte for byte as before ------------------------
+
+#: The rules the table plays: presets by name, plus a profile no preset has (aces dealt, built up
+#: in alternate colours: the ace's words) and a won game ("won": every card home).
+ALT = Rules(foundation_base="none", pile_count=13, tableau_build="up-alternate-colour")
+REDEAL = "redeal"
+STUCK_37 = [(12, None), (5, 3), (11, 3), (11, None), (11, 3), (11, 1)]
+
+#: One illegal step per wording of each move error: (rules, deal, steps before, the step, code,
+#: the message). The messages were captured from game.py while it still wrote each one as an
+#: f-string of its own, before the words moved to spec/errors.json: they must not change.
+REFUSALS: list[tuple[str, int, list[Any], Any, str, str]] = [
+    ("cruel", 0, [], (0, None), "bad-pile", "piles are numbered 1 to 12"),
+    ("ripple-fan-pysolfc", 0, [], (14, 1), "bad-pile", "piles are numbered 1 to 13"),
+    ("cruel", 0, [], (1, 1), "same-pile", "pile 1 cannot move onto itself"),
+    ("cruel-when-stuck", 37, STUCK_37, (11, None), "empty-source", "pile 11 is empty"),
+    (
+        "cruel-when-stuck",
+        37,
+        STUCK_37,
+        (1, 11),
+        "empty-target",
+        "5♣ from pile 1 cannot go onto pile 11: it is empty, and empty piles stay closed",
+    ),
+    (
+        "cruel",
+        0,
+        [],
+        (1, None, 1, 17),
+        "card-mismatch",
+        "the log says 5♥ but pile 1's top card K♠",
+    ),
+    (
+        "perseverance",
+        17,
+        [],
+        (7, 1, 2, 22),
+        "card-mismatch",
+        "the log says 10♥ but pile 7's run of 2 starts at 6♥",
+    ),
+    (
+        "cruel",
+        0,
+        [],
+        (1, None),
+        "not-next-on-foundation",
+        "K♠ from pile 1 cannot go to the foundation (needs 2♠)",
+    ),
+    (
+        "royal-family-pysolfc",
+        0,
+        [],
+        (2, None),
+        "not-next-on-foundation",
+        "4♦ from pile 2 cannot go to the foundation (needs Q♦)",
+    ),
+    ("cruel", 0, [], (2, 1), "wrong-suit", "5♦ from pile 2 cannot go onto K♠ on pile 1 (needs 6♦)"),
+    (
+        "cruel",
+        0,
+        [],
+        (1, 2),
+        "wrong-suit",
+        "K♠ from pile 1 cannot go onto 5♦ on pile 2 (a king builds on no card)",
+    ),
+    (
+        "ripple-fan-pysolfc",
+        0,
+        [(13, None), (13, None), (1, None)],
+        (1, 2),
+        "wrong-suit",
+        "K♦ from pile 1 cannot go onto J♥ on pile 2 (a king builds on no card)",
+    ),
+    ("cruel", 0, [], (2, 3), "wrong-rank", "5♦ from pile 2 cannot go onto 7♦ on pile 3 (needs 6♦)"),
+    (
+        "cruel",
+        0,
+        [],
+        (1, 5),
+        "wrong-rank",
+        "K♠ from pile 1 cannot go onto 9♠ on pile 5 (a king builds on no card)",
+    ),
+    (
+        "royal-family",
+        0,
+        [],
+        (1, 2),
+        "wrong-rank",
+        "K♠ from pile 1 cannot go onto 5♦ on pile 2 (a K needs a card one rank lower of the other "
+        "colour)",
+    ),
+    (
+        "royal-family-pysolfc",
+        0,
+        [],
+        (1, 2),
+        "wrong-rank",
+        "Q♠ from pile 1 cannot go onto 4♦ on pile 2 (a Q needs a card one rank lower or higher of "
+        "the other colour)",
+    ),
+    (
+        "alt",
+        0,
+        [],
+        (13, 1),
+        "wrong-rank",
+        "A♥ from pile 13 cannot go onto 2♠ on pile 1 (a A needs nothing: an ace builds on no card "
+        "of the other colour)",
+    ),
+    (
+        "royal-family",
+        0,
+        [],
+        (1, 5),
+        "wrong-colour",
+        "K♠ from pile 1 cannot go onto 9♠ on pile 5 (a K needs a card one rank lower of the other "
+        "colour)",
+    ),
+    (
+        "royal-family-pysolfc",
+        0,
+        [],
+        (1, 5),
+        "wrong-colour",
+        "Q♠ from pile 1 cannot go onto 8♠ on pile 5 (a Q needs a card one rank lower or higher of "
+        "the other colour)",
+    ),
+    (
+        "alt",
+        0,
+        [],
+        (13, 2),
+        "wrong-colour",
+        "A♥ from pile 13 cannot go onto J♥ on pile 2 (a A needs nothing: an ace builds on no card "
+        "of the other colour)",
+    ),
+    (
+        "cruel",
+        0,
+        [],
+        (1, None, 2),
+        "runs-not-allowed",
+        "only one card moves at a time under cruel",
+    ),
+    (
+        "perseverance",
+        0,
+        [],
+        (1, 2, 2),
+        "not-a-run",
+        "the top 2 cards of pile 1 are not a run (its run is 1 card)",
+    ),
+    (
+        "perseverance",
+        0,
+        [(4, 3)],
+        (3, 1, 3),
+        "not-a-run",
+        "the top 3 cards of pile 3 are not a run (its run is 2 cards)",
+    ),
+    (
+        "perseverance",
+        0,
+        [],
+        (1, None, 2),
+        "run-to-foundation",
+        "runs move only onto piles; cards go to the foundation one by one",
+    ),
+    ("cruel", 0, [], REDEAL, "redeal-unchanged", "a redeal now would leave every pile as it is"),
+    (
+        "royal-family-pysolfc",
+        9,
+        [(11, 6), REDEAL],
+        REDEAL,
+        "redeal-limit",
+        "no redeals left: these rules allow 1",
+    ),
+    (
+        "cruel-when-stuck",
+        0,
+        [],
+        REDEAL,
+        "redeal-not-stuck",
+        "cruel-when-stuck allows a redeal only when no card can move",
+    ),
+    ("won", 0, [], (1, None), "move-after-end", "the game is already won"),
+    ("won", 0, [], REDEAL, "move-after-end", "the game is already won"),
+]
+
+
+def _refusal(rules_name: str, deal: int, before: list[Any], step: Any) -> game.IllegalMove:
+    if rules_name == "won":
+        played = game.Game([[] for _ in range(12)], [13] * 4)
+    else:
+        rules = ALT if rules_name == "alt" else PRESETS[rules_name]
+        played = game.Game.from_deal(deal_piles(deal, rules), rules)
+    for s in before:
+        played.push(game.REDEAL if s == REDEAL else game.Move(*s))
+    with pytest.raises(game.IllegalMove) as info:
+        played.push(game.REDEAL if step == REDEAL else game.Move(*step))
+    return info.value
+
+
+@pytest.mark.parametrize(("rules", "deal", "before", "step", "code", "message"), REFUSALS)
+def test_refusals_say_the_words_they_said(
+    rules: str, deal: int, before: list[Any], step: Any, code: str, message: str
+) -> None:
+    refused = _refusal(rules, deal, before, step)
+    assert (refused.code, str(refused)) == (code, message)
+    assert type(refused) is game.MOVE_ERRORS[code]
+
+
+@pytest.mark.parametrize("rules", ["cruel", "royal-family-pysolfc"])
+def test_a_complete_foundation_says_so(rules: str) -> None:
+    # No play reaches it (a complete foundation's cards are all home), so the state is forced.
+    played = game.Game.from_deal(deal_piles(0, PRESETS[rules]), PRESETS[rules])
+    card = played.piles[1][-1] if rules != "cruel" else played.piles[0][-1]
+    played.foundations[card // 13] = 13
+    with pytest.raises(game.NotNextOnFoundation) as info:
+        played.move(2 if rules != "cruel" else 1, None)
+    assert (
+        str(info.value)
+        == {
+            "cruel": "K♠ from pile 1 cannot go to the foundation (needs nothing: the ♠ foundation is "
+            "complete)",
+            "royal-family-pysolfc": "4♦ from pile 2 cannot go to the foundation (needs nothing: the ♦ "
+            "foundation is complete)",
+        }[rules]
+    )
+
+
+def test_every_move_error_is_refused_in_the_table() -> None:
+    assert {row[4] for row in REFUSALS} == set(game.MOVE_ERRORS)
 
 
 # --- a preset added to a spec alone, played by all three engines --------------------------------
