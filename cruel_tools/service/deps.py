@@ -6,6 +6,9 @@ write, the costly gates' places.
 A route names what it needs in its signature (``ctx: Ctx``, ``key: AdminKey``) or, for a check
 whose value it does not use, in its router's ``dependencies=[...]``; FastAPI calls each once per
 request (its result is cached), in that order: the router's list first, then the signature's.
+Every dependency is ``async``, even one that never waits: FastAPI runs a plain ``def`` one in
+its thread pool, a hand-over per request (it cost ``POST /v1/verify`` about a quarter of its
+throughput, benchmarks/route_throughput.py).
 """
 
 from __future__ import annotations
@@ -49,7 +52,7 @@ __all__ = [
 ]
 
 
-def context(request: Request) -> Context:
+async def context(request: Request) -> Context:
     """The app's :class:`~.context.Context`: settings, puzzles, stores and rate limits."""
     return cast(Context, request.app.state.context)
 
@@ -57,7 +60,7 @@ def context(request: Request) -> Context:
 Ctx = Annotated[Context, Depends(context)]
 
 
-def help_guard(request: Request) -> HelpGuard:
+async def help_guard(request: Request) -> HelpGuard:
     """The app's help guard (its canonical deals computed once, at start)."""
     return cast(HelpGuard, request.app.state.guard)
 
@@ -65,12 +68,12 @@ def help_guard(request: Request) -> HelpGuard:
 Guard = Annotated[HelpGuard, Depends(help_guard)]
 
 
-def publisher(request: Request) -> Publisher | None:
+async def publisher(request: Request) -> Publisher | None:
     """The days published ahead (docs/service.md, Publishing ahead)."""
     return cast(Publisher | None, getattr(request.app.state, "publisher", None))
 
 
-def analyses_gate(request: Request) -> CostlyGate:
+async def analyses_gate(request: Request) -> CostlyGate:
     """The analyses' gate: rate limits, places, processes (:mod:`.costly`)."""
     return cast(CostlyGate, request.app.state.analyses)
 
@@ -78,15 +81,15 @@ def analyses_gate(request: Request) -> CostlyGate:
 AnalysesGate = Annotated[CostlyGate, Depends(analyses_gate)]
 
 
-def hints_gate(request: Request) -> CostlyGate:
+async def hints_gate(request: Request) -> CostlyGate:
     """The hints' gate: the analyses' rate limits, places and processes of their own."""
-    return analyses_gate(request).hints()
+    return cast(CostlyGate, request.app.state.analyses).hints()
 
 
 HintsGate = Annotated[CostlyGate, Depends(hints_gate)]
 
 
-def replays_gate(request: Request) -> CostlyGate:
+async def replays_gate(request: Request) -> CostlyGate:
     """The replays' gate (:func:`~.replaying.replay_gate`)."""
     return cast(CostlyGate, request.app.state.replays)
 
@@ -130,7 +133,7 @@ async def params_first(request: Request) -> None:
         raise RequestValidationError(errors)
 
 
-def arrival(ctx: Ctx) -> dt.datetime:
+async def arrival(ctx: Ctx) -> dt.datetime:
     """When the request arrived, on the server's wall clock: taken before any credential is
     looked up, so that a live attempt's steps are timed at their arrival."""
     return ctx.settings.wall_clock()

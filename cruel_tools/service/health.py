@@ -22,7 +22,7 @@ __all__ = ["router", "engine", "health"]
 router = APIRouter(prefix="/v1")
 
 
-def engine(request: Request) -> tuple[str, str]:
+async def engine(request: Request) -> tuple[str, str]:
     """Which engine runs, and in words: decided once, at start (health says so, issue #22)."""
     return cast(tuple[str, str], request.app.state.engine)
 

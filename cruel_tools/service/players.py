@@ -133,7 +133,7 @@ class PlayerLimits:
         self.exports = TokenBuckets(EXPORT_LIMIT, settings.clock)
 
 
-def player_limits(request: Request) -> PlayerLimits:
+async def player_limits(request: Request) -> PlayerLimits:
     """The app's :class:`PlayerLimits` (made by :func:`~.app.create_app`)."""
     return cast(PlayerLimits, request.app.state.player_limits)
 
@@ -141,7 +141,7 @@ def player_limits(request: Request) -> PlayerLimits:
 Limits = Annotated[PlayerLimits, Depends(player_limits)]
 
 
-def player_name(name: PlayerPath) -> str:
+async def player_name(name: PlayerPath) -> str:
     """The player named in the route's path, enforced (422 ``bad-player-name``), before any
     credential is read."""
     return path_player(name)
