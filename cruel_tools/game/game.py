@@ -22,10 +22,12 @@ them checks a rule itself.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from functools import cache
 from operator import itemgetter
-from typing import Literal, NamedTuple, Self, cast
+from typing import Final, Literal, NamedTuple, Self, cast
 
 from ..errors import CruelError
+from ..spec import SPEC
 from . import cards
 from .cards import KING, Card
 from .rules import DEFAULT, Rules
@@ -106,7 +108,9 @@ Step = Move | Redeal
 class IllegalMove(CruelError):
     """A step the rules forbid in the current position. ``code`` is a stable, documented string.
 
-    Only its subclasses are raised, one per code (:data:`MOVE_ERRORS`).
+    Only its subclasses are raised, one per code (:data:`MOVE_ERRORS`). Each subclass's ``code``
+    and the English words of its messages are the spec's (cruel_tools/spec/errors.json, "move":
+    each code with its class and words), set on the classes below and read by :func:`_say`.
     """
 
     code = "illegal-move"
@@ -116,132 +120,132 @@ class BadPile(IllegalMove):
     """Raised when a move names a pile outside 1-12, as source or target (a v1 log cannot:
     its schema allows only 1-12)."""
 
-    code = "bad-pile"
-
 
 class SamePile(IllegalMove):
     """Raised when a move's target is its own source pile."""
-
-    code = "same-pile"
 
 
 class EmptySource(IllegalMove):
     """Raised when a card is to move from an empty pile in a game not yet won (once it is
     won, :class:`MoveAfterEnd`)."""
 
-    code = "empty-source"
-
 
 class EmptyTarget(IllegalMove):
     """Raised when a card is to move onto an empty pile: empty piles stay closed until a
     redeal."""
-
-    code = "empty-target"
 
 
 class CardMismatch(IllegalMove):
     """Raised when a move names its card and that is not the card that would move (for a
     run, its deepest card)."""
 
-    code = "card-mismatch"
-
 
 class NotNextOnFoundation(IllegalMove):
     """Raised when a card sent to the foundation is not the next rank of its suit."""
 
-    code = "not-next-on-foundation"
-
 
 class WrongSuit(IllegalMove):
     """Raised when a card is to go onto a top card of another suit."""
-
-    code = "wrong-suit"
 
 
 class WrongRank(IllegalMove):
     """Raised when a card is to go onto a card of its own suit that is not one rank higher
     (a king goes onto no card)."""
 
-    code = "wrong-rank"
-
 
 class WrongColour(IllegalMove):
     """Raised, under an alternate-colour build, when a card is to go onto a card of its own
     colour (or onto one of the other colour that is not of the rank the build needs)."""
-
-    code = "wrong-colour"
 
 
 class RunsNotAllowed(IllegalMove):
     """Raised when a move's ``count`` is not 1 under rules without ``run_moves``: only single
     cards move."""
 
-    code = "runs-not-allowed"
-
 
 class NotARun(IllegalMove):
     """Raised, under ``run_moves``, when ``count`` is more than the run on top of the source
     pile (or less than 1)."""
-
-    code = "not-a-run"
 
 
 class RunToFoundation(IllegalMove):
     """Raised, under ``run_moves``, when a move to the foundation has a ``count`` other than 1:
     cards go there one at a time."""
 
-    code = "run-to-foundation"
-
 
 class RedealUnchanged(IllegalMove):
     """Raised when a redeal would leave every pile as it is (:func:`is_packed`), as at
     the start of a game or right after another redeal."""
 
-    code = "redeal-unchanged"
-
 
 class RedealLimit(IllegalMove):
     """Raised when a redeal is asked for after the rules' ``max_redeals`` are used up."""
-
-    code = "redeal-limit"
 
 
 class RedealNotStuck(IllegalMove):
     """Raised, under ``redeal_only_when_stuck``, when a redeal is asked for while a card
     can move."""
 
-    code = "redeal-not-stuck"
-
 
 class MoveAfterEnd(IllegalMove):
     """Raised for any step, card move or redeal, once the game is won (a pile number outside
     1-12 is still :class:`BadPile`)."""
 
-    code = "move-after-end"
+
+#: Every move error class by its code, for documentation and tests: the spec's codes, in its order,
+#: each with the class it names (which takes the code as its own ``code``).
+MOVE_ERRORS: dict[str, type[IllegalMove]] = {}
 
 
-#: Every move error class by its code, for documentation and tests.
-MOVE_ERRORS: dict[str, type[IllegalMove]] = {
-    cls.code: cls
-    for cls in (
-        BadPile,
-        SamePile,
-        EmptySource,
-        EmptyTarget,
-        CardMismatch,
-        NotNextOnFoundation,
-        WrongSuit,
-        WrongRank,
-        WrongColour,
-        RunsNotAllowed,
-        NotARun,
-        RunToFoundation,
-        RedealUnchanged,
-        RedealLimit,
-        RedealNotStuck,
-        MoveAfterEnd,
-    )
+def _spec_codes(*classes: type[IllegalMove]) -> None:
+    by_name = {cls.__name__: cls for cls in classes}
+    for entry in SPEC.errors["move"]:
+        cls = by_name.pop(entry["class"])  # a class the spec names and game.py lacks: KeyError
+        cls.code = entry["code"]
+        MOVE_ERRORS[cls.code] = cls
+    if by_name:
+        raise RuntimeError(f"move errors the spec does not name: {sorted(by_name)}")
+
+
+_spec_codes(
+    BadPile,
+    SamePile,
+    EmptySource,
+    EmptyTarget,
+    CardMismatch,
+    NotNextOnFoundation,
+    WrongSuit,
+    WrongRank,
+    WrongColour,
+    RunsNotAllowed,
+    NotARun,
+    RunToFoundation,
+    RedealUnchanged,
+    RedealLimit,
+    RedealNotStuck,
+    MoveAfterEnd,
+)
+
+#: The English words of the refusals by key (the spec's ``errors.move.<key>``, which the pages'
+#: catalog holds too): sentence templates, their ``{fields}`` filled by :func:`_say`.
+_WORDS: Final[dict[str, str]] = {
+    key.removeprefix("errors.move."): words
+    for entry in SPEC.errors["move"]
+    for key, words in entry["words"].items()
 }
+
+
+def _say(key: str, **fields: object) -> str:
+    """The words of refusal ``key`` with its fields filled in. Cards come as players write them
+    (:func:`cards.symbol`): the spec gives the sentence, game.py the cards and piles in it. Only
+    an illegal step comes here, never the legal moves of the hot path."""
+    return _WORDS[key].format(**fields)
+
+
+#: :func:`_say` remembering its answers, for the refusals :meth:`Game.redeal_problem` makes at
+#: every position it is asked about (``legal_steps``, ``outcome``), raised or not: a handful of
+#: sentences per process, each formatted once rather than at every ask.
+_said: Final = cache(_say)
 
 
 class PositionError(CruelError):
@@ -497,7 +501,7 @@ class Game:
             of ``target`` is of the moving card's colour.
         """
         if source not in _PILE_NUMBERS or target not in _TARGETS:
-            raise BadPile(f"piles are numbered 1 to {NUM_PILES}")
+            raise BadPile(_say("bad-pile", piles=NUM_PILES))
         piles = self.piles
         src = piles[source - 1]
         # The common case, a single card as the log names it, skips the call: the guard only
@@ -509,10 +513,7 @@ class Game:
         if target is None:
             found, s, r = self.foundations, moving // 13, moving % 13
             if found[s] != r:
-                raise NotNextOnFoundation(
-                    f"{cards.symbol(moving)} from pile {source} cannot go to the foundation "
-                    f"(needs {_foundation_needs(s, found[s])})"
-                )
+                raise _not_next(moving, source, found[s] if found[s] < KING else None)
             found[s] = r + 1
             src.pop()
         else:
@@ -521,16 +522,7 @@ class Game:
                 raise _empty_target(moving, source, target)
             onto = dst[-1]
             if onto != moving + 1 or moving % 13 == 12:
-                cls = WrongRank if onto // 13 == moving // 13 else WrongSuit
-                why = (
-                    "a king builds on no card"
-                    if moving % 13 == 12
-                    else f"needs {cards.symbol(moving + 1)}"
-                )
-                raise cls(
-                    f"{cards.symbol(moving)} from pile {source} cannot go onto "
-                    f"{cards.symbol(onto)} on pile {target} ({why})"
-                )
+                raise _not_in_suit(moving, source, target, onto)
             if count == 1:
                 dst.append(src.pop())
             else:
@@ -554,34 +546,35 @@ class Game:
         if not src:
             # A won game has only empty piles, so the end is checked only here.
             if self.is_won():
-                raise MoveAfterEnd("the game is already won")
-            raise EmptySource(f"pile {source} is empty")
+                raise MoveAfterEnd(_say("move-after-end"))
+            raise EmptySource(_say("empty-source", source=source))
         if target == source:
-            raise SamePile(f"pile {source} cannot move onto itself")
+            raise SamePile(_say("same-pile", source=source))
         if count != 1:
             self._check_run(source, target, count)
         moving = src[-count]
         if card is not None and card != moving:
-            what = "top card" if count == 1 else f"run of {count} starts at"
+            key = "card-mismatch" if count == 1 else "card-mismatch-run"
             raise CardMismatch(
-                f"the log says {cards.symbol(card)} but pile {source}'s {what} "
-                f"{cards.symbol(moving)}"
+                _say(
+                    key,
+                    logged=cards.symbol(card),
+                    source=source,
+                    count=count,
+                    card=cards.symbol(moving),
+                )
             )
         return moving
 
     def _check_run(self, source: int, target: int | None, count: int) -> None:
         if not self.rules.run_moves:
-            raise RunsNotAllowed(f"only one card moves at a time under {self.rules.preset}")
+            raise RunsNotAllowed(_say("runs-not-allowed", preset=self.rules.preset))
         if target is None:
-            raise RunToFoundation(
-                "runs move only onto piles; cards go to the foundation one by one"
-            )
+            raise RunToFoundation(_say("run-to-foundation"))
         length = self.run_length(source)
         if not 1 <= count <= length:
-            raise NotARun(
-                f"the top {count} cards of pile {source} are not a run "
-                f"(its run is {length} card{'s' if length != 1 else ''})"
-            )
+            run = _say("run-length.one" if length == 1 else "run-length.other", count=length)
+            raise NotARun(_say("not-a-run", count=count, source=source, run=run))
 
     def redeal_problem(self) -> IllegalMove | None:
         """Why a redeal is illegal now, or None when it is legal."""
@@ -592,14 +585,14 @@ class Game:
         # layout would stay ``unchanged`` comes from the caller: redeal() has the new piles and
         # compares them, the rest ask is_packed (the same answer without making them).
         if self.is_won():
-            return MoveAfterEnd("the game is already won")
+            return MoveAfterEnd(_said("move-after-end"))
         rules = self.rules
         if rules.max_redeals is not None and self.redeals >= rules.max_redeals:
-            return RedealLimit(f"no redeals left: these rules allow {rules.max_redeals}")
+            return RedealLimit(_said("redeal-limit", count=rules.max_redeals))
         if rules.redeal_only_when_stuck and self.has_card_move():
-            return RedealNotStuck(f"{rules.preset} allows a redeal only when no card can move")
+            return RedealNotStuck(_said("redeal-not-stuck", preset=rules.preset))
         if unchanged:
-            return RedealUnchanged("a redeal now would leave every pile as it is")
+            return RedealUnchanged(_said("redeal-unchanged"))
         return None
 
     def redeal(self) -> None:
@@ -702,15 +695,35 @@ class Game:
 
 def _empty_target(moving: Card, source: int, target: int) -> EmptyTarget:
     return EmptyTarget(
-        f"{cards.symbol(moving)} from pile {source} cannot go onto pile {target}: "
-        "it is empty, and empty piles stay closed"
+        _say("empty-target", card=cards.symbol(moving), source=source, target=target)
     )
 
 
-def _foundation_needs(suit: int, top_rank: int) -> str:
-    if top_rank == KING:
-        return f"nothing: the {cards.SUIT_SYMBOLS[suit]} foundation is complete"
-    return cards.symbol(cards.make(suit, top_rank + 1))
+def _not_next(moving: Card, source: int, needs: int | None) -> NotNextOnFoundation:
+    """``moving`` cannot go to its foundation, which takes the 0-based rank ``needs`` next (None:
+    the foundation is complete)."""
+    card, suit = cards.symbol(moving), moving // 13
+    if needs is None:
+        symbol = cards.SUIT_SYMBOLS[suit]
+        return NotNextOnFoundation(
+            _say("foundation-complete", card=card, source=source, symbol=symbol)
+        )
+    needed = cards.symbol(cards.make(suit, needs + 1))
+    return NotNextOnFoundation(
+        _say("not-next-on-foundation", card=card, source=source, needs=needed)
+    )
+
+
+def _not_in_suit(moving: Card, source: int, target: int, onto: Card) -> IllegalMove:
+    """``moving`` cannot go onto ``onto`` under the down-in-suit build: :class:`WrongRank` onto
+    its own suit, else :class:`WrongSuit`."""
+    cls = WrongRank if onto // 13 == moving // 13 else WrongSuit
+    card, onto_card = cards.symbol(moving), cards.symbol(onto)
+    if moving % 13 == 12:
+        key, needs = "king-builds-on-nothing", ""
+    else:
+        key, needs = cls.code, cards.symbol(moving + 1)
+    return cls(_say(key, card=card, source=source, target=target, onto=onto_card, needs=needs))
 
 
 # --- the rest of the family ---------------------------------------------------------------------
@@ -742,24 +755,23 @@ class VariantGame(Game):
 
     def _build_error(self, source: int, target: int, moving: Card, onto: Card) -> IllegalMove:
         build = self.rules.tableau_build
-        head = (
-            f"{cards.symbol(moving)} from pile {source} cannot go onto {cards.symbol(onto)} "
-            f"on pile {target}"
-        )
         if build == "down-in-suit":  # worded and coded as Game.move words it
-            cls = WrongRank if onto // 13 == moving // 13 else WrongSuit
-            if moving % 13 == 12:
-                return cls(f"{head} (a king builds on no card)")
-            return cls(f"{head} (needs {cards.symbol(moving + 1)})")
-        rank = cards.RANK_NAMES[moving % 13 + 1]
+            return _not_in_suit(moving, source, target, onto)
         if build == "up-alternate-colour":
-            needs = "a card one rank lower" if moving % 13 else "nothing: an ace builds on no card"
+            why = _say("needs-lower-other-colour" if moving % 13 else "ace-builds-on-nothing")
         else:
-            needs = "a card one rank lower or higher"
-        needs += " of the other colour"
-        if _RED[moving // 13] == _RED[onto // 13]:
-            return WrongColour(f"{head} (a {rank} needs {needs})")
-        return WrongRank(f"{head} (a {rank} needs {needs})")
+            why = _say("needs-next-other-colour")
+        cls = WrongColour if _RED[moving // 13] == _RED[onto // 13] else WrongRank
+        words = _say(
+            "build",
+            card=cards.symbol(moving),
+            source=source,
+            onto=cards.symbol(onto),
+            target=target,
+            rank=cards.RANK_NAMES[moving % 13 + 1],
+            why=why,
+        )
+        return cls(words)
 
     def move(
         self, source: int, target: int | None, count: int = 1, card: Card | None = None
@@ -773,17 +785,15 @@ class VariantGame(Game):
         if not (isinstance(source, int) and 1 <= source <= n) or not (
             target is None or (isinstance(target, int) and 1 <= target <= n)
         ):
-            raise BadPile(f"piles are numbered 1 to {n}")
+            raise BadPile(_say("bad-pile", piles=n))
         piles = self.piles
         src = piles[source - 1]
         moving = self._moving(source, target, count, card)
         if target is None:
             s, r = divmod(moving, 13)
-            if self._next_rank(s) != r:
-                raise NotNextOnFoundation(
-                    f"{cards.symbol(moving)} from pile {source} cannot go to the foundation "
-                    f"(needs {self._needs(s)})"
-                )
+            needs = self._next_rank(s)
+            if needs != r:
+                raise _not_next(moving, source, needs if 0 <= needs < KING else None)
             self.foundations[s] += 1
             src.pop()
         else:
@@ -796,12 +806,6 @@ class VariantGame(Game):
             dst.extend(src[-count:])
             del src[-count:]
         self.moves += 1
-
-    def _needs(self, suit: int) -> str:
-        r = self._next_rank(suit)
-        if not 0 <= r < KING:
-            return f"nothing: the {cards.SUIT_SYMBOLS[suit]} foundation is complete"
-        return cards.symbol(cards.make(suit, r + 1))
 
     def _new_piles(self) -> list[list[Card]]:
         return redeal_piles(self.piles, self.rules.redeal_order, self.rules.redeal_deal)
