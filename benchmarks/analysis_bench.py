@@ -8,7 +8,7 @@ For every deal number in the range (every ``--every``-th one), a seeded random l
 (``random.Random(number)``, each legal step equally likely) plays until the game is blocked or
 ``--steps`` steps are played; games that end won are left out (there is nothing lost to find).
 Each lost game is written as a ``cruel-log/1`` log and analysed by
-``cruel_tools.search.analysis.analyze`` with ``--max-states`` positions per solve (default: the
+``cruel_tools.advice.analysis.analyze`` with ``--max-states`` positions per solve (default: the
 analysis' default for the engine, ``analysis.loss_states``), one game at a time on one core.
 
 ``--engines native,python`` analyses the same games with each engine in turn, in this one
@@ -36,12 +36,12 @@ import sys
 import time
 from collections import Counter
 
+from cruel_tools.advice.analysis import Analysis, analyze, loss_states
 from cruel_tools.game import log
 from cruel_tools.game.deals import deal_piles
 from cruel_tools.game.game import Game, Step
 from cruel_tools.game.log import GameLog, compact
 from cruel_tools.game.rules import PRESETS
-from cruel_tools.search.analysis import Analysis, analyze, loss_states
 
 Z95 = 1.959963984540054
 

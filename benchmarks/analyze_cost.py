@@ -43,13 +43,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from cruel_tools.advice.analysis import Analysis
 from cruel_tools.game import log
 from cruel_tools.game.deals import deal_piles
 from cruel_tools.game.engine import engine_name
 from cruel_tools.game.game import Game, Step
 from cruel_tools.game.rules import PRESETS, Rules
 from cruel_tools.puzzles import PuzzleSet, puzzle_solution_log
-from cruel_tools.search.analysis import Analysis
 from cruel_tools.search.solver import solution_log, solve
 from cruel_tools.service.log_tools import ANALYZE_MAX_STATES, ANALYZE_TOTAL_STATES, analyze_request
 

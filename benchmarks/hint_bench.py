@@ -7,7 +7,7 @@ The positions: along the par solution of every committed puzzle of ``--days`` da
 ``--start``, the position after 0, ``--every``, 2 x ``--every``, ... steps (each as a log of the
 par's first steps). Each is hinted:
 
-* through the library (:func:`cruel_tools.search.hints.hint`, in this process), wall clock per call;
+* through the library (:func:`cruel_tools.advice.hints.hint`, in this process), wall clock per call;
 * through the HTTP route (``POST /v1/hint``, FastAPI's TestClient on an app whose today is the
   day after the last puzzle, so that every one is closed, without rate limits): the help guard,
   the hints' gate and their process pool (apart from the analyses' since issue #33), as served
@@ -36,10 +36,10 @@ import orjson
 from fastapi.testclient import TestClient
 
 from cruel_tools import service
+from cruel_tools.advice import hints
 from cruel_tools.game.engine import engine_name
 from cruel_tools.game.log import from_object
 from cruel_tools.puzzles import PuzzleSet, puzzle_solution_log
-from cruel_tools.search import hints
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Deals whose hint from the start spends a budget of 100,000 positions (found on deals 1-300).

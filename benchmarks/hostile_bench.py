@@ -273,10 +273,10 @@ def costly_log() -> bytes:
 
     import orjson
 
+    from cruel_tools.advice.analysis import analyze
     from cruel_tools.game import log
     from cruel_tools.game.deals import deal_piles
     from cruel_tools.game.game import Game
-    from cruel_tools.search.analysis import analyze
     from cruel_tools.search.solver import solution_log
 
     rng = random.Random(9)

@@ -21,8 +21,9 @@ import orjson
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "cruel_tools"
-#: The layers, lowest first: a module may import its own layer and those below it.
-LAYERS = ("top", "spec", "game", "search", "puzzles", "site", "service", "cli")
+#: The layers, lowest first: a module may import its own layer and those below it. The spec (the
+#: data every engine reads) is below even the top-level base (errors reads its words there).
+LAYERS = ("spec", "top", "game", "search", "puzzles", "advice", "site", "service", "cli")
 #: Top-level modules that sit above the layers they gather (the public face, the schema
 #: writer) or between two (the memory budget of grading): named, so that nothing else is.
 ABOVE = {"cruel_tools": "cli", "cruel_tools.schemas": "cli", "cruel_tools.memory": "search"}

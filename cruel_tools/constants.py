@@ -2,7 +2,7 @@
 importing them costs nothing.
 
 The CLI builds every command's help at each start; taking these from
-:mod:`cruel_tools.search.analysis`
+:mod:`cruel_tools.advice.analysis`
 and :mod:`cruel_tools.search.grading` made every command import the solver and the puzzles first
 (issue #22). Those modules re-export them under their own names (``analysis.MAX_STATES``,
 ``grading.Tier``), which the rest of the code uses. So do ``cruel serve``'s options: the service,

@@ -11,15 +11,15 @@ from typing import Any
 import orjson
 from pydantic import BaseModel
 
+from .advice.analysis import Analysis
+from .advice.hints import Hint
 from .api import ErrorResponse, Health
 from .game.log import GameLog
 from .game.render import ReplayDocument
 from .game.stats import Record
 from .game.verify import VerifyReport
 from .puzzles import DailyPuzzles, PastDays, PublicPuzzle, Puzzle, PuzzleSolution
-from .search.analysis import Analysis
 from .search.grading import Grade
-from .search.hints import Hint
 from .search.solver import SolveReport
 from .site.attempts import AttemptRequest, AttemptState, StepsRequest
 from .site.judging import Submission, SubmissionResult

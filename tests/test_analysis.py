@@ -13,12 +13,7 @@ import pytest
 from jsonschema import Draft202012Validator
 from typer.testing import CliRunner
 
-from cruel_tools.cli.app import app
-from cruel_tools.game import deals, log
-from cruel_tools.game.game import Game, Move
-from cruel_tools.game.log import to_step
-from cruel_tools.game.verify import verify_bytes
-from cruel_tools.search.analysis import (
+from cruel_tools.advice.analysis import (
     ANALYSIS_FORMAT,
     Analysis,
     AnalysisRefused,
@@ -26,6 +21,11 @@ from cruel_tools.search.analysis import (
     positions,
     text_lines,
 )
+from cruel_tools.cli.app import app
+from cruel_tools.game import deals, log
+from cruel_tools.game.game import Game, Move
+from cruel_tools.game.log import to_step
+from cruel_tools.game.verify import verify_bytes
 from cruel_tools.search.optimal import optimize
 from cruel_tools.search.solver import Memo, check_win, pile1_lock, solve
 

@@ -10,7 +10,7 @@ tier checks every tenth game (50); the slow tier all 500.
 And: every solve of an analysis runs in the native core when the core plays the game (the
 binary search's, the small ones per step of an undecided position, the alternatives'); both
 engines give the same analysis for one budget, and the same answer wherever both decide at
-their own default budgets (:func:`cruel_tools.search.analysis.loss_states`).
+their own default budgets (:func:`cruel_tools.advice.analysis.loss_states`).
 """
 
 from __future__ import annotations
@@ -23,13 +23,8 @@ from typing import Any
 import orjson
 import pytest
 
-from cruel_tools.game import engine, log
-from cruel_tools.game.game import Game
-from cruel_tools.game.log import compact, to_step
-from cruel_tools.game.rules import PRESETS
-from cruel_tools.game.verify import verify_bytes
-from cruel_tools.search import analysis, solver
-from cruel_tools.search.analysis import (
+from cruel_tools.advice import analysis
+from cruel_tools.advice.analysis import (
     CHILD_STATES,
     MAX_STATES,
     NATIVE_MAX_STATES,
@@ -38,6 +33,12 @@ from cruel_tools.search.analysis import (
     loss_states,
     positions,
 )
+from cruel_tools.game import engine, log
+from cruel_tools.game.game import Game
+from cruel_tools.game.log import compact, to_step
+from cruel_tools.game.rules import PRESETS
+from cruel_tools.game.verify import verify_bytes
+from cruel_tools.search import solver
 
 pytestmark = pytest.mark.heavy
 

@@ -23,9 +23,9 @@ from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
 from cruel_tools import service
+from cruel_tools.advice.analysis import analyze, text_lines
 from cruel_tools.cli.app import app
 from cruel_tools.game import log
-from cruel_tools.search.analysis import analyze, text_lines
 from cruel_tools.service.log_tools import ANALYZE_WIN_STATES
 from cruel_tools.service.metrics import UNMATCHED
 from cruel_tools.site.keys import KeyStore

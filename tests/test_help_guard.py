@@ -30,12 +30,12 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from cruel_tools import service
+from cruel_tools.advice import analysis
 from cruel_tools.cli.app import app as cli_app
 from cruel_tools.game import cards
 from cruel_tools.game.deals import deal_piles
 from cruel_tools.game.log import from_object
 from cruel_tools.puzzles import Puzzle
-from cruel_tools.search import analysis
 from cruel_tools.search.optimal import optimize
 from cruel_tools.service import costly
 from cruel_tools.service import log_tools as logs
@@ -399,7 +399,7 @@ def test_finding_2_a_wins_search_is_bounded_by_the_services_budget(
         budgets.append(kwargs["max_states"])
         return real(*args, **{**kwargs, "max_states": 100})
 
-    monkeypatch.setattr("cruel_tools.search.analysis.optimize", spy)
+    monkeypatch.setattr("cruel_tools.advice.analysis.optimize", spy)
     won = from_object(puzzle_log(puzzle(CLOSED)))
     result = logs.analyze_request(won)()
     assert result.win is not None and budgets == [logs.ANALYZE_WIN_STATES]

@@ -1,4 +1,4 @@
-"""Hints (issue #27): the library call (:func:`cruel_tools.search.hints.hint`), ``cruel hint``, and
+"""Hints (issue #27): the library call (:func:`cruel_tools.advice.hints.hint`), ``cruel hint``, and
 ``POST /v1/hint`` under the help guard and the analyses' gate."""
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from cruel_tools import service
+from cruel_tools.advice import hints
+from cruel_tools.advice.analysis import AnalysisRefused
 from cruel_tools.cli.app import app as cli_app
 from cruel_tools.game.log import from_object, load
 from cruel_tools.game.verify import verify
-from cruel_tools.search import hints
-from cruel_tools.search.analysis import AnalysisRefused
 from cruel_tools.service import costly
 from cruel_tools.site.embargo import PILES_NEED_KEY, PUZZLE_OPEN, puzzle_piles
 from cruel_tools.site.keys import KeyStore, RateLimit

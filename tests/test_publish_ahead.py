@@ -25,7 +25,6 @@ from fastapi.testclient import TestClient
 
 from cruel_tools import service
 from cruel_tools.puzzles import (
-    PUBLIC_STREAM,
     Puzzle,
     PuzzleSet,
     PuzzleSetError,
@@ -35,6 +34,7 @@ from cruel_tools.puzzles import (
 )
 from cruel_tools.site.publishing import DAY_SECONDS as DAY_ESTIMATE
 from cruel_tools.site.publishing import GenerationLock, PublishedDays, Publisher
+from cruel_tools.site.puzzle_sources import PUBLIC_STREAM
 
 from .helpers import get, published_puzzles
 from .stores import FreshSchema, needs_postgres

@@ -28,7 +28,6 @@ from typer.testing import CliRunner
 from cruel_tools import puzzles
 from cruel_tools.cli.app import app
 from cruel_tools.puzzles import (
-    PUBLIC_STREAM,
     Puzzle,
     PuzzleSet,
     daily_puzzles,
@@ -37,8 +36,10 @@ from cruel_tools.puzzles import (
     puzzle_bytes,
     puzzle_solution_log,
 )
+from cruel_tools.site import puzzle_sources
 from cruel_tools.site.database import NoSuchDatabase
 from cruel_tools.site.publishing import GenerationLock, PublishedDays, Publisher
+from cruel_tools.site.puzzle_sources import PUBLIC_STREAM
 from cruel_tools.site.stores import open_stores
 
 from .helpers import SMALL
@@ -222,10 +223,10 @@ def test_puzzles_may_name_a_database_and_it_is_only_read(
     publish(store_target, day)
     before = files_under(empty)
     log = write_log(empty / "won.json", day[2])
-    found = puzzles.open_puzzles(str(store_target))
+    found = puzzle_sources.open_puzzles(str(store_target))
     assert [p.id for p in found.on(FAR)] == [p.id for p in day]
     assert [puzzle_bytes(p) for p in found.on(FAR)] == [puzzle_bytes(p) for p in day]
-    assert puzzles.find_in(puzzles.locate(str(store_target))[0], day[0].id) == day[0]
+    assert puzzle_sources.find_in(puzzle_sources.locate(str(store_target))[0], day[0].id) == day[0]
     valid = cli("verify", "--puzzles", str(store_target), "--puzzle-id", day[2].id, str(log))
     assert valid.exit_code == 0, valid.output
     assert "valid: won" in valid.stdout
@@ -248,7 +249,7 @@ def test_a_database_cruel_tools_never_laid_out_is_no_such_database(
             other.execute("CREATE TABLE notes (text TEXT)")
         other.close()
     with pytest.raises(NoSuchDatabase):
-        puzzles.read_published(store_target)
+        puzzle_sources.read_published(store_target)
 
 
 # --- cruel daily --export ----------------------------------------------------------------------

@@ -11,10 +11,10 @@ import pytest
 from jsonschema import Draft202012Validator
 from typer.testing import CliRunner
 
+from cruel_tools.advice.analysis import DEEP_STATES, Analysis, analyze
 from cruel_tools.cli.app import app
 from cruel_tools.game import log
 from cruel_tools.game.render import ReplayDocument, visible_width
-from cruel_tools.search.analysis import DEEP_STATES, Analysis, analyze
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = orjson.loads((ROOT / "schemas" / "replay.schema.json").read_bytes())

@@ -194,7 +194,7 @@ LOST = {
 
 
 def test_analyze_answers_what_cruel_analyze_json_prints(client: TestClient, tmp_path: Path) -> None:
-    from cruel_tools.search.analysis import Analysis
+    from cruel_tools.advice.analysis import Analysis
 
     r = client.post("/v1/analyze", content=orjson.dumps(LOST))
     assert r.status_code == 200, r.text
@@ -240,8 +240,8 @@ def test_analyze_the_budget_is_capped_and_solves_stop_when_it_is_spent(
     )
     assert (body["location"], body["path"]) == ("query", "max_states")
     error(client.post("/v1/analyze", params={"max_states": 0}, content=b"{}"), 422, "bad-parameter")
+    from cruel_tools.advice.analysis import analyze
     from cruel_tools.game import log as log_module
-    from cruel_tools.search.analysis import analyze
 
     # The total budget: solves get what is left of it, and none is made once it is spent.
     game_log = log_module.from_object(LOST)

@@ -10,16 +10,7 @@ import orjson
 import typer
 
 from ..constants import DEFAULT_DB
-from .common import (
-    DbOption,
-    PuzzlesOption,
-    db_target,
-    echo,
-    emit,
-    fail,
-    json_option,
-    open_db,
-)
+from .common import DbOption, PuzzlesOption, db_target, echo, emit, fail, json_option, open_db
 
 if TYPE_CHECKING:
     from .. import puzzles
@@ -215,12 +206,12 @@ def _site_puzzles(puzzles_dir: str | None, db: str) -> list[puzzles.Puzzle]:
     """What a server on ``--db`` serves: the set (``--puzzles``, else where ``cruel serve``
     finds it) and the days published into ``db`` (exit 2 with one line if either is
     unusable)."""
-    from .. import puzzles
+    from ..site import puzzle_sources
     from ..site.database import StoreError
 
     try:
-        site = puzzles.open_puzzles(puzzles_dir)
-        published = puzzles.read_published(db_target(db)).puzzles
+        site = puzzle_sources.open_puzzles(puzzles_dir)
+        published = puzzle_sources.read_published(db_target(db)).puzzles
     except (puzzles.PuzzleSetError, StoreError) as exc:
         raise fail(str(exc), 2) from None
     return [*site.by_id.values(), *(p for p in published if p.id not in site.by_id)]

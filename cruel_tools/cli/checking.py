@@ -14,20 +14,11 @@ from typing import TYPE_CHECKING, Annotated
 import orjson
 import typer
 
-from ..constants import (
-    ANALYSIS_DEEP_STATES,
-    ANALYSIS_MAX_STATES,
-    ANALYSIS_NATIVE_MAX_STATES,
-)
+from ..constants import ANALYSIS_DEEP_STATES, ANALYSIS_MAX_STATES, ANALYSIS_NATIVE_MAX_STATES
 from ..dates import parse_date
 from ..game import cards, log, rules
 from ..game.game import Game
-from ..game.inputs import (
-    UnreadableLog,
-    count_units,
-    iter_units,
-    read_log,
-)
+from ..game.inputs import UnreadableLog, count_units, iter_units, read_log
 from ..game.log import Limits
 from ..game.verify import (
     EXIT_CODES,
@@ -65,8 +56,8 @@ from .common import (
 
 if TYPE_CHECKING:
     from .. import puzzles
+    from ..advice import analysis
     from ..game import render, stats
-    from ..search import analysis
 
 __all__ = ["verify_command", "replay_command", "show_command", "stats_command"]
 
@@ -232,8 +223,8 @@ def _replay_one(
     With ``analyze``, a legal log is analysed first (``budget`` positions a solve; None: the
     analysis' default) and its steps marked.
     """
+    from ..advice import analysis
     from ..game import render
-    from ..search import analysis
 
     try:
         render.check_window(options, len(game_log.moves))
@@ -270,7 +261,7 @@ _NO_ANALYSIS = "Analysis: none, the log is not a legal game (see the error above
 def _analysis_for_replay(game_log: log.GameLog, budget: int | None) -> analysis.Analysis | None:
     """``cruel analyze --deep``'s analysis of a log, or None when it is not a legal game (the
     replay says what is wrong with it)."""
-    from ..search import analysis
+    from ..advice import analysis
 
     try:
         return analysis.analyze(

@@ -26,12 +26,7 @@ from ..game.inputs import (
     load_start,
 )
 from ..game.log import Limits
-from ..game.verify import (
-    Source,
-    VerifyReport,
-    report_line,
-    unreadable,
-)
+from ..game.verify import Source, VerifyReport, report_line, unreadable
 from ..terminal import terminal_safe
 
 if TYPE_CHECKING:
@@ -317,11 +312,12 @@ def puzzle_option(
     if puzzle_file is None and puzzle_id is None:
         return None
     from .. import puzzles
+    from ..site import puzzle_sources
     from ..site.database import StoreError
 
     try:
         if puzzle_id is not None:
-            return puzzles.find_in(puzzles.locate(puzzles_dir)[0], puzzle_id)
+            return puzzle_sources.find_in(puzzle_sources.locate(puzzles_dir)[0], puzzle_id)
         if puzzle_file is not None:
             return _puzzle_file(puzzle_file)
     except KeyError as exc:  # no puzzle of that id in the set

@@ -9,10 +9,7 @@ from typing import Annotated, get_args
 import orjson
 import typer
 
-from ..constants import (
-    DEFAULT_DB,
-    Tier,
-)
+from ..constants import DEFAULT_DB, Tier
 from ..dates import parse_date
 from ..game import rules
 from ..game.verify import plural
@@ -166,6 +163,7 @@ def _export_days(
     """``cruel daily --export DIR``: the days published into ``--db``, written as ``--out``
     writes days it makes (their stream is the database's: no secret is needed)."""
     from .. import puzzles
+    from ..site import puzzle_sources
     from ..site.database import NoSuchDatabase, StoreError, describe
 
     if export is None:
@@ -178,7 +176,7 @@ def _export_days(
         )
     where = db or DEFAULT_DB
     try:
-        written = puzzles.export_published(db_target(where), export)
+        written = puzzle_sources.export_published(db_target(where), export)
     except NoSuchDatabase:
         raise no_such_database(where, has_create=False) from None
     except (puzzles.PuzzleSetError, StoreError) as exc:

@@ -10,12 +10,7 @@ import orjson
 import typer
 
 from ..game import cards, deals, rules
-from .common import (
-    echo,
-    emit,
-    fail,
-    parse_option,
-)
+from .common import echo, emit, fail, parse_option
 
 __all__ = ["deal_command", "schema_command", "rules_command"]
 

@@ -17,13 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ..constants import (
-    ATTEMPT_TIMEOUT,
-    DEFAULT_DB,
-    KEEP_STEPS_HOURS,
-    SERVE_OPTIONS,
-    ServeOption,
-)
+from ..constants import ATTEMPT_TIMEOUT, DEFAULT_DB, KEEP_STEPS_HOURS, SERVE_OPTIONS, ServeOption
 from ..dates import parse_date
 from ..game.verify import plural
 from .common import (
@@ -224,7 +218,7 @@ def _guard_connections(settings: service.Settings, given: dict[str, Any]) -> Non
 def _not_a_database(path: Path) -> None:
     """``cruel serve --puzzles DB``: the other commands read a database's published days there,
     but a server serves the days of its own ``--db``; one line and exit 2, not "not a folder"."""
-    from ..puzzles import is_database
+    from ..site.puzzle_sources import is_database
 
     if is_database(path):
         raise fail(

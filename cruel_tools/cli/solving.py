@@ -267,7 +267,7 @@ def analyze_command(
     move, a bad deal, a false claim or another puzzle's game, 2 unreadable input or bad
     options, 3 an internal error (a bug: please report it).
     """
-    from ..search import analysis
+    from ..advice import analysis
 
     if max_states is not None and max_states < 1:
         raise fail(f"--max-states must be at least 1, not {max_states}", 2)
@@ -317,7 +317,7 @@ def hint_command(
     Exit status: 0 a hint (unknown too), 1 a log with an illegal move, a bad deal or a false
     claim, 2 unreadable input or bad options.
     """
-    from ..search import analysis, hints
+    from ..advice import analysis, hints
 
     check_inputs([log_file])
     try:

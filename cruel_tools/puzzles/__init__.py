@@ -8,12 +8,12 @@ The modules, each importing only those above it in this list (and the rest of ``
 - :mod:`.files`: the ``cruel-puzzle/1`` model, reading and writing puzzle files and a set's index,
   a set read once (:class:`PuzzleSet`), :class:`PuzzleSetError`;
 - :mod:`.generation`: candidate streams, grading deals, :func:`generate` and :func:`daily`;
-- :mod:`.logs`: a puzzle's par solution as a log, a player's log checked against a puzzle
+- :mod:`.solutions`: a puzzle's par solution as a log, a player's log checked against a puzzle
   (:class:`PuzzleCheck`, the batch verifier's checker for ``cruel verify --puzzle``);
 - :mod:`.documents`: the service's documents (public puzzle, solution, a day's puzzles);
-- :mod:`.sources`: which puzzles a command reads, found as ``cruel serve`` finds them: a folder
-  or the days a database holds published (:func:`open_puzzles`, :func:`find_in`), and those
-  days written out as a folder (:func:`export_published`).
+
+Which puzzles a command reads (a folder, or the days a database holds published) is
+:mod:`cruel_tools.site.puzzle_sources`: a database is the site's layer, above this one.
 
 Everything public is importable from here: ``from cruel_tools.puzzles import Puzzle``.
 """
@@ -87,17 +87,6 @@ from .solutions import (
     versus,
     versus_par,
 )
-from .sources import (
-    PUBLIC_STREAM,
-    Published,
-    export_published,
-    find_in,
-    is_database,
-    load_set,
-    locate,
-    open_puzzles,
-    read_published,
-)
 
 __all__ = [
     "ENV_PUZZLES",
@@ -156,14 +145,5 @@ __all__ = [
     "versus_par",
     "write_days",
     "write_new_secret",
-    "PUBLIC_STREAM",
-    "Published",
-    "export_published",
-    "find_in",
-    "is_database",
-    "load_set",
-    "locate",
-    "open_puzzles",
     "puzzle_from_bytes",
-    "read_published",
 ]

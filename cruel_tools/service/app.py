@@ -31,12 +31,8 @@ from . import (
     puzzles,
     submissions,
 )
-from . import (
-    log_tools as logs,
-)
-from . import (
-    metrics as metrics_area,
-)
+from . import log_tools as logs
+from . import metrics as metrics_area
 from .config import ENV_SETTINGS, Settings, time_zone
 from .connections import QuietClientFailures, die_with_parent
 from .context import Context

@@ -1,5 +1,5 @@
 """``POST /v1/hint`` (issue #27): the next step of a win from a log's last position
-(:func:`cruel_tools.search.hints.hint`), under the rule and the bounds of ``POST /v1/analyze``: the
+(:func:`cruel_tools.advice.hints.hint`), under the rule and the bounds of ``POST /v1/analyze``: the
 help
 guard (:mod:`.help_guard`: no help for a puzzle not closed), then the costly gate
 (:mod:`.costly`: rate limits of their own, ``--hint-rate``; places and processes of their own,
@@ -14,9 +14,9 @@ from typing import Annotated, Any, Final
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response
 
+from ..advice import hints
 from ..api import ErrorResponse
 from ..game.log import GameLog
-from ..search import hints
 from .deps import Ctx, Guard, HelpKey, HintsGate, params_first
 from .log_tools import costly_help
 from .openapi import body_doc
@@ -43,7 +43,7 @@ _HINT_ERRORS: Final[dict[int | str, dict[str, Any]]] = {
 
 def hint_request(game_log: GameLog, max_states: int = HINT_MAX_STATES) -> Callable[[], hints.Hint]:
     """The work of one ``POST /v1/hint``, to call in the hints' process (picklable). It
-    raises :class:`~cruel_tools.search.analysis.AnalysisRefused` for a log that is not a legal
+    raises :class:`~cruel_tools.advice.analysis.AnalysisRefused` for a log that is not a legal
     game."""
     return functools.partial(hints.hint, game_log, max_states)
 

@@ -15,13 +15,13 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel
 
+from ..advice import analysis
 from ..api import ErrorResponse
 from ..constants import REPLAY_MAX_STEPS
 from ..game.log import GameLog
 from ..game.render import ReplayDocument
 from ..game.verify import VerifyReport, report_json, verify
 from ..puzzles import Puzzle, check_against_puzzle, solution_is_public
-from ..search import analysis
 from ..site.keys import ApiKey
 from .bodies import parse_log, read_log
 from .context import Context
@@ -133,7 +133,7 @@ def analyze_request(
     benchmarks/analyze_cost.py measures), against ``puzzle`` when the log is its game
     (:func:`_closed_puzzle`). Picklable, for the analyses' process (:mod:`.costly`), whose
     interpreter then imports only the library. It raises
-    :class:`~cruel_tools.search.analysis.AnalysisRefused` for a log that is not a legal game."""
+    :class:`~cruel_tools.advice.analysis.AnalysisRefused` for a log that is not a legal game."""
     return functools.partial(
         analysis.analyze,
         game_log,

@@ -38,7 +38,6 @@ from typing import IO, Any, Final, Literal
 
 from ..constants import DB_TIMEOUT, PUBLISH_AHEAD
 from ..puzzles import (
-    PUBLIC_STREAM,
     Puzzle,
     PuzzleSet,
     PuzzleSetError,
@@ -49,6 +48,7 @@ from ..puzzles import (
 )
 from ..search.grading import TIERS, Budget
 from .database import is_postgres, one_line
+from .puzzle_sources import PUBLIC_STREAM
 from .tables import Store
 
 __all__ = [

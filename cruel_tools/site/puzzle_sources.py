@@ -20,7 +20,10 @@ from pathlib import Path
 from typing import Final
 
 from ..constants import DB_TIMEOUT
-from ..site.database import (
+from ..puzzles.files import Puzzle, PuzzleSet, PuzzleSetError, find_puzzle, puzzle_from_bytes
+from ..puzzles.generation import write_days
+from ..puzzles.location import ENV_PUZZLES, PuzzleSource, resolve_puzzles
+from .database import (
     NoSuchDatabase,
     StoreError,
     database_errors,
@@ -29,9 +32,6 @@ from ..site.database import (
     one_line,
     open_database,
 )
-from .files import Puzzle, PuzzleSet, PuzzleSetError, find_puzzle, puzzle_from_bytes
-from .generation import write_days
-from .location import ENV_PUZZLES, PuzzleSource, resolve_puzzles
 
 __all__ = [
     "PUBLIC_STREAM",
