@@ -100,6 +100,16 @@ def functions(path: Path) -> list[tuple[int, str]]:
     ]
 
 
+def upward(graph: dict[str, set[str]]) -> list[str]:
+    """The arrows of ``graph`` from a module to one of a layer above its own."""
+    return sorted(
+        f"{m} -> {d}"
+        for m, deps in graph.items()
+        for d in deps
+        if LAYERS.index(layer_of(d)) > LAYERS.index(layer_of(m))
+    )
+
+
 def measure() -> dict[str, object]:
     found = modules()
     known = set(found)
@@ -122,14 +132,11 @@ def measure() -> dict[str, object]:
             "functions_over_80_lines": over[folder],
         }
     between: Counter[str] = Counter()
-    upward = []
     for m, deps in graph.items():
         for d in deps:
             a, b = layer_of(m), layer_of(d)
             if a != b:
                 between[f"{a} -> {b}"] += 1
-            if LAYERS.index(b) > LAYERS.index(a):
-                upward.append(f"{m} -> {d}")
     return {
         "modules": len(found),
         "arrows": sum(len(d) for d in graph.values()),
@@ -137,7 +144,7 @@ def measure() -> dict[str, object]:
         "import_loops": 0,  # floors() stops on the first one
         "folders": per_folder,
         "arrows_between_layers": dict(sorted(between.items())),
-        "upward_arrows": sorted(upward),
+        "upward_arrows": upward(graph),
     }
 
 

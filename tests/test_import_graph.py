@@ -129,3 +129,34 @@ def test_each_store_module_imports_alone(module: str) -> None:
         check=False,
     )
     assert (done.returncode, done.stderr) == (0, "")
+
+
+def layout() -> object:
+    """benchmarks/layout.py, the measure of the package's shape (CONTRIBUTING.md's numbers)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "layout", PACKAGE.parent / "benchmarks" / "layout.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_folders_are_layers_with_every_arrow_downward() -> None:
+    shape = layout().measure()  # type: ignore[attr-defined]
+    assert shape["upward_arrows"] == [], "a module imports from a layer above its own"
+    assert shape["folders"]["top"]["modules"] <= 20, "the top of the package is its public face"
+    # Can fail: every folder of the package is a layer the measure knows.
+    assert set(shape["folders"]) == set(layout().LAYERS)  # type: ignore[attr-defined]
+
+
+def test_an_upward_arrow_is_found() -> None:
+    measure = layout()
+    graph = {
+        "cruel_tools.game.render": {"cruel_tools.terminal", "cruel_tools.cli.app"},
+        "cruel_tools.site.live": {"cruel_tools.puzzles.files", "cruel_tools.advice.analysis"},
+    }
+    found = measure.upward(graph)  # type: ignore[attr-defined]
+    assert found == ["cruel_tools.game.render -> cruel_tools.cli.app"]
