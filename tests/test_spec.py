@@ -18,7 +18,7 @@ import orjson
 import pytest
 
 from cruel_tools import constants, spec
-from cruel_tools.game import game, log
+from cruel_tools.game import game, log, verify
 from cruel_tools.game.deals import MAX_DEAL_NUMBER, deal_piles
 from cruel_tools.game.log import FORMAT_ERROR_CODES, Claim, GameLog
 from cruel_tools.game.rules import PRESET_TABLE, PRESETS, Rules
@@ -92,6 +92,23 @@ def test_log_models_are_the_spec_keys() -> None:
     assert bounds["move", "count"] == game.NUM_PILES
     # The fast path reads every key of the spec (a key it did not read would take the slow path).
     assert log._FAST_KEYS == frozenset(GameLog.model_fields)  # noqa: SLF001
+
+
+def test_report_models_are_the_spec_keys() -> None:
+    # native/fastlog.hpp's render writes a valid log's report with the keys spec.hpp gives, in
+    # that order; report_json writes the models' fields in theirs: the two are the spec's.
+    report = OWN.log["report"]
+    assert verify.REPORT_FORMAT == report["format"]
+    assert list(verify.VerifyReport.model_fields) == report["keys"]
+    assert list(verify.FinalPosition.model_fields) == report["final"]
+    assert list(verify.Source.model_fields) == report["source"]
+    played = GameLog.model_validate({"format": log.FORMAT, "deal": {"number": 1}})
+    written = orjson.loads(
+        verify.report_json(verify.verify(played, verify.Source(file="a", line=1)))
+    )
+    assert list(written) == report["keys"]
+    assert list(written["final"]) == report["final"]
+    assert list(written["source"]) == report["source"]
 
 
 def test_error_codes_are_the_spec_codes() -> None:

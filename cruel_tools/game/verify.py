@@ -28,6 +28,7 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..formats import document_config
+from ..spec import SPEC
 from . import cards, engine
 from .game import Game, Outcome, foundation_rank
 from .log import GameLog, Limits, LogFormatError, load, load_input
@@ -37,7 +38,9 @@ from .traversal import ErrorInfo, Played, play
 if TYPE_CHECKING:
     from .._native import FastLog, FastPreset, Lines
 
-REPORT_FORMAT: Final = "cruel-verify-report/1"
+#: The report's format name: the spec's (spec/log.json, "report", which also orders its keys as
+#: :class:`VerifyReport` does); the model states it as a type too.
+REPORT_FORMAT: Final[Literal["cruel-verify-report/1"]] = SPEC.log["report"]["format"]
 _T = TypeVar("_T")
 
 #: What each status makes ``cruel verify`` exit with (the worst status of a batch wins).

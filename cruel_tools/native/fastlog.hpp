@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine.hpp"
@@ -643,6 +644,51 @@ inline void put_plural(std::string& out, int64_t k, const char* word) {
     if (k != 1) out.push_back('s');
 }
 
+// `"keys[k]":`, after a ',' or (k = 0) the object's '{'.
+inline void put_key(std::string& out, int k, const char* const* keys) {
+    out += k ? ",\"" : "{\"";
+    out += keys[k];
+    out += "\":";
+}
+
+// A JSON string of text that needs no escaping (names and codes of the spec, card names).
+inline void put_string(std::string& out, std::string_view text) {
+    out.push_back('"');
+    out += text;
+    out.push_back('"');
+}
+
+// The report's "final": the position after the last step (verify.py's FinalPosition), its
+// keys in the spec's order.
+inline void put_final(const Config& cfg, const Position& p, std::string& out) {
+    for (int k = 0; k < spec::kFinalKeyCount; ++k) {
+        put_key(out, k, spec::kFinalKeys);
+        if (k == spec::kFinalKeyFoundations) {
+            static const char* const kSuits[4] = {"{\"S\":", ",\"H\":", ",\"D\":", ",\"C\":"};
+            for (int s = 0; s < 4; ++s) {
+                out += kSuits[s];
+                put_int(out, p.found[s]);  // cards on it = the rank of its top card (aces up)
+            }
+            out.push_back('}');
+            continue;
+        }
+        out.push_back('[');  // spec::kFinalKeyPiles
+        int o = 0;
+        for (int i = 0; i < kPiles; ++i) {
+            if (i) out.push_back(',');
+            out.push_back('[');
+            for (int j = 0; j < p.size[i]; ++j) {
+                if (j) out.push_back(',');
+                put_string(out, cfg.names[p.seq[o + j]]);
+            }
+            o += p.size[i];
+            out.push_back(']');
+        }
+        out.push_back(']');
+    }
+    out.push_back('}');
+}
+
 // The line `cruel verify` prints for a valid log (r.verdict == kValid): verify.report_json's
 // bytes with `as_json`, else verify.report_line's. `source_json` is the report's "source" value
 // (orjson's bytes), `source_text` what report_line shows for it.
@@ -661,45 +707,56 @@ inline void render(const Config& cfg, const Result& r, const char* source_json, 
         put_plural(out, p.redeals, "redeal");
         return;
     }
-    out += "{\"format\":\"cruel-verify-report/1\",\"source\":";
-    out.append(source_json, source_json_n);
-    out += ",\"status\":\"valid\",\"valid\":true,\"outcome\":\"";
-    out += r.outcome;
-    out += "\",\"foundation_cards\":";
-    put_int(out, p.foundation_cards());
-    out += ",\"moves\":";
-    put_int(out, p.moves);
-    out += ",\"redeals\":";
-    put_int(out, p.redeals);
-    out += ",\"rules\":";
-    out += cfg.presets[r.preset].json;
-    out += ",\"deal_number\":";
-    if (r.deal_number < 0) {
-        out += "null";
-    } else {
-        put_int(out, r.deal_number);
-    }
-    out += ",\"error\":null,\"final\":{\"foundations\":{";
-    static const char* const kSuits[4] = {"\"S\":", ",\"H\":", ",\"D\":", ",\"C\":"};
-    for (int s = 0; s < 4; ++s) {
-        out += kSuits[s];
-        put_int(out, p.found[s]);  // cards on it = the rank of its top card (aces up)
-    }
-    out += "},\"piles\":[";
-    int o = 0;
-    for (int i = 0; i < kPiles; ++i) {
-        if (i) out.push_back(',');
-        out.push_back('[');
-        for (int j = 0; j < p.size[i]; ++j) {
-            if (j) out.push_back(',');
-            out.push_back('"');
-            out += cfg.names[p.seq[o + j]];
-            out.push_back('"');
+    // The keys, and their order, are the spec's (spec.hpp, from log.json "report": verify.py's
+    // VerifyReport); each key's value is written here, by its index.
+    for (int k = 0; k < spec::kReportKeyCount; ++k) {
+        put_key(out, k, spec::kReportKeys);
+        switch (static_cast<spec::ReportKey>(k)) {
+            case spec::kReportKeyFormat:
+                put_string(out, spec::kReportFormat);
+                break;
+            case spec::kReportKeySource:
+                out.append(source_json, source_json_n);
+                break;
+            case spec::kReportKeyStatus:
+                put_string(out, "valid");
+                break;
+            case spec::kReportKeyValid:
+                out += "true";
+                break;
+            case spec::kReportKeyOutcome:
+                put_string(out, r.outcome);
+                break;
+            case spec::kReportKeyFoundationCards:
+                put_int(out, p.foundation_cards());
+                break;
+            case spec::kReportKeyMoves:
+                put_int(out, p.moves);
+                break;
+            case spec::kReportKeyRedeals:
+                put_int(out, p.redeals);
+                break;
+            case spec::kReportKeyRules:
+                out += cfg.presets[r.preset].json;
+                break;
+            case spec::kReportKeyDealNumber:
+                if (r.deal_number < 0) {
+                    out += "null";
+                } else {
+                    put_int(out, r.deal_number);
+                }
+                break;
+            case spec::kReportKeyError:
+                out += "null";
+                break;
+            case spec::kReportKeyFinal:
+                put_final(cfg, p, out);
+                break;
+            case spec::kReportKeyCount:
+                break;
         }
-        o += p.size[i];
-        out.push_back(']');
     }
-    out += "]}}";
+    out.push_back('}');
 }
 
 // --- JSON Lines -------------------------------------------------------------------------------
@@ -743,9 +800,10 @@ inline void verify_lines(const Config& cfg, Reader& reader, const uint8_t* block
             at = next;
             continue;
         }
-        src_json.assign("{\"file\":");
+        src_json.clear();  // the report's "source" (verify.py's Source; spec.hpp's kSourceKeys)
+        put_key(src_json, spec::kSourceKeyFile, spec::kSourceKeys);
         src_json.append(file_json, file_json_n);
-        src_json += ",\"line\":";
+        put_key(src_json, spec::kSourceKeyLine, spec::kSourceKeys);
         put_int(src_json, number);
         src_json.push_back('}');
         src_text.assign(file_text, file_text_n);

@@ -49,5 +49,38 @@ constexpr const char* kClaimFields[kClaimFieldCount] = {"outcome", "foundation_c
 // The most each numeric claim field may say (0: not a number).
 constexpr int64_t kClaimMaximum[kClaimFieldCount] = {0, 52, 1000000, 1000000};
 
+// log.json, "report": the verifier's report on a log (verify.py's VerifyReport), its
+// format and its keys in the order it writes them, then those of its final position and
+// of its source (fastlog.hpp's render writes each key's value by its index).
+constexpr const char* kReportFormat = "cruel-verify-report/1";
+enum ReportKey : int {
+    kReportKeyFormat,
+    kReportKeySource,
+    kReportKeyStatus,
+    kReportKeyValid,
+    kReportKeyOutcome,
+    kReportKeyFoundationCards,
+    kReportKeyMoves,
+    kReportKeyRedeals,
+    kReportKeyRules,
+    kReportKeyDealNumber,
+    kReportKeyError,
+    kReportKeyFinal,
+    kReportKeyCount
+};
+constexpr const char* kReportKeys[kReportKeyCount] = {"format", "source", "status", "valid", "outcome", "foundation_cards", "moves", "redeals", "rules", "deal_number", "error", "final"};
+enum FinalKey : int {
+    kFinalKeyFoundations,
+    kFinalKeyPiles,
+    kFinalKeyCount
+};
+constexpr const char* kFinalKeys[kFinalKeyCount] = {"foundations", "piles"};
+enum SourceKey : int {
+    kSourceKeyFile,
+    kSourceKeyLine,
+    kSourceKeyCount
+};
+constexpr const char* kSourceKeys[kSourceKeyCount] = {"file", "line"};
+
 }  // namespace spec
 }  // namespace cruel

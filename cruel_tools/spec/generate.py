@@ -104,6 +104,34 @@ def _log_part(spec: Spec) -> list[str]:
     ]
 
 
+def _keys_enum(kind: str, names: list[str]) -> list[str]:
+    """An enum ``<kind>Key`` of ``names`` (``k<kind>Key<Name>``, in order, then the count) and
+    the array ``k<kind>Keys`` of the names themselves."""
+    count = f"k{kind}KeyCount"
+    return [
+        f"enum {kind}Key : int {{",
+        *(f"    k{kind}Key{_cpp_name(n)[1:]}," for n in names),
+        f"    {count}",
+        "};",
+        f"constexpr const char* k{kind}Keys[{count}] = {{"
+        + ", ".join(map(json.dumps, names))
+        + "};",
+    ]
+
+
+def _report_part(spec: Spec) -> list[str]:
+    report = spec.log["report"]
+    return [
+        "// log.json, \"report\": the verifier's report on a log (verify.py's VerifyReport), its",
+        "// format and its keys in the order it writes them, then those of its final position and",
+        "// of its source (fastlog.hpp's render writes each key's value by its index).",
+        f"constexpr const char* kReportFormat = {json.dumps(report['format'])};",
+        *_keys_enum("Report", report["keys"]),
+        *_keys_enum("Final", report["final"]),
+        *_keys_enum("Source", report["source"]),
+    ]
+
+
 def hpp(spec: Spec) -> str:
     """``native/spec.hpp``: what the core takes from the spec."""
     lines = [
@@ -128,6 +156,8 @@ def hpp(spec: Spec) -> str:
         "}",
         "",
         *_log_part(spec),
+        "",
+        *_report_part(spec),
         "",
         "}  // namespace spec",
         "}  // namespace cruel",
