@@ -504,3 +504,22 @@ def test_the_new_preset_is_unknown_to_the_package_spec() -> None:
 
     if os.environ.get(spec.ENV) is None:
         assert NEW_PRESET["name"] not in PRESETS
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not on PATH: cruel.js is not run")
+def test_docs_deals_js_finds_the_spec_where_it_is_served() -> None:
+    # docs/deals.js is a link to cruel.js, which imports ./spec.js: a static host serving docs/
+    # looks for it beside deals.js, as node does with --preserve-symlinks.
+    docs = ROOT / "docs"
+    assert (docs / "deals.js").resolve() == WEB / "cruel.js"
+    assert (docs / "spec.js").resolve() == WEB / "spec.js"
+    assert NODE is not None
+    result = subprocess.run(
+        [NODE, "--preserve-symlinks", "--preserve-symlinks-main", str(docs / "deals.js"), "17"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert json.loads(result.stdout)["number"] == 17

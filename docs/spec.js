@@ -1,0 +1,1 @@
+../cruel_tools/web/spec.js
