@@ -372,6 +372,63 @@ def test_every_move_error_is_refused_in_the_table() -> None:
     assert {row[4] for row in REFUSALS} == set(game.MOVE_ERRORS)
 
 
+# Run by node with the table as JSON: each refusal of REFUSALS played in cruel.js, [code, message].
+JS_REFUSALS = """
+import { Game, dealPiles, rulesOf } from './cruel.js';
+const ALT = { foundation_base: 'none', pile_count: 13, tableau_build: 'up-alternate-colour' };
+const step = (s) => (s === 'redeal' ? { type: 'redeal' }
+  : { type: 'move', source: s[0], target: s[1], count: s[2] ?? 1, card: s[3] ?? null });
+const out = [];
+for (const [name, deal, before, refused] of JSON.parse(process.argv.at(-1))) {
+  const rules = rulesOf(name === 'alt' ? ALT : name === 'won' ? 'cruel' : name);
+  const game = name === 'won'
+    ? new Game(Array.from({ length: 12 }, () => []), rules, { foundations: [13, 13, 13, 13] })
+    : new Game(dealPiles(deal, rules), rules);
+  before.forEach((s) => game.push(step(s)));
+  try { game.push(step(refused)); out.push(null); } catch (e) { out.push([e.code, e.message]); }
+}
+console.log(JSON.stringify(out));
+"""
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not on PATH: cruel.js is not run")
+def test_cruel_js_refusals_say_the_same_words() -> None:
+    # cruel.js fills the spec's templates itself (its `say`): the same sentences, byte for byte.
+    assert NODE is not None
+    table = [[rules, deal, before, step] for rules, deal, before, step, _, _ in REFUSALS]
+    result = subprocess.run(
+        [NODE, "--input-type=module", "-e", JS_REFUSALS, json.dumps(table)],
+        cwd=WEB,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert json.loads(result.stdout) == [[code, message] for *_, code, message in REFUSALS]
+
+
+def _fixed_text(template: str) -> list[str]:
+    """The words of a template between its ``{fields}``, those long enough to be a copy (a word
+    or two like "pile " or " from " proves nothing)."""
+    return [part for part in re.split(r"\{\w+\}", template) if len(part.strip()) >= 12]
+
+
+def test_cruel_js_holds_no_copy_of_the_spec_words() -> None:
+    # cruel.js words its refusals from spec.js's MOVE_WORDS: a sentence written out by hand in it
+    # would be a second statement of the words, free to drift from the spec's.
+    source = (WEB / "cruel.js").read_text(encoding="utf-8")
+    words = {k: v for e in OWN.errors["move"] for k, v in e["words"].items()}
+    copied = {
+        key: part
+        for key, template in words.items()
+        for part in _fixed_text(template)
+        if part.strip() in source
+    }
+    assert copied == {}
+    assert "cannot go onto" in "".join(words.values())  # the check reads the sentences it should
+
+
 # --- a preset added to a spec alone, played by all three engines --------------------------------
 
 #: A preset of existing parameters combined as no preset combines them: 13 piles from all 52

@@ -169,11 +169,12 @@ def hpp(spec: Spec) -> str:
 
 
 def _js_json(value: Any) -> str:
-    """JSON as a person would lay it out: a list or object of objects one item a line."""
+    """JSON as a person would lay it out: a list of objects, or an object of lists or of
+    sentences, one item a line."""
     if isinstance(value, list) and value and isinstance(value[0], (dict, list)):
         items = [json.dumps(v, ensure_ascii=False) for v in value]
         return "[\n" + "".join(f"  {item},\n" for item in items) + "]"
-    if isinstance(value, dict) and value and isinstance(next(iter(value.values())), list):
+    if isinstance(value, dict) and value and isinstance(next(iter(value.values())), (list, str)):
         items = [f"{json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}" for k, v in value.items()]
         return "{\n" + "".join(f"  {item},\n" for item in items) + "}"
     return json.dumps(value, ensure_ascii=False)
@@ -184,14 +185,24 @@ def _js_const(name: str, value: Any, doc: str) -> str:
     return f"/** {doc} */\nexport const {name} = deepFreeze({text});\n"
 
 
+def _move_words(spec: Spec) -> dict[str, str]:
+    """Every template of the move errors, keyed as game.py's ``_say`` keys them (the catalog's
+    key without ``errors.move.``): cruel.js words its refusals from these, never its own."""
+    return {
+        key.removeprefix("errors.move."): words
+        for entry in spec.errors["move"]
+        for key, words in entry["words"].items()
+    }
+
+
 def js(spec: Spec) -> str:
     """``web/spec.js``: what cruel.js (and the pages) take from the spec."""
     presets, log, errors = spec.presets, spec.log, spec.errors
     parts = [
         f"// {HEADER}\n"
         '// (from cruel_tools/spec/*.json; CONTRIBUTING.md, "The specification").\n'
-        "// The rules parameters and presets, the log's keys and limits, and the error codes, as\n"
-        "// cruel.js reads them.\n",
+        "// The rules parameters and presets, the log's keys and limits, and the error codes with\n"
+        "// the English words of the illegal moves, as cruel.js reads them.\n",
         "function deepFreeze(x) {\n"
         "  if (x !== null && typeof x === 'object') {\n"
         "    Object.values(x).forEach(deepFreeze);\n"
@@ -236,6 +247,12 @@ def js(spec: Spec) -> str:
             "The codes of illegal moves (Python's `IllegalMove` subclasses), with their fields.",
         ),
         _js_const(
+            "MOVE_WORDS",
+            _move_words(spec),
+            "The illegal moves' English words by key (the spec's `errors.move.<key>`),"
+            " `{fields}` filled by cruel.js's `say`.",
+        ),
+        _js_const(
             "LOG_ERROR_CODES",
             [e["code"] for e in errors["log"]],
             "The codes of a log that cannot be read or is refused.",
@@ -256,10 +273,14 @@ def render(spec: Spec) -> dict[str, str]:
 
 
 def write(spec: Spec, root: Path = PACKAGE) -> list[Path]:
-    """Write every generated file under ``root`` (the package folder); return their paths."""
+    """Write each generated file under ``root`` (the package folder) that differs from what
+    ``spec`` gives; return the paths written. A file already up to date is left alone: a new
+    mtime on native/spec.hpp alone would make the native core look older than its sources."""
     written = []
     for path, text in render(spec).items():
         target = root / path
+        if target.exists() and target.read_text(encoding="utf-8") == text:
+            continue
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8", newline="\n")
         written.append(target)

@@ -18,7 +18,8 @@
  *   foundation) or the redeal `{type: 'redeal'}` (see {@link move} and {@link REDEAL}).
  *
  * The facts it shares with Python and the native core (the rules parameters and presets, the
- * log's keys and bounds, the error codes) come from ./spec.js, written from cruel_tools/spec/ by
+ * log's keys and bounds, the error codes and the English words of the illegal moves) come from
+ * ./spec.js, written from cruel_tools/spec/ by
  * `python -m cruel_tools.spec generate`: change the spec, never a copy here.
  *
  * @module cruel
@@ -27,7 +28,7 @@
 import {
   RULE_PARAMETERS, RULE_CONSTRAINTS, PRESET_SETTINGS, LOG_FORMAT as SPEC_LOG_FORMAT,
   LOG_LIMITS as SPEC_LOG_LIMITS, LOG_KEYS as SPEC_LOG_KEYS, DEAL_KEYS as SPEC_DEAL_KEYS,
-  MOVE_KEYS as SPEC_MOVE_KEYS, CLAIM_KEYS as SPEC_CLAIM_KEYS,
+  MOVE_KEYS as SPEC_MOVE_KEYS, CLAIM_KEYS as SPEC_CLAIM_KEYS, MOVE_WORDS,
 } from './spec.js';
 
 // --- cards ----------------------------------------------------------------------------------
@@ -129,6 +130,21 @@ export class IllegalMove extends CruelError {
     /** @type {Record<string, unknown>} */
     this.fields = fields;
   }
+}
+
+/**
+ * The English words of refusal `key` (spec.js's MOVE_WORDS: the spec's `errors.move.<key>`) with
+ * its `{fields}` filled in, as game.py's `_say` fills them: the spec gives the sentence, this
+ * module the cards (as {@link cardSymbol} writes them) and piles in it.
+ * @param {string} key @param {Record<string, string|number>} [fields] @returns {string}
+ */
+function say(key, fields = {}) {
+  return MOVE_WORDS[key].replace(/\{(\w+)\}/g, (_, name) => {
+    if (!(name in fields)) {
+      throw new Error(`the words of ${key} need ${name}`); // a bug here, as Python's KeyError
+    }
+    return String(fields[name]);
+  });
 }
 
 // --- deal numbers (docs/deals.md quotes this block verbatim) --------------------------------
@@ -566,7 +582,7 @@ export class Game {
   move(source, target, count = 1, card = null) {
     const n = this.rules.pile_count;
     if (!isPile(source, n) || !(target === null || isPile(target, n))) {
-      throw new IllegalMove('bad-pile', `piles are numbered 1 to ${n}`, { piles: n, source, target });
+      throw new IllegalMove('bad-pile', say('bad-pile', { piles: n }), { piles: n, source, target });
     }
     const piles = this.piles;
     const src = piles[source - 1];
@@ -574,29 +590,27 @@ export class Game {
       if (this.isWon()) {
         throw afterEnd();
       }
-      throw new IllegalMove('empty-source', `pile ${source} is empty`, { source });
+      throw new IllegalMove('empty-source', say('empty-source', { source }), { source });
     }
     if (target === source) {
-      throw new IllegalMove('same-pile', `pile ${source} cannot move onto itself`, { source });
+      throw new IllegalMove('same-pile', say('same-pile', { source }), { source });
     }
     if (count !== 1) {
       checkRun(this, source, target, count);
     }
     const moving = src[src.length - count]; // the deepest card that moves
     if (card !== null && card !== undefined && card !== moving) {
-      const what = count === 1 ? 'top card' : `run of ${count} starts at`;
-      throw new IllegalMove('card-mismatch',
-        `the log says ${cardSymbol(card)} but pile ${source}'s ${what} ${cardSymbol(moving)}`,
-        { card: moving, logged: card, source, count });
+      const words = say(count === 1 ? 'card-mismatch' : 'card-mismatch-run',
+        { logged: cardSymbol(card), source, count, card: cardSymbol(moving) });
+      throw new IllegalMove('card-mismatch', words, { card: moving, logged: card, source, count });
     }
     if (target === null) {
       const found = this.foundations;
       const s = cardSuit(moving);
       if (!isNextOnFoundation(found, moving, this.rules)) {
-        throw new IllegalMove('not-next-on-foundation',
-          `${cardSymbol(moving)} from pile ${source} cannot go to the foundation ` +
-          `(needs ${foundationNeeds(s, found[s], this.rules)})`,
-          { card: moving, source, target: null, needs: foundationCard(s, found[s], this.rules) });
+        const needs = foundationCard(s, found[s], this.rules);
+        throw new IllegalMove('not-next-on-foundation', notNextWords(moving, source, needs),
+          { card: moving, source, target: null, needs });
       }
       found[s] += 1;
       src.pop();
@@ -604,8 +618,8 @@ export class Game {
       const dst = piles[target - 1];
       if (!dst.length) {
         throw new IllegalMove('empty-target',
-          `${cardSymbol(moving)} from pile ${source} cannot go onto pile ${target}: ` +
-          'it is empty, and empty piles stay closed', { card: moving, source, target });
+          say('empty-target', { card: cardSymbol(moving), source, target }),
+          { card: moving, source, target });
       }
       const onto = dst[dst.length - 1];
       if (!fits(moving, onto, this.rules.tableau_build)) {
@@ -627,18 +641,18 @@ export class Game {
     }
     const rules = this.rules;
     if (rules.max_redeals !== null && this.redeals >= rules.max_redeals) {
-      return new IllegalMove('redeal-limit', `no redeals left: these rules allow ${rules.max_redeals}`,
+      return new IllegalMove('redeal-limit', say('redeal-limit', { count: rules.max_redeals }),
         { max: rules.max_redeals });
     }
     if (rules.redeal_only_when_stuck && this.hasCardMove()) {
-      return new IllegalMove('redeal-not-stuck',
-        `${rules.preset} allows a redeal only when no card can move`, { preset: rules.preset });
+      return new IllegalMove('redeal-not-stuck', say('redeal-not-stuck', { preset: rules.preset }),
+        { preset: rules.preset });
     }
     const unchanged = cruelLayout(rules)
       ? isPacked(this.piles)
       : JSON.stringify(this.redealPreview()) === JSON.stringify(this.piles);
     if (unchanged) {
-      return new IllegalMove('redeal-unchanged', 'a redeal now would leave every pile as it is');
+      return new IllegalMove('redeal-unchanged', say('redeal-unchanged'));
     }
     return null;
   }
@@ -738,19 +752,17 @@ export class Game {
 
 function checkRun(game, source, target, count) {
   if (!game.rules.run_moves) {
-    throw new IllegalMove('runs-not-allowed',
-      `only one card moves at a time under ${game.rules.preset}`,
+    throw new IllegalMove('runs-not-allowed', say('runs-not-allowed', { preset: game.rules.preset }),
       { source, target, count, preset: game.rules.preset });
   }
   if (target === null) {
-    throw new IllegalMove('run-to-foundation',
-      'runs move only onto piles; cards go to the foundation one by one', { source, count });
+    throw new IllegalMove('run-to-foundation', say('run-to-foundation'), { source, count });
   }
   const length = game.runLength(source);
   if (!(Number.isInteger(count) && count >= 1 && count <= length)) {
-    throw new IllegalMove('not-a-run',
-      `the top ${count} cards of pile ${source} are not a run ` +
-      `(its run is ${length} card${length !== 1 ? 's' : ''})`, { source, target, count, length });
+    const run = say(length === 1 ? 'run-length.one' : 'run-length.other', { count: length });
+    throw new IllegalMove('not-a-run', say('not-a-run', { count, source, run }),
+      { source, target, count, length });
   }
 }
 
@@ -839,24 +851,23 @@ function fits(moving, onto, build) {
 
 /** The error of building `moving` onto `onto`, worded as the Python engine words it. */
 function buildError(source, target, moving, onto, build) {
-  const head = `${cardSymbol(moving)} from pile ${source} cannot go onto ` +
-    `${cardSymbol(onto)} on pile ${target}`;
+  const words = { card: cardSymbol(moving), source, onto: cardSymbol(onto), target };
   if (build === 'down-in-suit') {
     const needs = successor(moving);
     const code = cardSuit(onto) === cardSuit(moving) ? 'wrong-rank' : 'wrong-suit';
-    const why = needs === null ? 'a king builds on no card' : `needs ${cardSymbol(needs)}`;
-    return new IllegalMove(code, `${head} (${why})`, { card: moving, source, target, onto, needs, build });
+    const said = needs === null
+      ? say('king-builds-on-nothing', words)
+      : say(code, { ...words, needs: cardSymbol(needs) });
+    return new IllegalMove(code, said, { card: moving, source, target, onto, needs, build });
   }
-  const rank = RANK_NAMES[cardRank(moving)];
-  let needs;
+  let why;
   if (build === 'up-alternate-colour') {
-    needs = cardRank(moving) > 1 ? 'a card one rank lower' : 'nothing: an ace builds on no card';
+    why = say(cardRank(moving) > 1 ? 'needs-lower-other-colour' : 'ace-builds-on-nothing');
   } else {
-    needs = 'a card one rank lower or higher';
+    why = say('needs-next-other-colour');
   }
-  needs += ' of the other colour';
   const code = RED[cardSuit(moving)] === RED[cardSuit(onto)] ? 'wrong-colour' : 'wrong-rank';
-  return new IllegalMove(code, `${head} (a ${rank} needs ${needs})`,
+  return new IllegalMove(code, say('build', { ...words, rank: RANK_NAMES[cardRank(moving)], why }),
     { card: moving, source, target, onto, needs: null, build });
 }
 
@@ -870,7 +881,7 @@ function isPile(n, count = NUM_PILES) {
 }
 
 function afterEnd() {
-  return new IllegalMove('move-after-end', 'the game is already won');
+  return new IllegalMove('move-after-end', say('move-after-end'));
 }
 
 /** The card a foundation takes next (an int), or null when it is complete. */
@@ -881,11 +892,13 @@ function foundationCard(suit, count, rules) {
   return makeCard(suit, rules.foundation_direction === 'up' ? count + 1 : KING - count);
 }
 
-function foundationNeeds(suit, count, rules) {
-  if (count === KING) {
-    return `nothing: the ${SUIT_SYMBOLS[suit]} foundation is complete`;
+/** The words of `moving` refused by its foundation, which takes `needs` next (null: complete). */
+function notNextWords(moving, source, needs) {
+  const card = cardSymbol(moving);
+  if (needs === null) {
+    return say('foundation-complete', { card, source, symbol: SUIT_SYMBOLS[cardSuit(moving)] });
   }
-  return cardSymbol(makeCard(suit, rules.foundation_direction === 'up' ? count + 1 : KING - count));
+  return say('not-next-on-foundation', { card, source, needs: cardSymbol(needs) });
 }
 
 // --- recording a game as a cruel-log/1 ------------------------------------------------------
@@ -1326,7 +1339,7 @@ class Errors {
   }
 }
 
-const PILES_RULE = `piles are numbered 1 to ${MAX_PILES}`;
+const PILES_RULE = say('bad-pile', { piles: MAX_PILES }); // the engine's words, as log.py's
 const RUN_RULE = `a run is 1 to ${NUM_PILES} cards`;
 const noPile = (v) => `no pile ${v}: ${PILES_RULE}`;
 
