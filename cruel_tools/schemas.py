@@ -16,6 +16,7 @@ from .advice.hints import Hint
 from .api import ErrorResponse, Health
 from .game.log import GameLog
 from .game.render import ReplayDocument
+from .game.rules import PresetList
 from .game.stats import Record
 from .game.verify import VerifyReport
 from .puzzles import DailyPuzzles, PastDays, PublicPuzzle, Puzzle, PuzzleSolution
@@ -51,6 +52,7 @@ MODELS: dict[str, type[BaseModel]] = {
     "hint.schema.json": Hint,
     "replay.schema.json": ReplayDocument,
     "ratings.schema.json": TierTable,
+    "presets.schema.json": PresetList,
     # the HTTP service (docs/service.md)
     "puzzle-public.schema.json": PublicPuzzle,
     "daily.schema.json": DailyPuzzles,

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..errors import CruelError
+from ..formats import document_config
 from ..spec import SPEC
 
 __all__ = [
@@ -30,6 +31,10 @@ __all__ = [
     "DEFAULT",
     "UnknownPreset",
     "preset",
+    "PRESETS_FORMAT",
+    "Preset",
+    "PresetList",
+    "preset_list",
 ]
 
 RedealOrder = Literal["bottom-up", "top-down"]
@@ -138,3 +143,37 @@ def preset(name: str) -> Rules:
         raise UnknownPreset(
             f"unknown rules preset {name!r} (known: {', '.join(PRESETS)})"
         ) from None
+
+
+#: The format of the list of presets (``GET /v1/rules/presets``).
+PRESETS_FORMAT: Final = "cruel-presets/1"
+
+
+class Preset(BaseModel):
+    """One named preset: its rules and where its reading comes from."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(description="The preset's name, as a log's deal.rules.preset gives it.")
+    source: str = Field(description="Where this reading of the rules comes from.")
+    rules: Rules = Field(description="Every parameter of the profile the name stands for.")
+
+
+class PresetList(BaseModel):
+    """The rules presets this version plays, in the spec's order (``cruel-presets/1``): what a
+    page needs to offer a choice of rules, or to check a log's preset before it sends it."""
+
+    model_config = document_config("Cruel rules presets", "presets")
+
+    format: Literal["cruel-presets/1"] = Field(PRESETS_FORMAT, description="Format and version.")
+    presets: list[Preset] = Field(description="Every preset, ``cruel`` (the default) first.")
+
+
+def preset_list() -> PresetList:
+    """Every preset with its source and its rules, as the spec states them."""
+    return PresetList(
+        presets=[
+            Preset(name=name, source=source, rules=PRESETS[name])
+            for name, _, source in PRESET_TABLE
+        ]
+    )

@@ -29,6 +29,7 @@ from . import (
     pages,
     players,
     puzzles,
+    rules,
     submissions,
 )
 from . import log_tools as logs
@@ -62,6 +63,7 @@ _AREAS: Final = (
     boards,
     moderation,
     players,
+    rules,
 )
 
 
