@@ -154,7 +154,7 @@ def test_puzzle_from_grade_refuses_unwon_deals() -> None:
 # --- the package ---------------------------------------------------------------------------------
 
 #: The package's modules, in the order data flows: each imports only modules before it.
-MODULES = ["location", "files", "generation", "solutions", "documents", "sources"]
+MODULES = ["location", "files", "generation", "solutions", "documents"]
 
 
 def test_the_package_re_exports_every_public_name() -> None:

@@ -483,7 +483,10 @@ def _short_repr(value: Any) -> str:
 
 # A compact move's shape with any numbers: "4-13" is refused for its pile, not its shape.
 _COMPACT_SHAPE: Final = re.compile(r"(\d+)(?:[Ff]|-(\d+)(?:[xX](\d+))?)")
-_PILES_RULE: Final = f"piles are numbered 1 to {MAX_PILES}"
+#: The words of a pile out of range: the spec's (game.py's refusal ``bad-pile``), not a copy.
+_PILES_RULE: Final = next(e for e in SPEC.errors["move"] if e["code"] == "bad-pile")["words"][
+    "errors.move.bad-pile"
+].format(piles=MAX_PILES)
 _RUN_RULE: Final = f"a run is 1 to {NUM_PILES} cards"
 
 
