@@ -217,8 +217,7 @@ LINK_CODE_MAX_WRONG: Final = 100
 PAR_PACE_MS: Final = 1000
 #: Seconds without a step after which a live attempt expires (``--attempt-timeout``), and the
 #: milliseconds a player step under which a live win waits for a moderator (``--speed-floor``):
-#: :mod:`cruel_tools.site.attempts` states them as ``TIMEOUT`` and ``SPEED_FLOOR_MS``
-#: (tests/test_live_attempts.py holds the two equal).
+#: :mod:`cruel_tools.site.attempts` reads them as ``TIMEOUT`` and ``SPEED_FLOOR_MS``.
 ATTEMPT_TIMEOUT: Final = 1800.0
 SPEED_FLOOR_MS: Final = 250
 

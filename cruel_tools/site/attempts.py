@@ -36,6 +36,7 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..constants import (
+    ATTEMPT_TIMEOUT,
     ATTEMPTS_PER_DAY,
     ATTEMPTS_PER_MINUTE,
     KEEP_STEPS_HOURS,
@@ -45,6 +46,7 @@ from ..constants import (
     SWEEP_INTERVAL,
     UNDO_SNAPSHOT_STEPS,
 )
+from ..constants import SPEED_FLOOR_MS as _SPEED_FLOOR_MS
 from ..errors import CruelError
 from ..formats import document_config
 from ..game import cards
@@ -108,10 +110,12 @@ UNDO: Final = "undo"
 MAX_REQUEST_STEPS: Final = 200
 # MAX_ATTEMPT_STEPS (most steps, player and automatic, undos included, one attempt may record)
 # is in constants, with the other storage bounds (issue #33).
-#: An attempt with no step for this long expires (checked when it is next touched).
-TIMEOUT: Final = dt.timedelta(minutes=30)
-#: A win whose wall time per player step is under this is flagged ``too-fast``.
-SPEED_FLOOR_MS: Final = 250
+#: An attempt with no step for this long expires (checked when it is next touched); stated in
+#: constants, with ``cruel serve --attempt-timeout``'s default.
+TIMEOUT: Final = dt.timedelta(seconds=ATTEMPT_TIMEOUT)
+#: A win whose wall time per player step is under this is flagged ``too-fast`` (constants:
+#: ``--speed-floor``'s default).
+SPEED_FLOOR_MS: Final = _SPEED_FLOOR_MS
 #: A win whose median interval between player steps is under this is flagged ``batched``.
 BATCH_MS: Final = 50
 #: A win with at least :data:`METRONOME_INTERVALS` player intervals whose coefficient of
