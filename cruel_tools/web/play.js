@@ -45,6 +45,7 @@ const state = {
   clickedPile: null, // the pile of the last single click (a double-click's first)
   rec: null, // a Recorder at the current position: the game replayed from the deal
   steps: [], // the line that stands (undo pops)
+  redo: [], // the player's steps undone, latest last: redo plays them again; a new move clears it
   autos: [], // for each step of the line: an automatic move (the server's, or this page's)
   startedAt: null,
   finishedAt: null, // set once the game is recorded in cruel.games (won, or started over)
@@ -58,6 +59,7 @@ const state = {
   drag: null,
   suppressClick: false,
   panel: null,
+  openDeal: null, // free play: a promise of whether the deal is one of today's puzzles'
 };
 
 // --- storage (never fatal: a browser may refuse storage) ------------------------------------
@@ -210,10 +212,15 @@ function describe(step, g) {
   return stepWords(step, g);
 }
 
-/** Play a step: true when played; an illegal one changes nothing and says why. */
-function play(step) {
+/** Play a step: true when played; an illegal one changes nothing and says why. A redo
+ * (`redoing`) keeps the rest of the redo stack; any other step clears it. */
+function play(step, redoing = false) {
   if (state.givenUp) {
     say(t('play.given-up-over'), 'error');
+    return false;
+  }
+  if (isFinal()) {
+    say(t('play.game-final'), 'error');
     return false;
   }
   const g = game();
@@ -242,6 +249,9 @@ function play(step) {
   }
   state.steps.push(step);
   state.autos.push(false);
+  if (!redoing) {
+    state.redo = [];
+  }
   state.highlight = moved;
   state.restartArmed = false;
   state.giveUpArmed = false;
@@ -308,11 +318,22 @@ function playAuto(m) {
 
 function undo() {
   if (state.givenUp) {
+/** A won or given-up game is over for good: no undo, no redo, no give up; Play again starts
+ * the deal over (issue #36). A ranked win is final on the server too (its attempt takes no
+ * more steps), so the page does not pretend otherwise. */
+function isFinal() {
+  return state.givenUp || (state.rec !== null && game().isWon());
+}
+
     say(t('play.given-up-over'), 'error');
     return;
   }
   state.autoToken++; // an automatic run in progress stops: its moves so far are undone too
   const n = undoCount(state.autos);
+  if (isFinal()) {
+    say(t('play.game-final'), 'error');
+    return;
+  }
   if (!n) {
     say(t('play.nothing-to-undo'), 'error');
     return;
@@ -324,6 +345,7 @@ function undo() {
   replay(state.steps.slice(0, -n), state.autos.slice(0, -n));
   const undone = undoneWords(last, game()); // in the player's words, on the game before it
   state.highlight = null;
+  state.redo.push(last); // the player's own step: its automatic moves follow it again
   state.restartArmed = false;
   clearChoice();
   saveProgress();
@@ -334,6 +356,32 @@ function undo() {
 
 function redeal() {
   const problem = game().redealProblem();
+/** Play again the step the last undo took back (Ctrl+Y, Ctrl+Shift+Z, the Redo button).
+ *
+ * Ranked play: a redo is sent to the server as an ordinary step, never as a command of its
+ * own. That is sound because an undo on the server takes back the player's step and the
+ * automatic moves after it, so the position after the undo is the one the step was played
+ * on: the step is legal there, it moves the same card, and the server answers it with the
+ * same automatic moves. The server checks it as it checks every step (and counts it, as it
+ * counts the undo), so a redo can gain nothing an undo and a click would not. Should the
+ * server's line differ from the page's meanwhile, the redo stack is dropped (adopt). */
+function redo() {
+  if (isFinal()) {
+    say(t('play.game-final'), 'error');
+    return;
+  }
+  const step = state.redo.at(-1);
+  if (step === undefined) {
+    say(t('play.nothing-to-redo'), 'error');
+    return;
+  }
+  state.redo.pop();
+  if (!play(step, true)) {
+    state.redo = []; // no longer playable here: what was undone is gone
+    render();
+  }
+}
+
   if (problem !== null) {
     clearChoice();
     say(t('play.no-redeal', { reason: explain(problem) }), 'error');
@@ -366,6 +414,7 @@ function restart() {
   replay([]);
   state.autoToken++;
   state.givenUp = false;
+  state.redo = [];
   state.hint = null;
   state.startedAt = null;
   state.finishedAt = null;
@@ -727,6 +776,9 @@ function adopt(doc, batch) {
   adoptStatus(live, doc);
   if (differs) {
     say(t('play.line-differs'), 'error');
+  if (differs || next.dropped || batch === null) {
+    state.redo = []; // the server's line is not the one the undone steps came off
+  }
   } else if (next.dropped) {
     say(t('play.step-dropped', { step: next.dropped.text }), 'error');
   } else if (autoCards.length) {
@@ -823,6 +875,7 @@ function giveUpHere() {
   state.givenUp = true;
   state.finishedAt = localTime();
   recordGame(gameLog());
+  state.redo = [];
   clearChoice();
   saveProgress();
   say(t('play.given-up'));
@@ -924,9 +977,10 @@ function render() {
   const problem = g.redealProblem();
   $('redeal-note').textContent = problem ? t('play.redeal-not-allowed', { reason: explain(problem) }) : '';
   $('redeal').classList.toggle('unavailable', problem !== null); // still clickable: it says why
-  $('undo').disabled = !state.steps.length;
+  $('undo').disabled = !state.steps.length || isFinal();
+  $('redo').disabled = !state.redo.length || isFinal();
   $('restart').textContent = state.restartArmed ? t('play.restart-really') : t('play.restart');
-  $('give-up').hidden = !liveActive() && !canGiveUpHere();
+  $('give-up').hidden = isFinal() || (!liveActive() && !canGiveUpHere());
   $('give-up').textContent = state.giveUpArmed ? t('play.give-up-really') : t('play.give-up');
   $('preview').setAttribute('aria-pressed', String(state.preview));
   $('preview-wrap').hidden = !state.preview;
@@ -960,6 +1014,16 @@ async function askHelp(kind) {
   helpNote(t('play.hint-asking'), 'pending', at);
   const { askHint, answerWords } = await import('./hinting.js');
   const answer = await askHint(state.rec.log({ claim: false }));
+  if (await isOpenDeal()) {
+    // The service would refuse it (403 puzzle-open): the page says so without asking.
+    state.helpPending = false;
+    if (state.steps.length === at) {
+      helpNote(t('play.hint-puzzle-open'), 'error', at);
+    } else {
+      helpNote('', 'stale', null);
+    }
+    return;
+  }
   state.helpPending = false;
   if (state.steps.length !== at) {
     helpNote('', 'stale', null); // the game moved on meanwhile: the answer is of another position
@@ -980,6 +1044,36 @@ async function askHelp(kind) {
 
 /** Show `text` as the help's answer for the position after `at` steps (hidden once it moves on). */
 function helpNote(text, status, at) {
+/** A deal's piles up to which suit is which (each suit named by the order it first appears
+ * in): the service refuses help on a deal that is, so, an open puzzle's. */
+function dealShape(piles) {
+  const suits = [];
+  return piles.map((pile) => pile.map((name) => {
+    const suit = name.slice(-1);
+    if (!suits.includes(suit)) {
+      suits.push(suit);
+    }
+    return `${name.slice(0, -1)}${suits.indexOf(suit)}`;
+  }).join(' ')).join('/');
+}
+
+/** Free play only: whether the deal shown is the deal of one of today's puzzles (being ranked
+ * now), so that a hint would be refused. Asked once, with GET /v1/puzzles/daily/today, before
+ * the first hint: a refused request would be an error in the browser's console, and the page
+ * knows the answer beforehand. (A deal of a day not yet published cannot be known here; the
+ * service still refuses it, and hinting.js says so.) */
+function isOpenDeal() {
+  if (state.mode !== 'free') {
+    return Promise.resolve(false);
+  }
+  state.openDeal ??= call('/v1/puzzles/daily/today').then((answer) => {
+    const shape = dealShape(newRecorder().game.piles.map((p) => p.map(cardName)));
+    const today = answer.ok && Array.isArray(answer.data.puzzles) ? answer.data.puzzles : [];
+    return today.some((p) => Array.isArray(p.deal?.piles) && dealShape(p.deal.piles) === shape);
+  }, () => false);
+  return state.openDeal;
+}
+
   const note = $('hint-note');
   note.textContent = text;
   note.dataset.status = status;
@@ -1064,7 +1158,7 @@ function renderEnd() {
     $('end-title').textContent = t('play.given-up-title');
     $('end-text').textContent = t('play.given-up-text');
     $('result').replaceChildren();
-    actions.append(endButton(state.restartArmed ? t('play.restart-really') : t('play.restart'), restart));
+    actions.append(endButton(t('play.play-again'), playAgain));
     return;
   }
   if (outcome === 'in_progress') {
@@ -1105,7 +1199,14 @@ function renderEnd() {
     $('result').replaceChildren();
     actions.append(endButton(t('play.undo'), undo));
   }
-  actions.append(endButton(state.restartArmed ? t('play.restart-really') : t('play.restart'), restart));
+  actions.append(outcome === 'won' ? endButton(t('play.play-again'), playAgain)
+    : endButton(state.restartArmed ? t('play.restart-really') : t('play.restart'), restart));
+}
+
+/** Start a finished game's deal over at once: nothing is lost, so nothing to confirm. */
+function playAgain() {
+  state.restartArmed = true;
+  restart();
 }
 
 function showNote(text, kind, verdict) {
@@ -1333,7 +1434,8 @@ function onKey(event) {
   }
   const key = event.key;
   if (event.ctrlKey) {
-    if (key === 'z' || key === 'Z') {
+    // Ctrl+Z undoes; Ctrl+Y and Ctrl+Shift+Z redo, as in most programs.
+    if ((key === 'z' || key === 'Z') && !event.shiftKey) {
       event.preventDefault();
       undo();
     }
@@ -1477,6 +1579,9 @@ function showGame(puzzle) {
   state.modeNote = state.mode === 'practice' ? t('play.practice-note', { date: formatDay(puzzle.solution_from) })
     : state.mode === 'free' ? t('play.free-note') : '';
   $('hint-tools').hidden = state.mode === 'daily';
+    } else if (key === 'y' || key === 'Y' || key === 'z' || key === 'Z') {
+      event.preventDefault();
+      redo();
   $('hints-off').hidden = state.mode !== 'daily';
   $('hints-off').textContent = state.mode === 'daily' ? t('play.hints-off-open') : '';
 }
@@ -1560,7 +1665,7 @@ async function start() {
   } else if (!state.finishedAt) {
     scheduleAutos(); // a reload in the middle of a run of automatic moves finishes it
   }
-  if (storedName()) {
+  if (storedName() && state.mode !== 'free') {
     (await panel()).claimRemembered();
   }
 }
@@ -1575,9 +1680,13 @@ function panel() {
 /** The ranked name changed (claimed, linked, forgotten, deleted). */
 function playerChanged() {
   if (!state.live && state.steps.length && rankedName() && state.mode === 'daily') {
+    // Free play is never ranked: no Ranked play panel, no word of ranked games (issue #36).
+    $('ranked').hidden = true;
+    document.querySelector('[data-i18n="play.auto-ranked-note"]')?.setAttribute('hidden', '');
     say(t('play.stays-unranked'));
   }
   render();
 }
 
 start();
+  $('redo').addEventListener('click', redo);

@@ -284,13 +284,13 @@ async function replayAll(init) {
 }
 
 /** Replay a log: ask the service for its steps and show them, at `step`. */
-async function start(log, rawText, { title, source, step = 0, inUrl = false }) {
+async function start(log, rawText, { title, source, step = 0, inUrl = false, par = null }) {
   // `log`: an object (a puzzle's solution, an entry), or null and `rawText` the user's text
   pause();
   clearError($('error'));
   const doc = await replayAll(rawText !== null ? { method: 'POST', raw: rawText }
     : { method: 'POST', body: log });
-  replay = { log: log ?? rawText, doc, stops: stopsOf(log ?? rawText, doc) };
+  replay = { log: log ?? rawText, doc, stops: stopsOf(log ?? rawText, doc), par };
   keepStepInUrl = inUrl;
   $('title').textContent = title;
   $('source').replaceChildren(...source);
@@ -361,7 +361,7 @@ function showAnalysis(a) {
       }));
     }
   } else if (a.win) {
-    const win = a.win;
+    const win = withPar(a.win, replay.par);
     let text = t('replay.won-in', { actions: tn('site.actions', win.actions) });
     if (win.par && win.over_par != null) {
       const par = win.par.actions;
@@ -382,6 +382,31 @@ function showAnalysis(a) {
     }
   }
   $('analysis').textContent = out.join(' ');
+}
+
+/**
+ * A win's analysis with the par the page shows beside it: the puzzle's par, proven with a
+ * budget far larger than an analysis has, settles what the analysis's own search left open
+ * (a proven par is the optimum; a par's lower bound is a lower bound), so that the page never
+ * says "at least 56" beside "58 actions, optimal" (issue #36). The service does the same for a
+ * closed puzzle's very deal and rules (docs/service.md, POST /v1/analyze); this keeps the page
+ * to one answer whatever the analysis was given. `par`: the par shown, or null.
+ */
+function withPar(win, par) {
+  if (!par || win.over_optimum != null || !Number.isInteger(par.actions)) {
+    return win;
+  }
+  const best = { ...win.optimum };
+  if (par.optimal) {
+    best.actions = par.actions;
+    best.lower_bound = par.actions;
+    return { ...win, optimum: best, over_optimum: win.actions - par.actions, at_most_over_optimum: win.actions - par.actions };
+  }
+  if (Number.isInteger(par.lower_bound) && par.lower_bound > (best.lower_bound ?? 0)) {
+    best.lower_bound = par.lower_bound;
+    return { ...win, optimum: best, at_most_over_optimum: win.actions - par.lower_bound };
+  }
+  return win;
 }
 
 async function analyze() {
@@ -427,6 +452,7 @@ async function fromUrl() {
     } else {
       const solution = await api(`/v1/puzzles/${id}/solution`);
       await start(solution.log, null, {
+        par: solution.par,
         title: t('replay.solution-title', { puzzle }),
         source: [t('replay.solution-source-before', { par: parText(solution.par), date: solution.date }),
           board, t('replay.solution-source-after')],
@@ -441,9 +467,34 @@ async function fromUrl() {
   }
 }
 
+/** The codes with which POST /v1/replay refuses a text outright (400, 413, 422): cruel.js's
+ * readLog refuses the same texts with the same codes (docs/web.md, Reading logs). */
+const REFUSED_OUTRIGHT = new Set(['not-json', 'schema', 'too-large', 'too-many-moves']);
+
+/** Why the service would refuse `text` outright, in the page's words, or null. A text that is
+ * no log is refused here, by cruel.js, without a request: the service's 4xx would be an error
+ * in the browser's console for what is only a paste gone wrong (issue #36). */
+function refusedHere(text) {
+  try {
+    readLog(text);
+  } catch (e) {
+    if (REFUSED_OUTRIGHT.has(e?.code)) {
+      return explain(e);
+    }
+  }
+  return null;
+}
+
 async function fromText(text, what) {
   if (!text.trim()) {
     showError($('error'), t('replay.paste-first'));
+    return;
+  }
+  const refused = refusedHere(text);
+  if (refused !== null) {
+    replay = null;
+    $('player').hidden = true;
+    showError($('error'), refused);
     return;
   }
   try {

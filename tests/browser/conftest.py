@@ -3,8 +3,9 @@
 A service (``cruel serve``'s app, on the committed puzzle set, open to submissions without a
 key, its date fixed at :data:`TODAY`) runs in a thread on a free loopback port for the whole
 session. Every test gets a fresh browser context (its own storage), and its page is watched:
-a console error, an uncaught exception or a request to another origin fails the test at its
-end, so every test also checks those two promises of issue #12.
+a console error or warning, an uncaught exception or a request to another origin fails the
+test at its end, so every test also checks those two promises of issue #12 (a test names what it
+provokes on purpose in ``watch.allowed``).
 
 The browser is ``/usr/bin/chromium`` (``apt-get install -y chromium``; ``.ci/run`` installs it),
 launched by path: Playwright never downloads one. Without it the tests are skipped, with that
@@ -129,20 +130,27 @@ def browser(server: Server) -> Iterator[Any]:
         chromium.close()
 
 
+#: The console's message types a page must never cause (docs/web.md: the pages cause no
+#: console message): an expected refusal is handled without a failing request (issue #36).
+LOUD = frozenset({"error", "warning", "assert"})
+
+
 @dataclass
 class Watch:
-    """What a page did that a test must never see: console errors, uncaught exceptions, and
-    requests to another origin than the server's."""
+    """What a page did that a test must never see: console errors and warnings, uncaught
+    exceptions, and requests to another origin than the server's."""
 
     origin: str
     errors: list[str] = field(default_factory=list)
     foreign: list[str] = field(default_factory=list)
-    #: Console errors a test expects (e.g. a 4xx it provokes), matched by substring.
+    #: The explicit allow-list: console messages a test provokes on purpose and cannot avoid
+    #: (a failure it injects, an address that does not exist), matched by substring. Empty
+    #: unless the test says so; a refusal the page can foresee is not on it.
     allowed: list[str] = field(default_factory=list)
 
     def console(self, msg: Any) -> None:
-        if msg.type == "error" and not any(a in msg.text for a in self.allowed):
-            self.errors.append(f"console: {msg.text}")
+        if msg.type in LOUD and not any(a in msg.text for a in self.allowed):
+            self.errors.append(f"console {msg.type}: {msg.text}")
 
     def request(self, req: Any) -> None:
         url: str = req.url

@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from cruel_tools.cli.app import app
@@ -361,14 +362,29 @@ def test_analysis_marks_the_losing_step_and_measures_a_win(page: Any, tmp_path: 
     assert text == f"Won in {par['actions']} actions, at par ({par['actions']}): optimal.", text
 
 
-def test_text_that_is_not_a_log_gets_the_services_message(page: Any, watch: Watch) -> None:
-    watch.allowed.append("status of 400")
-    expected = page.request.post("/v1/replay", data="{not json").json()["message"]
+_READ_LOG_ERROR = """async (text) => {
+  const { readLog } = await import('/static/cruel.js');
+  try { readLog(text); return null; } catch (e) { return { code: e.code, message: e.message }; }
+}"""
+
+
+@pytest.mark.parametrize("text", ["{not json", "hello", '{"format": "cruel-log/2"}', "[]"])
+def test_text_that_is_not_a_log_is_refused_with_the_services_code(page: Any, text: str) -> None:
+    """A text that is no log is refused by cruel.js's readLog, with the code the service
+    refuses it with, without a request (issue #36: the service's 400 or 422 would be an error
+    in the console, and the watch allows none here)."""
+    refused = page.request.post("/v1/replay", data=text)
+    assert refused.status in (400, 422)
     open_replay(page, "/replay")
-    page.get_by_label("Paste a cruel-log/1 game log").fill("{not json")
+    expected = page.evaluate(_READ_LOG_ERROR, text)
+    assert expected["code"] == refused.json()["code"]
+    posted: list[str] = []
+    page.on("request", lambda r: posted.append(r.url) if r.method == "POST" else None)
+    page.get_by_label("Paste a cruel-log/1 game log").fill(text)
     page.get_by_role("button", name="Replay this log").click()
-    assert page.get_by_role("alert").inner_text() == expected
+    assert page.get_by_role("alert").inner_text() == expected["message"]
     assert page.locator("#player").is_hidden()
+    assert posted == []
 
 
 def test_an_entry_replays_only_once_its_puzzle_is_closed(
