@@ -266,6 +266,7 @@ function play(step, redoing = false) {
     send({ text: stepText(step), card });
   }
   const outcome = game().outcome();
+  sound(step.type === 'move' && step.target === null ? 'foundation' : 'move');
   say(outcome === 'won' ? t('play.said-won', { words }) : outcome === 'blocked' ? t('play.said-blocked', { words }) : words,
     outcome === 'won' ? 'ok' : '');
   saveProgress();
@@ -308,6 +309,7 @@ function playAuto(m) {
   state.autos.push(true);
   state.highlight = card;
   state.autoCards.push(cardText(card));
+  sound('foundation');
   const won = game().outcome() === 'won';
   const key = m.why === 'finish' ? 'play.auto-finish' : 'play.auto-moved';
   say(t(key, { cards: state.autoCards.join(' ') }) + (won ? ` ${t('play.you-won')}` : ''), won ? 'ok' : '');
@@ -316,8 +318,6 @@ function playAuto(m) {
   render();
 }
 
-function undo() {
-  if (state.givenUp) {
 /** A won or given-up game is over for good: no undo, no redo, no give up; Play again starts
  * the deal over (issue #36). A ranked win is final on the server too (its attempt takes no
  * more steps), so the page does not pretend otherwise. */
@@ -325,15 +325,17 @@ function isFinal() {
   return state.givenUp || (state.rec !== null && game().isWon());
 }
 
+function undo() {
+  if (state.givenUp) {
     say(t('play.given-up-over'), 'error');
     return;
   }
-  state.autoToken++; // an automatic run in progress stops: its moves so far are undone too
-  const n = undoCount(state.autos);
   if (isFinal()) {
     say(t('play.game-final'), 'error');
     return;
   }
+  state.autoToken++; // an automatic run in progress stops: its moves so far are undone too
+  const n = undoCount(state.autos);
   if (!n) {
     say(t('play.nothing-to-undo'), 'error');
     return;
@@ -343,9 +345,9 @@ function isFinal() {
     send({ text: 'undo', card: null });
   }
   replay(state.steps.slice(0, -n), state.autos.slice(0, -n));
+  state.redo.push(last); // the player's own step: its automatic moves follow it again
   const undone = undoneWords(last, game()); // in the player's words, on the game before it
   state.highlight = null;
-  state.redo.push(last); // the player's own step: its automatic moves follow it again
   state.restartArmed = false;
   clearChoice();
   saveProgress();
@@ -354,8 +356,6 @@ function isFinal() {
   render();
 }
 
-function redeal() {
-  const problem = game().redealProblem();
 /** Play again the step the last undo took back (Ctrl+Y, Ctrl+Shift+Z, the Redo button).
  *
  * Ranked play: a redo is sent to the server as an ordinary step, never as a command of its
@@ -382,6 +382,8 @@ function redo() {
   }
 }
 
+function redeal() {
+  const problem = game().redealProblem();
   if (problem !== null) {
     clearChoice();
     say(t('play.no-redeal', { reason: explain(problem) }), 'error');
@@ -412,9 +414,9 @@ function restart() {
     recordGame(gameLog());
   }
   replay([]);
+  state.redo = [];
   state.autoToken++;
   state.givenUp = false;
-  state.redo = [];
   state.hint = null;
   state.startedAt = null;
   state.finishedAt = null;
@@ -774,11 +776,11 @@ function adopt(doc, batch) {
     clearChoice();
   }
   adoptStatus(live, doc);
-  if (differs) {
-    say(t('play.line-differs'), 'error');
   if (differs || next.dropped || batch === null) {
     state.redo = []; // the server's line is not the one the undone steps came off
   }
+  if (differs) {
+    say(t('play.line-differs'), 'error');
   } else if (next.dropped) {
     say(t('play.step-dropped', { step: next.dropped.text }), 'error');
   } else if (autoCards.length) {
@@ -873,9 +875,9 @@ function giveUpHere() {
   state.giveUpArmed = false;
   state.autoToken++;
   state.givenUp = true;
+  state.redo = [];
   state.finishedAt = localTime();
   recordGame(gameLog());
-  state.redo = [];
   clearChoice();
   saveProgress();
   say(t('play.given-up'));
@@ -1012,8 +1014,6 @@ async function askHelp(kind) {
   const at = state.steps.length;
   state.helpPending = true;
   helpNote(t('play.hint-asking'), 'pending', at);
-  const { askHint, answerWords } = await import('./hinting.js');
-  const answer = await askHint(state.rec.log({ claim: false }));
   if (await isOpenDeal()) {
     // The service would refuse it (403 puzzle-open): the page says so without asking.
     state.helpPending = false;
@@ -1024,6 +1024,8 @@ async function askHelp(kind) {
     }
     return;
   }
+  const { askHint, answerWords } = await import('./hinting.js');
+  const answer = await askHint(state.rec.log({ claim: false }));
   state.helpPending = false;
   if (state.steps.length !== at) {
     helpNote('', 'stale', null); // the game moved on meanwhile: the answer is of another position
@@ -1042,8 +1044,6 @@ async function askHelp(kind) {
   helpNote(answerWords(answer), answer.status, at);
 }
 
-/** Show `text` as the help's answer for the position after `at` steps (hidden once it moves on). */
-function helpNote(text, status, at) {
 /** A deal's piles up to which suit is which (each suit named by the order it first appears
  * in): the service refuses help on a deal that is, so, an open puzzle's. */
 function dealShape(piles) {
@@ -1074,6 +1074,8 @@ function isOpenDeal() {
   return state.openDeal;
 }
 
+/** Show `text` as the help's answer for the position after `at` steps (hidden once it moves on). */
+function helpNote(text, status, at) {
   const note = $('hint-note');
   note.textContent = text;
   note.dataset.status = status;
@@ -1153,6 +1155,7 @@ function renderEnd() {
   const end = $('end');
   const actions = $('end-actions');
   actions.replaceChildren();
+  updateWin(outcome === 'won' && !state.givenUp);
   if (state.givenUp) {
     end.hidden = false;
     $('end-title').textContent = t('play.given-up-title');
@@ -1174,6 +1177,7 @@ function renderEnd() {
       recordGame(gameLog());
       saveProgress();
       showStats();
+      winMoment(); // celebrate.js: the cards cascade, the result in a dialog
     }
     $('end-title').textContent = t('play.won-title');
     const n = g.moves + g.redeals;
@@ -1284,6 +1288,143 @@ function showResult(result, flags = []) {
  * clears it. */
 function isHeld(result) {
   return Boolean(result.flagged || result.held || result.status === 'held' || result.review);
+}
+
+// --- the win moment, sharing and sound (celebrate.js, share.js, sound.js: each loaded when
+// first needed, so that the page's first load stays light) -------------------------------------
+
+/** The win's result, for the dialog and the text to share: counts, time, rank, and the
+ * foundation cards at the end of each deal (share.js: never a card or a move). */
+function winSummary(share) {
+  const g = game();
+  const p = state.puzzle;
+  const entry = state.live?.entry;
+  const cards = [newRecorder().game];
+  for (const step of state.steps) {
+    const next = cards.at(-1).copy();
+    next.push(step);
+    cards.push(next);
+  }
+  const ms = state.live?.elapsedMs ?? Date.parse(state.finishedAt) - Date.parse(state.startedAt);
+  return {
+    date: p.free ? null : p.date, tier: p.free ? null : p.tier, deal: p.deal.number ?? null,
+    actions: g.moves + g.redeals, par: p.par?.actions ?? null, ms: Number.isFinite(ms) ? ms : null,
+    rank: entry?.accepted && !isHeld(entry) ? entry.rank ?? null : null,
+    progress: share.dealProgress(state.steps, (i) => cards[i].foundationCards),
+    url: `${location.origin}${location.pathname}`,
+  };
+}
+
+/** The dialog's lines: actions against par, time, rank (ranked play), streak. */
+function winLines(s, share, streak) {
+  const lines = [{ key: 'actions', text: s.par === null ? t('win.actions', { n: s.actions })
+    : t('win.actions-par', { n: s.actions, par: s.par, versus: versusWords(s.actions - s.par) }) }];
+  if (s.ms !== null) {
+    lines.push({ key: 'time', text: t('win.time', { time: share.clockWords(s.ms) }) });
+  }
+  const entry = state.live?.entry;
+  if (entry?.accepted) {
+    lines.push({ key: 'rank', text: isHeld(entry) ? t('win.held') : t('win.rank', { rank: entry.rank ?? '–' }) });
+  } else if (liveActive()) {
+    lines.push({ key: 'rank', text: t('play.recording-win') });
+  }
+  if (streak > 0) {
+    lines.push({ key: 'streak', text: tn('win.streak', streak) });
+  }
+  return lines;
+}
+
+// The tiers of a day, easiest first: the service publishes one puzzle of each every day, as
+// `{date}-{tier}` (the page asks nothing more of it: an unranked game sends and asks nothing).
+const TIERS = ['easy', 'medium', 'hard', 'expert'];
+
+/** The next tier's puzzle of the same day, `{id, tier}`, or null (free play, the last tier). */
+function nextTier(p) {
+  const tier = TIERS[TIERS.indexOf(p.tier) + 1];
+  return !p.free && p.date && TIERS.includes(p.tier) && tier && p.id === `${p.date}-${p.tier}`
+    ? { id: `${p.date}-${tier}`, tier } : null;
+}
+
+/** Share the text: the Web Share API where there is one, else the clipboard, else shown to
+ * copy by hand; the dialog says which (and shows the text). */
+async function shareResult(text, note) {
+  if (navigator.share) {
+    try {
+      await navigator.share({ text });
+      note(t('win.shared'), text, 'shared');
+      return;
+    } catch (e) {
+      if (e?.name === 'AbortError') {
+        return; // the player closed the share sheet
+      }
+    }
+  }
+  try {
+    await navigator.clipboard.writeText(text);
+    note(t('win.copied'), text, 'copied');
+  } catch {
+    note(t('win.copy-this'), text, 'manual');
+  }
+}
+
+/** A win, just now: the cascade (none under reduced motion), a sound, and the dialog. */
+function winMoment() {
+  sound('win');
+  state.win = Promise.all([import('./celebrate.js'), import('./share.js'), import('./stats.js'),
+    nextTier(state.puzzle)]).then(([celebrate, share, stats, next]) => {
+    const streak = () => stats.computeStats(undefined, gameDay()).currentStreak;
+    const p = state.puzzle;
+    const actions = [];
+    if (next) {
+      const tier = has(`tier.${next.tier}`) ? t(`tier.${next.tier}`) : next.tier;
+      actions.push({ key: 'next', text: t('win.next', { tier }), href: `/play/${encodeURIComponent(next.id)}`, primary: true });
+    }
+    actions.push({ key: 'share', text: t('win.share'), primary: !next,
+      run: ({ note }) => shareResult(share.shareText(winSummary(share), t), note) });
+    actions.push({ key: 'replay', text: t('win.replay'), run: ({ close }) => { close(); inMotion.moves?.view(0); } });
+    if (state.mode === 'practice') {
+      actions.push({ key: 'solution', text: t('win.solution'), href: `/replay?puzzle=${encodeURIComponent(p.id)}` });
+    }
+    actions.push({ key: 'again', text: t('win.again'), run: ({ close }) => {
+      close();
+      state.restartArmed = true; // the game is over: start again at once
+      restart();
+    } });
+    const lines = () => winLines(winSummary(share), share, streak());
+    celebrate.cascade($('board'));
+    const dialog = celebrate.openWin({ title: t('play.won-title'), lines: lines(), actions });
+    return { ...dialog, lines };
+  });
+}
+
+/** Keep the open dialog in step with the game: the rank once the server answers; closed when
+ * the game is no longer won (a start over). */
+function updateWin(won) {
+  state.win?.then((w) => {
+    if (!won) {
+      w.close();
+      state.win = null;
+    } else if (w.el.open) {
+      w.update(w.lines());
+    }
+  });
+}
+
+/** Sound (sound.js), off until the player turns it on under the board's settings. */
+function sound(kind) {
+  if ($('sound')?.checked) {
+    import('./sound.js').then((m) => m.playSound(kind));
+  }
+}
+
+function setupSound() {
+  const box = $('sound');
+  try {
+    box.checked = localStorage.getItem('cruel.sound') === 'on'; // sound.js's SOUND_KEY
+  } catch {
+    box.checked = false;
+  }
+  box.addEventListener('change', () => store('cruel.sound', box.checked ? 'on' : 'off'));
 }
 
 // --- input -----------------------------------------------------------------------------------
@@ -1425,8 +1566,8 @@ function arrow(key) {
 }
 
 function onKey(event) {
-  if (!state.rec || event.altKey || event.metaKey) {
-    return;
+  if (!state.rec || event.altKey || event.metaKey || $('keys-dialog').open) {
+    return; // the keyboard help is open: its keys are for it (Esc closes it)
   }
   const field = event.target;
   if (field && (field.tagName === 'INPUT' || field.tagName === 'TEXTAREA' || field.tagName === 'SELECT' || field.isContentEditable)) {
@@ -1438,6 +1579,9 @@ function onKey(event) {
     if ((key === 'z' || key === 'Z') && !event.shiftKey) {
       event.preventDefault();
       undo();
+    } else if (key === 'y' || key === 'Y' || key === 'z' || key === 'Z') {
+      event.preventDefault();
+      redo();
     }
     return;
   }
@@ -1474,8 +1618,16 @@ function onKey(event) {
     }
   } else if (key === '?') {
     event.preventDefault();
-    $('help').open = true;
-    $('help').querySelector('summary').focus();
+    showKeys();
+  }
+}
+
+/** The keyboard help, over the page (a modal dialog: Esc or Close shuts it, and the board
+ * stays where it was; issue #36). */
+function showKeys() {
+  const dialog = $('keys-dialog');
+  if (!dialog.open) {
+    dialog.showModal();
   }
 }
 
@@ -1528,6 +1680,9 @@ async function loadGame() {
   fillFreeForm($('free-form'), route);
   if (route.kind === 'free') {
     $('leaderboard-link').hidden = true;
+    // Free play is never ranked: no Ranked play panel, no word of ranked games (issue #36).
+    $('ranked').hidden = true;
+    document.querySelector('[data-i18n="play.auto-ranked-note"]')?.setAttribute('hidden', '');
     if (route.error) {
       $('title').textContent = t('play.free-title-bad');
       say(route.error, 'error');
@@ -1579,9 +1734,6 @@ function showGame(puzzle) {
   state.modeNote = state.mode === 'practice' ? t('play.practice-note', { date: formatDay(puzzle.solution_from) })
     : state.mode === 'free' ? t('play.free-note') : '';
   $('hint-tools').hidden = state.mode === 'daily';
-    } else if (key === 'y' || key === 'Y' || key === 'z' || key === 'Z') {
-      event.preventDefault();
-      redo();
   $('hints-off').hidden = state.mode !== 'daily';
   $('hints-off').textContent = state.mode === 'daily' ? t('play.hints-off-open') : '';
 }
@@ -1624,11 +1776,14 @@ async function start() {
   document.addEventListener('keydown', onKey);
   $('redeal').addEventListener('click', redeal);
   $('undo').addEventListener('click', undo);
+  $('redo').addEventListener('click', redo);
   $('preview').addEventListener('click', togglePreview);
   $('restart').addEventListener('click', restart);
   $('give-up').addEventListener('click', () => giveUp());
+  $('keys-open').addEventListener('click', showKeys);
   $('hint').addEventListener('click', () => askHelp('hint'));
   $('winnable').addEventListener('click', () => askHelp('winnable'));
+  setupSound();
   const auto = $('auto-moves');
   auto.checked = autoSetting() === 'foundations';
   auto.addEventListener('change', () => {
@@ -1680,13 +1835,9 @@ function panel() {
 /** The ranked name changed (claimed, linked, forgotten, deleted). */
 function playerChanged() {
   if (!state.live && state.steps.length && rankedName() && state.mode === 'daily') {
-    // Free play is never ranked: no Ranked play panel, no word of ranked games (issue #36).
-    $('ranked').hidden = true;
-    document.querySelector('[data-i18n="play.auto-ranked-note"]')?.setAttribute('hidden', '');
     say(t('play.stays-unranked'));
   }
   render();
 }
 
 start();
-  $('redo').addEventListener('click', redo);
