@@ -202,7 +202,20 @@ def test_the_rest_forced_the_page_finishes_and_undo_takes_it_back(screen_page: A
     assert game.is_won() and board(page) == position(game)
     assert autos[:played] == [0] * played and all(autos[played:])
     assert int(page.get_attribute("#message", "data-auto") or 0) == len(saved) - played
-    # undo: the player's last step and the automatic moves after it
+    # a won game is final (issue #36): nothing to undo
+    assert page.is_disabled("#undo")
+    # undo, in the same game one automatic move short of the win (as a reload finds it, the
+    # automatic moves off so that the page does not finish it): the player's last step and
+    # the automatic moves after it
+    assert len(saved) - played >= 2
+    short = {"steps": [compact(s) for s in saved[:-1]], "auto": autos[:-1]}
+    page.evaluate(
+        "(p) => { localStorage.setItem(p.key, JSON.stringify(p.value));"
+        " localStorage.setItem('cruel.auto', 'off'); }",
+        {"key": f"cruel.progress.{OPEN}", "value": short},
+    )
+    page.reload()
+    page.wait_for_selector('#board[data-ready="true"] .board')
     page.click("#undo")
     assert board(page) == position(engine(steps[: played - 1], OPEN))
     assert page_steps(page, OPEN)[0] == saved[: played - 1]
