@@ -318,9 +318,7 @@ function playAuto(m) {
   render();
 }
 
-/** A won or given-up game is over for good: no undo, no redo, no give up; Play again starts
- * the deal over (issue #36). A ranked win is final on the server too (its attempt takes no
- * more steps), so the page does not pretend otherwise. */
+/** A won or given-up game is over: no undo, redo or give up; Play again starts over. */
 function isFinal() {
   return state.givenUp || (state.rec !== null && game().isWon());
 }
@@ -356,15 +354,10 @@ function undo() {
   render();
 }
 
-/** Play again the step the last undo took back (Ctrl+Y, Ctrl+Shift+Z, the Redo button).
- *
- * Ranked play: a redo is sent to the server as an ordinary step, never as a command of its
- * own. That is sound because an undo on the server takes back the player's step and the
- * automatic moves after it, so the position after the undo is the one the step was played
- * on: the step is legal there, it moves the same card, and the server answers it with the
- * same automatic moves. The server checks it as it checks every step (and counts it, as it
- * counts the undo), so a redo can gain nothing an undo and a click would not. Should the
- * server's line differ from the page's meanwhile, the redo stack is dropped (adopt). */
+/** Play again the step the last undo took back. Ranked, it is sent as an ordinary step: the
+ * server's undo took back that step and its automatic moves, so the step is legal where it
+ * is sent and the server checks and counts it like any other (docs/web.md: a redo gains
+ * nothing an undo and a click would not). A line the server changed drops the stack (adopt). */
 function redo() {
   if (isFinal()) {
     say(t('play.game-final'), 'error');
@@ -1015,7 +1008,6 @@ async function askHelp(kind) {
   state.helpPending = true;
   helpNote(t('play.hint-asking'), 'pending', at);
   if (await isOpenDeal()) {
-    // The service would refuse it (403 puzzle-open): the page says so without asking.
     state.helpPending = false;
     if (state.steps.length === at) {
       helpNote(t('play.hint-puzzle-open'), 'error', at);
@@ -1044,8 +1036,7 @@ async function askHelp(kind) {
   helpNote(answerWords(answer), answer.status, at);
 }
 
-/** A deal's piles up to which suit is which (each suit named by the order it first appears
- * in): the service refuses help on a deal that is, so, an open puzzle's. */
+/** A deal's piles up to which suit is which (suits numbered as they first appear). */
 function dealShape(piles) {
   const suits = [];
   return piles.map((pile) => pile.map((name) => {
@@ -1057,11 +1048,8 @@ function dealShape(piles) {
   }).join(' ')).join('/');
 }
 
-/** Free play only: whether the deal shown is the deal of one of today's puzzles (being ranked
- * now), so that a hint would be refused. Asked once, with GET /v1/puzzles/daily/today, before
- * the first hint: a refused request would be an error in the browser's console, and the page
- * knows the answer beforehand. (A deal of a day not yet published cannot be known here; the
- * service still refuses it, and hinting.js says so.) */
+/** Free play: is the deal one of today's puzzles' (a hint would be refused, 403, an error in
+ * the console)? Asked once, before the first hint; days ahead are unknown here (hinting.js). */
 function isOpenDeal() {
   if (state.mode !== 'free') {
     return Promise.resolve(false);
@@ -1680,7 +1668,7 @@ async function loadGame() {
   fillFreeForm($('free-form'), route);
   if (route.kind === 'free') {
     $('leaderboard-link').hidden = true;
-    // Free play is never ranked: no Ranked play panel, no word of ranked games (issue #36).
+    // Free play is never ranked: no word of it.
     $('ranked').hidden = true;
     document.querySelector('[data-i18n="play.auto-ranked-note"]')?.setAttribute('hidden', '');
     if (route.error) {
