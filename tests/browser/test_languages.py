@@ -249,6 +249,9 @@ def test_a_won_game_the_ranked_panel_and_the_stats_speak_the_language(
     page.wait_for_selector("#end:not([hidden])")
     said = page.inner_text("#message")
     assert said.endswith("Gewonnen!" if lang == "nl" else "You won!⟧"), said
+    from .test_win_moment import close_win
+
+    close_win(page)  # the win's dialog (issue #36) is over the page: closed as a player would
     page.click("#show-link")
     page.wait_for_selector("#link-form")
     pages = {"play": page.evaluate(TEXTS)}

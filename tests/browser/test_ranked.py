@@ -147,6 +147,12 @@ def test_a_ranked_win_clicked_is_on_the_leaderboard_with_the_servers_line(
     assert mine[0]["elapsed_ms"] == state["elapsed_ms"]
     stored = page.evaluate(f"JSON.parse(localStorage.getItem('cruel.result.{RANKED}'))")
     assert stored["submission_id"] == entry["submission_id"]
+    # the win's dialog (issue #36) says the rank too, and is closed as a player would
+    rank = page.locator('dialog#win [data-line="rank"]')
+    rank.filter(has_text=f"Rank {entry['rank']} on the leaderboard").wait_for()
+    from .test_win_moment import close_win
+
+    close_win(page)
     page.click(f'#result a[href="/leaderboard/{RANKED}"]')
     page.get_by_text(player).first.wait_for()
 
