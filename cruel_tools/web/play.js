@@ -1278,111 +1278,22 @@ function isHeld(result) {
   return Boolean(result.flagged || result.held || result.status === 'held' || result.review);
 }
 
-// --- the win moment, sharing and sound (celebrate.js, share.js, sound.js: each loaded when
-// first needed, so that the page's first load stays light) -------------------------------------
+// --- the win moment and sound (win.js and sound.js, loaded when first needed: the first load
+// stays light) -----------------------------------------------------------------------------------
 
-/** The win's result, for the dialog and the text to share: counts, time, rank, and the
- * foundation cards at the end of each deal (share.js: never a card or a move). */
-function winSummary(share) {
-  const g = game();
-  const p = state.puzzle;
-  const entry = state.live?.entry;
-  const cards = [newRecorder().game];
-  for (const step of state.steps) {
-    const next = cards.at(-1).copy();
-    next.push(step);
-    cards.push(next);
-  }
-  const ms = state.live?.elapsedMs ?? Date.parse(state.finishedAt) - Date.parse(state.startedAt);
-  return {
-    date: p.free ? null : p.date, tier: p.free ? null : p.tier, deal: p.deal.number ?? null,
-    actions: g.moves + g.redeals, par: p.par?.actions ?? null, ms: Number.isFinite(ms) ? ms : null,
-    rank: entry?.accepted && !isHeld(entry) ? entry.rank ?? null : null,
-    progress: share.dealProgress(state.steps, (i) => cards[i].foundationCards),
-    url: `${location.origin}${location.pathname}`,
-  };
-}
-
-/** The dialog's lines: actions against par, time, rank (ranked play), streak. */
-function winLines(s, share, streak) {
-  const lines = [{ key: 'actions', text: s.par === null ? t('win.actions', { n: s.actions })
-    : t('win.actions-par', { n: s.actions, par: s.par, versus: versusWords(s.actions - s.par) }) }];
-  if (s.ms !== null) {
-    lines.push({ key: 'time', text: t('win.time', { time: share.clockWords(s.ms) }) });
-  }
-  const entry = state.live?.entry;
-  if (entry?.accepted) {
-    lines.push({ key: 'rank', text: isHeld(entry) ? t('win.held') : t('win.rank', { rank: entry.rank ?? '–' }) });
-  } else if (liveActive()) {
-    lines.push({ key: 'rank', text: t('play.recording-win') });
-  }
-  if (streak > 0) {
-    lines.push({ key: 'streak', text: tn('win.streak', streak) });
-  }
-  return lines;
-}
-
-// The tiers of a day, easiest first: the service publishes one puzzle of each every day, as
-// `{date}-{tier}` (the page asks nothing more of it: an unranked game sends and asks nothing).
-const TIERS = ['easy', 'medium', 'hard', 'expert'];
-
-/** The next tier's puzzle of the same day, `{id, tier}`, or null (free play, the last tier). */
-function nextTier(p) {
-  const tier = TIERS[TIERS.indexOf(p.tier) + 1];
-  return !p.free && p.date && TIERS.includes(p.tier) && tier && p.id === `${p.date}-${p.tier}`
-    ? { id: `${p.date}-${tier}`, tier } : null;
-}
-
-/** Share the text: the Web Share API where there is one, else the clipboard, else shown to
- * copy by hand; the dialog says which (and shows the text). */
-async function shareResult(text, note) {
-  if (navigator.share) {
-    try {
-      await navigator.share({ text });
-      note(t('win.shared'), text, 'shared');
-      return;
-    } catch (e) {
-      if (e?.name === 'AbortError') {
-        return; // the player closed the share sheet
-      }
-    }
-  }
-  try {
-    await navigator.clipboard.writeText(text);
-    note(t('win.copied'), text, 'copied');
-  } catch {
-    note(t('win.copy-this'), text, 'manual');
-  }
-}
-
-/** A win, just now: the cascade (none under reduced motion), a sound, and the dialog. */
+/** A win, just now: a sound, the cards cascade, the result in a dialog (win.js). */
 function winMoment() {
   sound('win');
-  state.win = Promise.all([import('./celebrate.js'), import('./share.js'), import('./stats.js'),
-    nextTier(state.puzzle)]).then(([celebrate, share, stats, next]) => {
-    const streak = () => stats.computeStats(undefined, gameDay()).currentStreak;
-    const p = state.puzzle;
-    const actions = [];
-    if (next) {
-      const tier = has(`tier.${next.tier}`) ? t(`tier.${next.tier}`) : next.tier;
-      actions.push({ key: 'next', text: t('win.next', { tier }), href: `/play/${encodeURIComponent(next.id)}`, primary: true });
-    }
-    actions.push({ key: 'share', text: t('win.share'), primary: !next,
-      run: ({ note }) => shareResult(share.shareText(winSummary(share), t), note) });
-    actions.push({ key: 'replay', text: t('win.replay'), run: ({ close }) => { close(); inMotion.moves?.view(0); } });
-    if (state.mode === 'practice') {
-      actions.push({ key: 'solution', text: t('win.solution'), href: `/replay?puzzle=${encodeURIComponent(p.id)}` });
-    }
-    actions.push({ key: 'again', text: t('win.again'), run: ({ close }) => {
-      close();
+  state.win = import('./win.js').then((m) => m.winMoment({
+    game, puzzle: state.puzzle, steps: () => state.steps, deal: () => newRecorder().game,
+    live: () => state.live, recording: liveActive, held: isHeld, mode: state.mode,
+    times: () => [state.startedAt, state.finishedAt], board: $('board'),
+    replay: () => inMotion.moves?.view(0),
+    again: () => {
       state.restartArmed = true; // the game is over: start again at once
       restart();
-    } });
-    const lines = () => winLines(winSummary(share), share, streak());
-    celebrate.cascade($('board'));
-    const dialog = celebrate.openWin({ title: t('play.won-title'), lines: lines(), actions });
-    return { ...dialog, lines };
-  });
+    },
+  }));
 }
 
 /** Keep the open dialog in step with the game: the rank once the server answers; closed when
@@ -1393,7 +1304,7 @@ function updateWin(won) {
       w.close();
       state.win = null;
     } else if (w.el.open) {
-      w.update(w.lines());
+      w.update();
     }
   });
 }

@@ -50,7 +50,7 @@ export function dealProgress(steps, cardsAfter) {
  * @param {number} gap actions minus par
  * @param {(key: string, params?: object) => string} t
  */
-function versus(gap, t) {
+export function versusPar(gap, t) {
   if (gap > 0) {
     return t('play.over-par', { n: gap });
   }
@@ -71,7 +71,7 @@ export function shareText(summary, t) {
   const tier = s.tier ? t(`tier.${s.tier}`) : '';
   const head = s.date ? t('share.title', { date: s.date, tier }) : t('share.title-free', { number: s.deal ?? '?' });
   let result = typeof s.par === 'number'
-    ? t('share.won-par', { n: s.actions, par: s.par, versus: versus(s.actions - s.par, t) })
+    ? t('share.won-par', { n: s.actions, par: s.par, versus: versusPar(s.actions - s.par, t) })
     : t('share.won', { n: s.actions });
   if (typeof s.ms === 'number') {
     result += ` · ⏱ ${clockWords(s.ms)}`;
