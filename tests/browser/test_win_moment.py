@@ -31,7 +31,9 @@ PHONE = {"width": 390, "height": 844}
 #: A card named on a face (`4♦`, `10♥`, Dutch `H♣`) or in a log (`4D`, `QS`, `TH`).
 CARD = re.compile(r"(?<![\w])(10|[2-9AJQKTBVH])\s?[♠♥♦♣]|(?<![\w])(10|[2-9AJQKTBVH])[SHDC](?!\w)")
 #: Move notation: `3-7`, `3→7`, `3F`, `3-7x2`, a lone `R` (a date's `01-05` is not one).
-MOVE = re.compile(r"(?<![\d-])\d{1,2}\s?[-→]\s?\d{1,2}(?![\d-])|(?<!\w)\d{1,2}[Ff](?!\w)|(?<!\w)R(?!\w)")
+MOVE = re.compile(
+    r"(?<![\d-])\d{1,2}\s?[-→]\s?\d{1,2}(?![\d-])|(?<!\w)\d{1,2}[Ff](?!\w)|(?<!\w)R(?!\w)"
+)
 #: Counts the AudioContexts the page makes.
 COUNT_AUDIO = """
 window.__audio = 0;
@@ -152,7 +154,9 @@ def test_share_copies_a_text_without_card_or_move(new_page: Any) -> None:
     redeals = sum(1 for s in steps if not isinstance(s, Move))
     head, result, squares, url = text.split("\n")
     assert head == "Cruel 2027-01-05 · Easy"
-    assert re.fullmatch(rf"Won in {len(steps)} actions \(at par, par {len(steps)}\) · ⏱ 1:3\d", result)
+    assert re.fullmatch(
+        rf"Won in {len(steps)} actions \(at par, par {len(steps)}\) · ⏱ 1:3\d", result
+    )
     assert len(squares) == redeals + 1 and squares.endswith("🟩"), squares
     assert url.endswith(f"/play/{PUZZLE}")
     if os.environ.get("CRUEL_SCREENSHOTS") == "1":
@@ -188,12 +192,16 @@ def test_sound_is_off_by_default_and_its_toggle_is_remembered(new_page: Any) -> 
     page.wait_for_selector('#board[data-ready="true"] .board')
     assert page.is_checked("#sound")
     assert page.evaluate("localStorage.getItem('cruel.sound')") == "on"
-    page.evaluate("Object.defineProperty(document, 'hidden', {configurable: true, get: () => true})")
+    page.evaluate(
+        "Object.defineProperty(document, 'hidden', {configurable: true, get: () => true})"
+    )
     click_step(page, game, steps[1])
     game.push(steps[1])
     page.wait_for_timeout(200)
     assert page.evaluate("window.__audio") == 0  # hidden: quiet
-    page.evaluate("Object.defineProperty(document, 'hidden', {configurable: true, get: () => false})")
+    page.evaluate(
+        "Object.defineProperty(document, 'hidden', {configurable: true, get: () => false})"
+    )
     click_step(page, game, steps[2])
     page.wait_for_function("window.__audio === 1")
     page.uncheck("#sound")
