@@ -241,7 +241,8 @@ def par_words(par: dict[str, Any]) -> str:
 def analysis_of(page: Any, pid: str) -> tuple[str, str]:
     """The replay page of ``pid``'s par solution, analysed: its source line and analysis."""
     page.goto(f"/replay?puzzle={pid}")
-    page.wait_for_selector("body[data-ready=true] #player:not([hidden])")
+    # The replay's first request may wait for the service's replay process on a busy machine.
+    page.wait_for_selector("body[data-ready=true] #player:not([hidden])", timeout=30_000)
     page.get_by_role("button", name="Analyse this game").click()
     page.wait_for_function(
         "() => document.getElementById('analysis').textContent.startsWith('Won')",
