@@ -18,6 +18,7 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import Response
 
 from .errors import ApiError
+from .scripts import without_comment_lines
 
 __all__ = [
     "STATIC",
@@ -43,13 +44,17 @@ _MEDIA: Final = {
 
 
 def _web_files() -> dict[str, tuple[bytes, str]]:
-    """The package's web folder (``cruel.js``, the pages, their scripts and styles), by name."""
+    """The package's web folder (``cruel.js``, the pages, their scripts and styles), by name;
+    the scripts without their comment lines (:mod:`.scripts`)."""
     folder = files("cruel_tools") / "web"
     found: dict[str, tuple[bytes, str]] = {}
     for item in folder.iterdir():
         media = _MEDIA.get(Path(item.name).suffix)
         if media is not None and item.is_file():
-            found[item.name] = (item.read_bytes(), media)
+            body = item.read_bytes()
+            if item.name.endswith(".js"):  # comment lines stay in the package (scripts.py)
+                body = without_comment_lines(body.decode("utf-8")).encode("utf-8")
+            found[item.name] = (body, media)
     return found
 
 

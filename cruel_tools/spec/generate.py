@@ -257,6 +257,12 @@ def js(spec: Spec) -> str:
             [e["code"] for e in errors["log"]],
             "The codes of a log that cannot be read or is refused.",
         ),
+        _js_const(
+            "LOG_WORDS",
+            {e["code"]: words for e in errors["log"] for words in e["words"].values()},
+            "The English words of those codes (the spec's `errors.log.<code>`): the pages' catalog"
+            " takes them from here.",
+        ),
     ]
     return "\n".join(parts)
 

@@ -1,5 +1,16 @@
 // messages-en.js: the English catalog of the pages (i18n.js). Keys: page.what; {name} fields.
+import { LOG_WORDS, MOVE_WORDS } from './spec.js';
+
+// The words of illegal moves and refused logs are the spec's (cruel_tools/spec/errors.json,
+// through the generated spec.js), stated once for Python, cruel.js and this catalog; the Dutch
+// catalog gives the same keys in its own words.
+const SPEC_WORDS = Object.fromEntries([
+  ...Object.entries(MOVE_WORDS).map(([key, words]) => [`errors.move.${key}`, words]),
+  ...Object.entries(LOG_WORDS).map(([code, words]) => [`errors.log.${code}`, words]),
+]);
+
 export default {
+  ...SPEC_WORDS,
   // --- presentation, phones, furniture (#27): the header, skip links, the 404 page ---
   'site.skip-content': 'Skip to content',
   'site.skip-game': 'Skip to the game',
@@ -165,43 +176,6 @@ export default {
   'game.nth.two': '{count}nd',
   'game.nth.few': '{count}rd',
   'game.nth.other': '{count}th',
-  'errors.move.bad-pile': 'piles are numbered 1 to {piles}',
-  'errors.move.same-pile': 'pile {source} cannot move onto itself',
-  'errors.move.empty-source': 'pile {source} is empty',
-  'errors.move.empty-target': '{card} from pile {source} cannot go onto pile {target}: it is empty, and empty piles stay closed',
-  'errors.move.card-mismatch': 'the log says {logged} but pile {source}\'s top card {card}',
-  'errors.move.card-mismatch-run': 'the log says {logged} but pile {source}\'s run of {count} starts at {card}',
-  'errors.move.not-next-on-foundation': '{card} from pile {source} cannot go to the foundation (needs {needs})',
-  'errors.move.foundation-complete': '{card} from pile {source} cannot go to the foundation (needs nothing: the {symbol} foundation is complete)',
-  'errors.move.wrong-suit': '{card} from pile {source} cannot go onto {onto} on pile {target} (needs {needs})',
-  'errors.move.wrong-rank': '{card} from pile {source} cannot go onto {onto} on pile {target} (needs {needs})',
-  'errors.move.king-builds-on-nothing': '{card} from pile {source} cannot go onto {onto} on pile {target} (a king builds on no card)',
-  'errors.move.wrong-colour': '{card} from pile {source} cannot go onto {onto} on pile {target} (a {rank} needs a card one rank lower of the other colour)',
-  'errors.move.build': '{card} from pile {source} cannot go onto {onto} on pile {target} (a {rank} needs {why})',
-  'errors.move.needs-lower-other-colour': 'a card one rank lower of the other colour',
-  'errors.move.needs-next-other-colour': 'a card one rank lower or higher of the other colour',
-  'errors.move.ace-builds-on-nothing': 'nothing: an ace builds on no card of the other colour',
-  'errors.move.runs-not-allowed': 'only one card moves at a time under {preset}',
-  'errors.move.not-a-run': 'the top {count} cards of pile {source} are not a run (its run is {run})',
-  'errors.move.run-length.one': '{count} card',
-  'errors.move.run-length.other': '{count} cards',
-  'errors.move.run-to-foundation': 'runs move only onto piles; cards go to the foundation one by one',
-  'errors.move.redeal-unchanged': 'a redeal now would leave every pile as it is',
-  'errors.move.redeal-limit': 'no redeals left: these rules allow {count}',
-  'errors.move.redeal-limit.one': 'no redeals left: these rules allow {count}',
-  'errors.move.redeal-limit.other': 'no redeals left: these rules allow {count}',
-  'errors.move.redeal-not-stuck': '{preset} allows a redeal only when no card can move',
-  'errors.move.move-after-end': 'the game is already won',
-  'errors.log.too-large': '{detail}',
-  'errors.log.not-json': '{detail}',
-  'errors.log.duplicate-key': '{detail}',
-  'errors.log.too-many-moves': '{detail}',
-  'errors.log.schema': '{detail}',
-  'errors.log.bad-deal': '{detail}',
-  'errors.log.claim-mismatch': '{detail}',
-  'errors.log.puzzle-mismatch': '{detail}',
-  'errors.log.unreadable': '{detail}',
-  'errors.log.internal-error': '{detail}',
   'errors.api.network': '{message}',
   'errors.api.http': '{message}',
   'errors.api.puzzle-not-open': '{message}',

@@ -139,3 +139,17 @@ export const MOVE_WORDS = deepFreeze({
 
 /** The codes of a log that cannot be read or is refused. */
 export const LOG_ERROR_CODES = deepFreeze(["too-large", "not-json", "duplicate-key", "too-many-moves", "schema", "bad-deal", "claim-mismatch", "puzzle-mismatch", "unreadable", "internal-error"]);
+
+/** The English words of those codes (the spec's `errors.log.<code>`): the pages' catalog takes them from here. */
+export const LOG_WORDS = deepFreeze({
+  "too-large": "{detail}",
+  "not-json": "{detail}",
+  "duplicate-key": "{detail}",
+  "too-many-moves": "{detail}",
+  "schema": "{detail}",
+  "bad-deal": "{detail}",
+  "claim-mismatch": "{detail}",
+  "puzzle-mismatch": "{detail}",
+  "unreadable": "{detail}",
+  "internal-error": "{detail}",
+});
