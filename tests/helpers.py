@@ -243,3 +243,17 @@ def get(port: int, path: str) -> tuple[int, Any]:
         return response.status, json.loads(response.read())
     finally:
         conn.close()
+
+
+def layout() -> Any:
+    """benchmarks/layout.py, the one measure of the package's shape: its import graph, layers
+    and function lengths (CONTRIBUTING.md's numbers; tests/test_import_graph.py and
+    tests/test_function_length.py hold the package to it)."""
+    import importlib.util
+
+    root = Path(__file__).resolve().parent.parent
+    spec = importlib.util.spec_from_file_location("layout", root / "benchmarks" / "layout.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

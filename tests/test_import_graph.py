@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from .helpers import layout
+
 PACKAGE = Path(__file__).resolve().parent.parent / "cruel_tools"
 
 
@@ -132,25 +134,12 @@ def test_each_store_module_imports_alone(module: str) -> None:
     assert (done.returncode, done.stderr) == (0, "")
 
 
-def layout() -> object:
-    """benchmarks/layout.py, the measure of the package's shape (CONTRIBUTING.md's numbers)."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(
-        "layout", PACKAGE.parent / "benchmarks" / "layout.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_the_folders_are_layers_with_every_arrow_downward() -> None:
-    shape = layout().measure()  # type: ignore[attr-defined]
+    shape = layout().measure()
     assert shape["upward_arrows"] == [], "a module imports from a layer above its own"
     assert shape["folders"]["top"]["modules"] <= 20, "the top of the package is its public face"
     # Can fail: every folder of the package is a layer the measure knows.
-    assert set(shape["folders"]) == set(layout().LAYERS)  # type: ignore[attr-defined]
+    assert set(shape["folders"]) == set(layout().LAYERS)
 
 
 def test_an_upward_arrow_is_found() -> None:
@@ -159,5 +148,5 @@ def test_an_upward_arrow_is_found() -> None:
         "cruel_tools.game.render": {"cruel_tools.terminal", "cruel_tools.cli.app"},
         "cruel_tools.site.live": {"cruel_tools.puzzles.files", "cruel_tools.advice.analysis"},
     }
-    found = measure.upward(graph)  # type: ignore[attr-defined]
+    found = measure.upward(graph)
     assert found == ["cruel_tools.game.render -> cruel_tools.cli.app"]
