@@ -25,6 +25,8 @@ from cruel_tools.game.rules import PRESET_TABLE, PRESETS, Rules
 from cruel_tools.spec.__main__ import main
 from cruel_tools.spec.generate import HEADER, OUTPUTS, PACKAGE, render
 
+from .test_i18n import catalogs
+
 ROOT = Path(__file__).resolve().parent.parent
 WEB = PACKAGE / "web"
 NODE = shutil.which("node")
@@ -119,23 +121,12 @@ def test_error_codes_are_the_spec_codes() -> None:
     assert set(FORMAT_ERROR_CODES) <= {e["code"] for e in OWN.errors["log"]}
 
 
-def _catalog(name: str) -> dict[str, str]:
-    """The error words of a page catalog (web/messages-*.js): errors.move.* and errors.log.*, as
-    the page sees them (the English catalog takes them from spec.js: read by Node)."""
-    assert NODE is not None
-    script = (
-        f"const c = (await import('./cruel_tools/web/{name}')).default;"
-        "process.stdout.write(JSON.stringify(c));"
-    )
-    done = subprocess.run(
-        [NODE, "--input-type=module", "-e", script],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=WEB.parent.parent,
-    )
-    catalog: dict[str, str] = json.loads(done.stdout)
-    return {k: v for k, v in catalog.items() if k.startswith(("errors.move.", "errors.log."))}
+def _catalog(lang: str) -> dict[str, str]:
+    """The error words of a page catalog, errors.move.* and errors.log.*, as the page sees them
+    (the English catalog takes them from spec.js): tests/test_i18n.py's reading under Node."""
+    return {
+        k: v for k, v in catalogs()[lang].items() if k.startswith(("errors.move.", "errors.log."))
+    }
 
 
 @pytest.mark.skipif(NODE is None, reason="node is not on PATH: the catalogs are not read")
@@ -143,12 +134,12 @@ def test_english_catalog_says_the_spec_words() -> None:
     words = {
         k: v for part in ("move", "log") for e in OWN.errors[part] for k, v in e["words"].items()
     }
-    assert _catalog("messages-en.js") == words
+    assert _catalog("en") == words
 
 
 @pytest.mark.skipif(NODE is None, reason="node is not on PATH: the catalogs are not read")
 def test_dutch_catalog_has_the_same_codes() -> None:
-    assert set(_catalog("messages-nl.js")) == set(_catalog("messages-en.js"))
+    assert set(_catalog("nl")) == set(_catalog("en"))
 
 
 # --- the engine's refusals say the spec's words, byte for byte as before ------------------------
