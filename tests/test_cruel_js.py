@@ -33,7 +33,8 @@ deal by piles); about 82 s for the games on a busy 2-core machine (random play w
 ``ripple-fan`` game: its one-card redeals lay every card on top once 12 or fewer are left).
 The fixture prints these figures (``pytest -s``); the assertions quote them when they fail.
 
-Skipped when ``node`` is not on PATH.
+Skipped when ``node`` is not on PATH. ``CRUEL_JS_MODULE=path/to/cruel.js`` tests another copy
+of the module (the npm package's, installed: packages/cruel-engine/ci.sh).
 """
 
 from __future__ import annotations
@@ -63,7 +64,11 @@ from cruel_tools.game.rules import PRESETS, Rules
 from cruel_tools.game.verify import verify_bytes
 
 ROOT = Path(__file__).resolve().parents[1]
-CRUEL_JS = ROOT / "cruel_tools" / "web" / "cruel.js"
+# CRUEL_JS_MODULE: another copy of cruel.js to test (tests/js/drive.mjs reads it too), such as the
+# npm package's as installed from its tarball (packages/cruel-engine/ci.sh). Default: the source.
+CRUEL_JS = Path(
+    os.environ.get("CRUEL_JS_MODULE") or ROOT / "cruel_tools" / "web" / "cruel.js"
+).resolve()
 DRIVER = Path(__file__).resolve().parent / "js" / "drive.mjs"
 DEALS_MD = ROOT / "docs" / "deals.md"
 

@@ -452,7 +452,10 @@ export function isPacked(piles) {
 const COMPLETE = KING * 4; // the sum of the foundations of a won game (13 cards on each)
 const RED = [false, true, true, false]; // per suit S H D C
 
-/** The rank of the top card of a foundation holding `count` cards under `rules` (0: empty). */
+/**
+ * The rank of the top card of a foundation holding `count` cards under `rules` (0: empty).
+ * @param {Readonly<Rules>} rules @param {number} count @returns {number}
+ */
 export function foundationRank(rules, count) {
   return rules.foundation_direction === 'up' || count === 0 ? count : KING + 1 - count;
 }
@@ -919,8 +922,8 @@ export const LOG_FORMAT = SPEC_LOG_FORMAT;
 export class Recorder {
   /**
    * @param {object} options
-   * @param {number} [options.number] the deal number, or
-   * @param {Array<Array<number|string>>} [options.piles] the 12 starting piles (for a deal
+   * @param {number|null} [options.number] the deal number, or
+   * @param {Array<Array<number|string>>|null} [options.piles] the 12 starting piles (for a deal
    *   without a number; with both, they must be that deal's)
    * @param {string|Partial<Rules>} [options.rules] default `'cruel'`
    * @param {object|null} [options.meta] free-form data for the log's `meta`
@@ -936,10 +939,13 @@ export class Recorder {
         JSON.stringify(this.game.piles) !== JSON.stringify(new Game(piles, rules).piles)) {
       throw new CruelError('bad-deal', `these piles are not those of deal ${number}`);
     }
+    /** @type {number|null} the deal number, null for a deal by piles */
     this.number = number;
+    /** @type {number[][]} the starting piles, as cards */
     this.start = this.game.piles.map((p) => p.slice());
+    /** @type {object|null} */
     this.meta = meta;
-    /** @type {Array<object>} the log's move entries so far */
+    /** @type {Array<LogMove|Redeal>} the log's move entries so far */
     this.entries = [];
   }
 
@@ -969,7 +975,7 @@ export class Recorder {
    * The log so far, as a JSON-ready object.
    * @param {{claim?: boolean}} [options] claim: include the claim of the current position
    *   (outcome, foundation cards, moves, redeals), default true
-   * @returns {object}
+   * @returns {Log}
    */
   log({ claim = true } = {}) {
     const rules = this.game.rules;
@@ -1005,9 +1011,15 @@ export class Recorder {
 // readers equal on the repository's logs, every log the differential games record, and
 // thousands of mutated logs. log.py stays the definition of the format: change it first.
 
-/** The bounds {@link readLog} puts on a log, those of log.py's `Limits()`. */
+/**
+ * The bounds {@link readLog} puts on a log, those of log.py's `Limits()`.
+ * @type {Readonly<{maxBytes: number, maxMoves: number}>}
+ */
 export const LOG_LIMITS = SPEC_LOG_LIMITS;
-/** The most piles any profile has (13, under `ripple-fan-pysolfc`): log.py's `MAX_PILES`. */
+/**
+ * The most piles any profile has (13, under `ripple-fan-pysolfc`): log.py's `MAX_PILES`.
+ * @type {number}
+ */
 export const MAX_PILES = SPEC_MOVE_KEYS.find((k) => k.name === 'from').maximum;
 
 /**
@@ -1672,8 +1684,30 @@ function checkPiles(names, rules) {
  * @property {{number: number|null, piles: number[][]}} deal the deal number (null for a deal by
  *   piles) and the starting piles, as cards
  * @property {Step[]} steps every entry of `moves` as a step (a move entry's card as `card`)
- * @property {object|null} claim the claim as written
+ * @property {Claim|null} claim the claim as written
  * @property {object|null} meta the free-form `meta`
+ */
+/**
+ * A `cruel-log/1` log as a JSON-ready object: what {@link Recorder#log} gives (docs/log-format.md).
+ * @typedef {object} Log
+ * @property {'cruel-log/1'} format
+ * @property {string|Rules} rules the preset's name, or the whole profile when it overrides one
+ * @property {{number: number}|{piles: string[][]}} deal by number, or by piles (card names)
+ * @property {Array<string|LogMove|Redeal>} moves compact (`3F`, `3-7x2`, `R`) or as objects
+ * @property {Claim} [claim] the position the game reached
+ * @property {object} [meta] free-form
+ */
+/**
+ * A move entry of a log: `to` a pile or `'foundation'`; `card` the card (or the run's deepest).
+ * @typedef {{type: 'move', from: number, to: number|'foundation', card?: string, count?: number}} LogMove
+ */
+/**
+ * A log's claim: the position its game reached. Absent or null fields claim nothing.
+ * @typedef {object} Claim
+ * @property {Outcome|null} [outcome]
+ * @property {number|null} [foundation_cards] cards on the foundations
+ * @property {number|null} [moves] card moves
+ * @property {number|null} [redeals]
  */
 
 /**
@@ -1757,7 +1791,7 @@ export function readEntry(entry) {
  * The first field of a log's claim that a played game contradicts (cruel_tools/game/traversal.py's
  * `claim_error`), as a CruelError `claim-mismatch` with its `path`, or null. A claim's absent or
  * null fields are not checked.
- * @param {Game} game @param {object|null} claim
+ * @param {Game} game @param {Claim|object|null|undefined} claim
  * @returns {LogError|null}
  */
 export function claimProblem(game, claim) {

@@ -13,7 +13,12 @@
 // character of code 48 + card; a step list is compact steps ("3F 1-7x2 R") joined by spaces; a
 // tried step is [source, target, count, card] (target and card may be null), or [] for a redeal.
 
-import * as C from '../../cruel_tools/web/cruel.js';
+import { pathToFileURL } from 'node:url';
+
+// CRUEL_JS_MODULE names another copy of cruel.js to drive: the npm package's, as installed
+// (packages/cruel-engine/ci.sh), so the differential holds for what npm ships. Default: the source.
+const MODULE = process.env.CRUEL_JS_MODULE;
+const C = await import(MODULE ? pathToFileURL(MODULE).href : '../../cruel_tools/web/cruel.js');
 
 const out = [];
 const flush = () => {
