@@ -245,7 +245,8 @@ class ServeOption:
     #: connections, workers).
     setting: str | None = None
     #: How the option's text becomes the setting's value (the CLI's parser of that name, which
-    #: names the option in its refusal): date, zone, rate, size, db, proxies, address.
+    #: names the option in its refusal): date, zone, rate, size, db, proxies, origins,
+    #: address.
     parse: str | None = None
     min: float | None = None
     max: float | None = None
@@ -507,6 +508,18 @@ SERVE_OPTIONS: Final[tuple[ServeOption, ...]] = (
         "believed, and its connections are not capped per address.",
         setting="trusted_proxies",
         parse="proxies",
+    ),
+    ServeOption(
+        "embed_origin",
+        ("--embed-origin",),
+        list[str] | None,
+        None,
+        "Origin of another site whose pages may embed the game (repeatable; like "
+        "https://games.example): browsers there may read puzzles, ask hints, submit and play "
+        "ranked through the API (CORS), nothing else. No path, no *.",
+        setting="embed_origins",
+        parse="origins",
+        metavar="ORIGIN",
     ),
     ServeOption(
         "attempt_timeout",

@@ -133,6 +133,7 @@ _PARSERS: dict[str, Callable[[str, Any], Any]] = {
     "size": lambda flag, text: None if text is None else memory_option(flag, text).total,
     "db": lambda flag, text: db_target(text),
     "proxies": lambda flag, texts: tuple(_proxy_network(t) for t in texts or ()),
+    "origins": lambda flag, texts: tuple(dict.fromkeys(_origin(flag, t) for t in texts or ())),
     "address": lambda flag, text: None if text is None else _metrics_address(text),
 }
 
@@ -309,6 +310,17 @@ def _proxy_network(text: str) -> str:
             2,
         ) from None
     return text
+
+
+def _origin(flag: str, text: str) -> str:
+    """``--embed-origin``: an origin as browsers send it (``service.config.embed_origin``);
+    else one line and exit 2."""
+    from ..service.config import embed_origin
+
+    try:
+        return embed_origin(text)
+    except ValueError as exc:
+        raise fail(f"{flag}: {exc}", 2) from None
 
 
 def sweep_command(

@@ -38,6 +38,7 @@ from .config import ENV_SETTINGS, Settings, time_zone
 from .connections import QuietClientFailures, die_with_parent
 from .context import Context
 from .costly import CostlyGate
+from .embedding import EmbedOrigins
 from .help_guard import HelpGuard
 from .metrics import Metrics, MetricsMiddleware
 from .openapi import ERRORS, customize
@@ -128,6 +129,8 @@ def create_app(settings: Settings | None = None, stores: Stores | None = None) -
 
     app = _bare_app(lifespan)
     errors.install(app, watch, pages.not_found_page)
+    if settings.embed_origins:  # CORS for other sites' pages (--embed-origin); else none at all
+        app.add_middleware(EmbedOrigins, origins=settings.embed_origins)
     app.add_middleware(QuietClientFailures)  # a client's own failure is no traceback
     _measured(app, engine, publisher)
     app.state.publisher = publisher  # cruel serve's start-up line says what it will publish

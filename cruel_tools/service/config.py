@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
+import ipaddress
+import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
@@ -44,6 +46,7 @@ __all__ = [
     "ENV_SETTINGS",
     "UnknownZone",
     "time_zone",
+    "embed_origin",
     "Settings",
 ]
 
@@ -82,6 +85,58 @@ def time_zone(name: str) -> ZoneInfo:
         ) from None
 
 
+#: What every refusal of :func:`embed_origin` ends with.
+_ORIGIN_FORM: Final = "an origin is scheme://host[:port], like https://games.example"
+#: A host name as browsers write it in ``Origin``: ASCII labels (an IDN in its xn-- form), or
+#: an IPv4 address; lower case once read.
+_HOST_NAME: Final = re.compile(r"[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*")
+_DEFAULT_PORTS: Final = {"http": 80, "https": 443}
+
+
+def embed_origin(text: str) -> str:
+    """``text`` (``cruel serve --embed-origin``) as browsers send it in ``Origin``: ``http`` or
+    ``https``, a host, a port unless it is the scheme's own; the scheme and host in lower case.
+    Anything else (a path, even ``/``; a query, a fragment, a user, ``*``) is a ValueError
+    saying what, since a browser never sends it and a pattern would let in origins unseen."""
+    if "*" in text:
+        raise ValueError(f"{text!r} is not an origin: it has a wildcard ({_ORIGIN_FORM})")
+    scheme, sep, rest = text.partition("://")
+    scheme = scheme.lower()
+    if not sep or scheme not in _DEFAULT_PORTS:
+        raise ValueError(f"{text!r} is not an origin: no http:// or https:// ({_ORIGIN_FORM})")
+    for mark, what in (("@", "a user"), ("/", "a path"), ("?", "a query"), ("#", "a fragment")):
+        if mark in rest:
+            raise ValueError(f"{text!r} is not an origin: it has {what} ({_ORIGIN_FORM})")
+    host, port = _host_port(text, rest.lower())
+    if port is not None and port != _DEFAULT_PORTS[scheme]:
+        return f"{scheme}://{host}:{port}"
+    return f"{scheme}://{host}"
+
+
+def _host_port(text: str, rest: str) -> tuple[str, int | None]:
+    """The host (an IPv6 address in brackets, compressed) and the port of ``rest``, the part
+    of an origin after ``://``; ValueError naming ``text`` when either is not one."""
+    if rest.startswith("["):
+        inside, bracket, port = rest[1:].partition("]")
+        try:
+            host = f"[{ipaddress.IPv6Address(inside).compressed}]" if bracket else ""
+        except ValueError:
+            host = ""
+        if port and not port.startswith(":"):
+            host = ""
+        port = port[1:]
+    else:
+        host, _, port = rest.partition(":")
+        host = host if _HOST_NAME.fullmatch(host) else ""
+    if not host:
+        raise ValueError(f"{text!r} is not an origin: no host name or address ({_ORIGIN_FORM})")
+    if port == "" and not rest.endswith(":"):
+        return host, None
+    if not (port.isascii() and port.isdigit() and 0 < int(port) < 65536):
+        raise ValueError(f"{text!r} is not an origin: the port is not 1-65535 ({_ORIGIN_FORM})")
+    return host, int(port)
+
+
 def _default(setting: str) -> Any:
     """The default of the option of ``cruel serve`` that sets ``setting``: stated once, in
     :data:`~cruel_tools.constants.SERVE_OPTIONS`."""
@@ -116,6 +171,10 @@ class Settings:
     #: Addresses or networks of reverse proxies whose ``X-Forwarded-For`` is believed
     #: (``cruel serve --trusted-proxy``; :func:`cruel_tools.service.clients.client_address`).
     trusted_proxies: tuple[str, ...] = ()
+    #: Origins of other sites whose pages may call the embed routes from a browser (CORS:
+    #: ``cruel serve --embed-origin``; :mod:`cruel_tools.service.embedding`), each as
+    #: :func:`embed_origin` writes it; none: no route answers another origin.
+    embed_origins: tuple[str, ...] = ()
     #: Submissions each key may send (its token bucket); None: no limit.
     key_limit: RateLimit | None = KEY_LIMIT
     #: Submissions each player name may get, from all keys together; None: no limit.
