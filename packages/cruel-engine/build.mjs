@@ -41,6 +41,4 @@ function build() {
   console.log(`build.mjs: dist/ holds ${MODULES.join(', ')} and their .d.ts`);
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  build();
-}
+build();
