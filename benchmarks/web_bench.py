@@ -1,7 +1,9 @@
-"""The play page's weight and its time to a playable board, in Debian's Chromium (issues #12, #27).
+"""The play page's weight and its time to a playable board, in Debian's Chromium (issues #12, #27,
+#36).
 
 Starts the service as tests/browser/conftest.py does (the committed puzzles, ``--open``, today
-fixed at 2027-01-05, in a thread on a free loopback port), then loads ``/play/{id}`` N times,
+fixed at 2027-01-05, on a free loopback port; in a process of its own, or with ``--thread`` in a
+thread of this one), then loads ``/play/{id}`` N times,
 each in a fresh browser context (empty cache and storage: a first visit), and prints:
 
 - the page weight: the uncompressed bytes of the HTML, CSS and JavaScript the page loads, and
@@ -13,7 +15,8 @@ each in a fresh browser context (empty cache and storage: a first visit), and pr
     .venv/bin/python benchmarks/web_bench.py [--runs 20] [--puzzle 2027-01-05-easy]
 
 Targets: issue #12, weight < 150 KB, median < 300 ms; issue #27, under 80 KB transferred, the
-first board drawn in under 300 ms (median).
+first board drawn in under 300 ms (median); issue #36, the same at p95. To compare two trees,
+run this script with ``PYTHONPATH=<tree>`` for each, in turns (benchmarks/RESULTS.md).
 """
 
 from __future__ import annotations
@@ -57,6 +60,26 @@ def serve(db: Path) -> tuple[str, uvicorn.Server, threading.Thread]:
     return f"http://127.0.0.1:{port}", server, thread
 
 
+def _serve_forever(db: str, port_out: Any) -> None:
+    """The child process of :func:`serve_apart`: the service until it is killed."""
+    url, _server, thread = serve(Path(db))
+    port_out.put(url)
+    thread.join()
+
+
+def serve_apart(db: Path) -> tuple[str, Any]:
+    """The service in a process of its own, as ``cruel serve`` runs beside a browser: the
+    benchmark's Playwright client then never holds the service's interpreter lock while a
+    request waits (in one process it does: its events are Python too)."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_serve_forever, args=(str(db), queue), daemon=True)
+    child.start()
+    return str(queue.get(timeout=60)), child
+
+
 def load_once(browser: Any, url: str, path: str) -> tuple[int, float, dict[str, int]]:
     """One first visit: (uncompressed HTML+CSS+JS bytes, ms to the board, bytes transferred
     per URL path)."""
@@ -87,11 +110,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--puzzle", default="2027-01-05-easy")
+    parser.add_argument(
+        "--thread",
+        action="store_true",
+        help="run the service in a thread of this process (as before issue #36) instead of "
+        "a process of its own",
+    )
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory() as tmp:
-        url, server, thread = serve(Path(tmp) / "bench.sqlite")
+        if args.thread:
+            url, server, thread = serve(Path(tmp) / "bench.sqlite")
+        else:
+            url, child = serve_apart(Path(tmp) / "bench.sqlite")
         try:
             with sync_playwright() as pw:
                 browser = pw.chromium.launch(
@@ -108,15 +140,22 @@ def main() -> None:
                 version = browser.version
                 browser.close()
         finally:
-            server.should_exit = True
-            thread.join(10)
+            if args.thread:
+                server.should_exit = True
+                thread.join(10)
+            else:
+                child.terminate()
+                child.join(10)
     times.sort()
     p95 = times[min(len(times) - 1, round(0.95 * (len(times) - 1)))]
     print(
         f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
         f"{platform.python_version()}, Chromium {version}"
     )
-    print(f"page: /play/{args.puzzle}, {args.runs} loads, each in a fresh context")
+    print(
+        f"page: /play/{args.puzzle}, {args.runs} loads, each in a fresh context; the service "
+        f"in {'a thread of this process' if args.thread else 'a process of its own'}"
+    )
     print(
         f"page weight (HTML+CSS+JS, uncompressed): {max(weights)} bytes "
         f"({max(weights) / 1000:.1f} KB){'' if len(set(weights)) == 1 else ' (varied!)'}"

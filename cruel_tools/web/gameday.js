@@ -119,6 +119,16 @@ if (page) {
   document.head.append(link);
 }
 
+// Intl's first long date costs 16-32 ms on a 2-core machine (ICU loads its patterns): paid
+// here, while the page waits for its modules, not between the puzzle and the board (the
+// heading's date). The result is thrown away.
+try {
+  new Date(0).toLocaleString(chooseLanguage() === 'nl' ? 'nl' : 'en',
+    { year: 'numeric', month: 'long', day: 'numeric', timeZone: 'UTC' });
+} catch {
+  // a browser without Intl's dates: i18n.js finds out in its own time
+}
+
 /** The answer of a GET started early (once: then it is forgotten), or null. */
 export function early(path) {
   const answer = started.get(path) ?? null;

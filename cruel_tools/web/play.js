@@ -779,6 +779,7 @@ function adopt(doc, batch) {
   } else if (autoCards.length) {
     state.highlight = autoCards.at(-1) === null ? null : parseCard(autoCards.at(-1));
     const cards = autoCards.filter(Boolean).map((c) => cardText(parseCard(c))).join(' ');
+    sound('foundation'); // the server's automatic moves sound as the page's own do (playAuto)
     say(t(game().outcome() === 'won' ? 'play.auto-moved-won' : 'play.auto-moved', { cards }),
       game().outcome() === 'won' ? 'ok' : '');
     $('message').dataset.auto = String(autoCards.length);

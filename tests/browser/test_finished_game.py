@@ -1,4 +1,4 @@
-"""Issue #36, findings 2, 3, 6 and 7 as a player meets them, in a real browser.
+"""Issue #36, findings 2, 3, 6, 7 and 8 as a player meets them, in a real browser.
 
 - Undo and redo as people expect: Ctrl+Z and U undo, Ctrl+Y and Ctrl+Shift+Z redo, a Redo
   button beside Undo, a redo stack that a new move clears; in ranked play a redo is an
@@ -7,6 +7,7 @@
   redo, no give up, across a reload; *Play again* starts the deal over.
 - Free play is free: no Ranked play panel, no *Play ranked* button.
 - One answer per page: a replayed par solution's analysis agrees with the par the page shows.
+- A quiet console: the refusals a page can foresee leave no error in it.
 
 Every position is checked against :mod:`cruel_tools.game.game`; the screens are 1280×800 and a
 390×844 touch screen where the finding is about what a player sees.
@@ -21,8 +22,17 @@ import pytest
 
 from cruel_tools.game.log import compact
 
-from .test_freeplay import CLOSED, SCREEN_OPTIONS, SCREENS, click, idle
-from .test_play import board, engine, open_play, play_by_clicks, position, solution
+from .conftest import Watch
+from .test_freeplay import (
+    CLOSED,
+    OPEN,
+    SCREEN_OPTIONS,
+    SCREENS,
+    SCREENS_PHONE_SLOW,
+    click,
+    idle,
+)
+from .test_play import board, engine, open_play, play_by_clicks, position, puzzle, solution
 from .test_ranked import attempt_state, claim, line_game, set_auto, synced
 
 #: An open puzzle (ranked on the served day) that no other test plays ranked; not -hard, whose
@@ -198,11 +208,13 @@ def test_a_game_given_up_is_final(screen_page: Any, screen: str) -> None:
     assert shows(page, [])
 
 
-def test_a_ranked_win_shows_no_give_up_and_no_undo(page: Any) -> None:
+@pytest.mark.parametrize("screen", SCREENS_PHONE_SLOW)
+def test_a_ranked_win_shows_no_give_up_and_no_undo(screen_page: Any, screen: str) -> None:
     """A ranked game won (the published solution, clicked): the toolbar offers no Give up and
     no Undo, before and after a reload."""
+    page = screen_page
     open_play(page, RANKED, auto=False)
-    claim(page, "Finisher")
+    claim(page, f"Finisher {screen}")
     set_auto(page, False)
     play_by_clicks(page, solution(RANKED), RANKED)
     assert synced(page) == "won"
@@ -279,10 +291,12 @@ def test_a_replayed_par_is_analysed_against_that_par(page: Any, tier: str) -> No
     agrees(par, text)
 
 
-def test_an_analysis_that_left_the_optimum_open_is_settled_by_the_par(page: Any) -> None:
+@pytest.mark.parametrize("screen", SCREENS)
+def test_an_analysis_that_left_the_optimum_open_is_settled_by_the_par(screen_page: Any) -> None:
     """Whatever the analysis was given (here an answer whose search left the optimum open, as
     a service that did not match the puzzle gives: "at least 56"), the page speaks with the
     par it shows beside it (the issue's 2027-03-05-easy: 58 actions, optimal)."""
+    page = screen_page
     pid = "2027-01-04-easy"
     par = page.request.get(f"/v1/puzzles/{pid}/solution").json()["par"]
     assert par["optimal"]
@@ -302,3 +316,30 @@ def test_an_analysis_that_left_the_optimum_open_is_settled_by_the_par(page: Any)
     _, text = analysis_of(page, pid)
     assert "at least 50" not in text
     assert text == f"Won in {par['actions']} actions: optimal.", text
+
+
+# --- 8. a quiet console -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("screen", SCREENS)
+def test_expected_refusals_leave_the_console_quiet(
+    screen_page: Any, screen: str, watch: Watch
+) -> None:
+    """The issue's two refusals, met as a player meets them: a hint asked on the deal of a
+    puzzle being ranked today (free play of its deal number), and junk pasted into /replay.
+    Each is said on the page, and the console holds nothing (no "Failed to load resource":
+    the watch allows nothing here, and is read here as well as at the test's end)."""
+    page = screen_page
+    number = puzzle(OPEN).deal.number
+    page.goto(f"/play/deal/{number}")
+    page.wait_for_selector('#board[data-ready="true"] .board')
+    page.click("#hint")
+    page.wait_for_selector('#hint-note[data-status="error"]')
+    page.goto("/replay")
+    page.wait_for_selector("body[data-ready=true]")
+    page.get_by_label("Paste a cruel-log/1 game log").fill("{not json")
+    page.get_by_role("button", name="Replay this log").click()
+    page.get_by_role("alert").wait_for()
+    page.wait_for_timeout(300)  # a late request's failure would reach the console by now
+    assert watch.allowed == []
+    assert watch.errors == [], f"{screen}: {watch.errors}"

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from cruel_tools.game.game import Game, IllegalMove, Step
+from cruel_tools.game.game import Game, IllegalMove, Move, Step
 from cruel_tools.game.log import compact, to_step
 
 from .conftest import Server, Watch
@@ -251,15 +251,33 @@ def test_undo_during_a_live_attempt_and_reload(page: Any) -> None:
     assert len(attempt_state(page, "Live Undoer")["line"]) == 5
 
 
+#: Notes the page's Web Audio plays, by frequency (sound.js: a card moved is 520 Hz; a card on
+#: its foundation is 784 then 1046 Hz; a win begins at 523 Hz).
+COUNT_NOTES = """
+window.__notes = [];
+const start = OscillatorNode.prototype.start;
+OscillatorNode.prototype.start = function (...args) {
+  window.__notes.push(this.frequency.value);
+  return start.apply(this, args);
+};
+"""
+
+
 @pytest.mark.slow  # a whole published game (the server's moves: tests/test_live_attempts.py)
 def test_automatic_moves_come_from_the_server_and_are_shown(page: Any) -> None:
+    """...and heard: with sound on, the server's automatic moves sound as the page's own do
+    (issue #36)."""
+    page.add_init_script(COUNT_NOTES)
     open_play(page, RANKED)
+    page.check("#sound")
     claim(page, "Auto Mover")
     assert page.locator("#auto-moves").is_checked()  # on unless the player turned it off
     # The published solution, click by click, until the server moves cards by itself (its
     # moves are safe ones only: here, once the foundations alone finish the game).
     game = engine([], RANKED)
     for step in solution(RANKED):
+        page.evaluate("window.__notes = []")
+        own_home = isinstance(step, Move) and step.target is None  # this click's own sound
         click_step(page, game, step)
         synced(page)
         state = attempt_state(page, "Auto Mover", RANKED)
@@ -269,6 +287,11 @@ def test_automatic_moves_come_from_the_server_and_are_shown(page: Any) -> None:
             break
     else:
         raise AssertionError("the server made no automatic move")
+    # The click's sound, then one foundation sound for the server's answer (and a win's
+    # arpeggio, which holds a 784 Hz note too, if the server's moves finished the game).
+    heard = 1 + own_home + game.is_won()
+    page.wait_for_function(f"window.__notes.filter((f) => f === 784).length >= {heard}")
+    assert page.evaluate("window.__notes.filter((f) => f === 784).length") == heard
     made = [e for e in state["line"] if e["auto"]]
     message = page.inner_text("#message")
     assert "Moved to the foundations automatically" in message
