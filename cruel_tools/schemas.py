@@ -22,6 +22,7 @@ from .game.verify import VerifyReport
 from .puzzles import DailyPuzzles, PastDays, PublicPuzzle, Puzzle, PuzzleSolution
 from .search.grading import Grade
 from .search.solver import SolveReport
+from .search.study import StudyHeader, StudyRecord, StudyReport
 from .site.attempts import AttemptRequest, AttemptState, StepsRequest
 from .site.judging import Submission, SubmissionResult
 from .site.leaderboard import Leaderboard
@@ -46,6 +47,10 @@ MODELS: dict[str, type[BaseModel]] = {
     "verify-report.schema.json": VerifyReport,
     "stats.schema.json": Record,
     "solve-report.schema.json": SolveReport,
+    # cruel study: its results file (a header line, then a record per line) and its report
+    "study.schema.json": StudyHeader,
+    "study-record.schema.json": StudyRecord,
+    "study-report.schema.json": StudyReport,
     "puzzle.schema.json": Puzzle,
     "grade.schema.json": Grade,
     "analysis.schema.json": Analysis,

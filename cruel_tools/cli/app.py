@@ -2,7 +2,8 @@
 
 This module holds the Typer application and registers the commands, which live one module per
 group: :mod:`.checking` (verify, replay, show, stats), :mod:`.reference` (deal, schema, rules),
-:mod:`.solving` (solve, analyze, hint, grade), :mod:`.making` (generate, daily),
+:mod:`.solving` (solve, analyze, hint, grade), :mod:`.studying` (study),
+:mod:`.making` (generate, daily),
 :mod:`.serving` (serve, sweep), :mod:`.admin` (keys, moderate, ratings); :mod:`.common` is what
 they share, :mod:`.group` the group's usage errors and ``--help``.
 
@@ -21,7 +22,7 @@ from typing import Annotated, Any
 import typer
 
 from ..terminal import terminal_safe
-from . import admin, checking, making, reference, serving, solving
+from . import admin, checking, making, reference, serving, solving, studying
 from .common import echo
 from .group import CruelGroup
 from .startup import EXIT_CLOSED_PIPE as EXIT_CLOSED_PIPE
@@ -41,7 +42,8 @@ Game logs:  verify (check them against the rules), replay (step by step),
             analyze (where a game was lost, how far a win was from the best),
             hint (the next step of a win from a game's last position)
 Deals:      deal (its piles), show (draw it), solve (search for a win),
-            grade (tier and par), rules (the presets), schema (JSON Schemas)
+            grade (tier and par), rules (the presets), schema (JSON Schemas),
+            study (how many deals of a range are winnable)
 Puzzles:    generate (of one tier), daily (a dated puzzle set)
 Service:    serve (HTTP: puzzles, verification, leaderboards), keys (its API keys),
             moderate (the review queue of flagged wins),
@@ -114,6 +116,7 @@ for _name, _command in (
     ("analyze", solving.analyze_command),
     ("hint", solving.hint_command),
     ("grade", solving.grade_command),
+    ("study", studying.study_command),
     ("generate", making.generate_command),
     ("daily", making.daily_command),
     ("serve", serving.serve_command),
