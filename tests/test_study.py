@@ -364,3 +364,12 @@ def test_a_local_cluster_gives_the_records_of_jobs(
     assert records_of(study.read_study(path)) == records_of(whole)
     doc = orjson.loads(done.stdout)
     assert counts_of(study.StudyReport.model_validate(doc)) == counts_of(study.report(whole))
+
+
+def test_json_and_quiet_are_the_options_every_command_has() -> None:
+    """docs/cli.md's table of --json and --quiet (tests/test_cli_conventions.py's wording)."""
+    import re
+
+    text = runner.invoke(app, ["study", "-h"], env={"COLUMNS": "200"}).stdout
+    assert re.search(r"^  --json +Print the report as JSON\.$", text, re.M), text
+    assert re.search(r"^  -q, --quiet +No progress, notes or summary on stderr", text, re.M)
