@@ -94,6 +94,11 @@ _EXAMPLES: dict[str, tuple[str, ...]] = {
     ),
     "solve": ("cruel solve 17", "cruel solve samples/blocked.json --out solved.json"),
     "grade": ("cruel grade 17", "cruel grade deal.json --json"),
+    "study": (
+        "cruel study 1-1000 --max-seconds 2 --jobs 2 --results study.jsonl",
+        "cruel study 1-200 --rules cruel --rules cruel-when-stuck --results s.jsonl --plot s.svg",
+        "cruel study 1-100000 --results big.jsonl --scheduler tcp://10.0.0.5:8786",
+    ),
     "analyze": (
         "cruel analyze samples/blocked.json",
         "cruel analyze mygame.json --puzzle-id 2027-01-01-easy --deep --json",
