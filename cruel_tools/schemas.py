@@ -15,6 +15,7 @@ from .advice.analysis import Analysis
 from .advice.hints import Hint
 from .api import ErrorResponse, Health
 from .game.log import GameLog
+from .game.proofcheck import Certificate
 from .game.render import ReplayDocument
 from .game.rules import PresetList
 from .game.stats import Record
@@ -47,6 +48,7 @@ MODELS: dict[str, type[BaseModel]] = {
     "verify-report.schema.json": VerifyReport,
     "stats.schema.json": Record,
     "solve-report.schema.json": SolveReport,
+    "certificate.schema.json": Certificate,
     # cruel study: its results file (a header line, then a record per line) and its report
     "study.schema.json": StudyHeader,
     "study-record.schema.json": StudyRecord,

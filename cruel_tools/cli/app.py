@@ -22,7 +22,7 @@ from typing import Annotated, Any
 import typer
 
 from ..terminal import terminal_safe
-from . import admin, checking, making, reference, serving, solving, studying
+from . import admin, checking, making, proofs, reference, serving, solving, studying
 from .common import echo
 from .group import CruelGroup
 from .startup import EXIT_CLOSED_PIPE as EXIT_CLOSED_PIPE
@@ -43,7 +43,8 @@ Game logs:  verify (check them against the rules), replay (step by step),
             hint (the next step of a win from a game's last position)
 Deals:      deal (its piles), show (draw it), solve (search for a win),
             grade (tier and par), rules (the presets), schema (JSON Schemas),
-            study (how many deals of a range are winnable)
+            study (how many deals of a range are winnable),
+            check-proof (check the certificate of an unwinnable verdict)
 Puzzles:    generate (of one tier), daily (a dated puzzle set)
 Service:    serve (HTTP: puzzles, verification, leaderboards), keys (its API keys),
             moderate (the review queue of flagged wins),
@@ -126,6 +127,7 @@ app.add_typer(admin.keys_app, name="keys")
 app.add_typer(admin.moderate_app, name="moderate")
 app.command("ratings")(admin.ratings_command)
 app.command("sweep")(serving.sweep_command)
+app.command("check-proof")(proofs.check_proof_command)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -83,6 +83,10 @@ _EXAMPLES: dict[str, tuple[str, ...]] = {
     "deal": ("cruel deal 17",),
     "schema": ("cruel schema --out schemas",),
     "rules": ("cruel rules",),
+    "check-proof": (
+        "cruel check-proof certificates.jsonl --budget 100000",
+        "cruel solve 18 --json | jq -c .certificate | cruel check-proof -",
+    ),
     "replay": (
         "cruel replay samples/won.json --moves-only",
         "cruel replay samples/won.json --from 10 --to 20 --layout grid",

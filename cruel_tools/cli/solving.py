@@ -41,6 +41,7 @@ from .common import (
 )
 
 if TYPE_CHECKING:
+    from ..game.proofcheck import Certificate
     from ..search.optimal import OptimalResult
     from ..search.solver import SolveResult
 
@@ -173,6 +174,8 @@ def _print_solved(
         )
         if best is not None:
             report = report.model_copy(update={"fewest_actions": optimal.fewest_actions(best)})
+        if result.verdict == "unwinnable":
+            report = report.model_copy(update={"certificate": _certificate(start, result)})
         emit(report.model_dump_json())
     else:
         title = f"deal {start.number}" if start.number is not None else "deal given by its piles"
@@ -194,6 +197,17 @@ def _print_solved(
         if won:
             for line in render.score_sheet(start.game, result.steps, len(start.prefix) + 1):
                 emit(line)
+
+
+def _certificate(start: Start, result: SolveResult) -> Certificate | None:
+    """The verdict's certificate (docs/solver.md, Certificates), under a named preset only."""
+    from ..game.rules import PRESETS
+    from ..search.certificates import certificate_for
+
+    if start.rules != PRESETS.get(start.rules.preset):
+        return None
+    deal = start.number if start.number is not None else start.piles
+    return certificate_for(deal, start.rules.preset, result, start.prefix)
 
 
 def _write_solution(out: Path, start: Start, result: SolveResult, quiet: bool) -> None:

@@ -30,6 +30,7 @@ from ..game import cards, engine
 from ..game.cards import KING, Card
 from ..game.game import PACKET, REDEAL, Game, Move, Redeal, Step, builds_onto, foundation_index
 from ..game.log import LogEntry
+from ..game.proofcheck import Certificate
 from ..game.rules import PRESETS, Rules
 from ..game.traversal import played_entries
 from ..game.verify import verify_bytes
@@ -971,6 +972,11 @@ class SolveReport(FrozenModel):
     solution: Solution | None
     fewest_actions: FewestActions | None = Field(
         None, description="With --optimal: what the fewest-actions search proved; else null."
+    )
+    certificate: Certificate | None = Field(
+        None,
+        description="For an unwinnable verdict: why, in a form cruel check-proof verifies "
+        "(docs/solver.md, Certificates); null otherwise, or when none could be made.",
     )
 
 
