@@ -41,13 +41,16 @@ ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = os.environ.get("CRUEL_CHROMIUM", "/usr/bin/chromium")
 
 
-def serve(db: Path) -> tuple[str, uvicorn.Server, threading.Thread]:
+def serve(db: Path, **extra: Any) -> tuple[str, uvicorn.Server, threading.Thread]:
+    """The service on a free loopback port, in a thread: its address, server and thread
+    (``extra``: more of its Settings, e.g. ``embed_origins``)."""
     settings = Settings(
         puzzles=ROOT / "puzzles",
         db=db,
         fixed_today=dt.date(2027, 1, 5),
         open=True,
         player_limit=None,
+        **extra,
     )
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))

@@ -33,6 +33,7 @@ ALLOWED = "http://127.0.0.1:8123"
 OTHERS = ("http://127.0.0.1:8124", "http://localhost:8123", "https://evil.example")
 #: An example path of each embed route's template.
 EXAMPLES = {
+    "/v1/health": "/v1/health",
     "/v1/puzzles/daily/{date}": "/v1/puzzles/daily/today",
     "/v1/puzzles/past": "/v1/puzzles/past",
     "/v1/puzzles/{id}": f"/v1/puzzles/{CLOSED}",
@@ -52,7 +53,6 @@ NOT_EMBED = (
     ("GET", "/static/play.js"),
     ("GET", "/v1/docs"),
     ("GET", "/v1/openapi.json"),
-    ("GET", "/v1/health"),
     ("GET", "/metrics"),
     ("GET", "/v1/admin/queue"),
     ("GET", "/v1/admin/audit"),
@@ -389,3 +389,28 @@ def test_the_cli_refuses_what_is_not_an_origin_in_one_line(
 def test_the_origins_reach_the_workers_settings(tmp_path: Path) -> None:
     given = settings(tmp_path / "x.sqlite", ALLOWED, "https://games.example")
     assert service.Settings.from_env(given.to_env()).embed_origins == given.embed_origins
+
+
+# --- the element's files (/embed/: pages.py), public to every origin --------------------------
+
+
+@pytest.mark.parametrize("name", ["cruel-game.js", "cruel.js", "i18n.js", "style.css"])
+def test_the_embed_files_are_served_to_any_origin(plain: TestClient, name: str) -> None:
+    """``<cruel-game>``'s scripts and stylesheet, with or without ``--embed-origin``: the same
+    bytes as ``/static/``, readable from any origin (a module script from another origin is
+    fetched with CORS), never with credentials."""
+    got = plain.get(f"/embed/{name}", headers={"Origin": OTHERS[2]})
+    assert got.status_code == 200
+    assert got.headers["access-control-allow-origin"] == "*"
+    assert "access-control-allow-credentials" not in got.headers
+    assert got.content == plain.get(f"/static/{name}").content
+
+
+@pytest.mark.parametrize("name", ["play.html", "favicon.svg", "nothing.js", "..%2Fcruel.js"])
+def test_the_embed_folder_holds_scripts_and_the_stylesheet_only(
+    plain: TestClient, name: str
+) -> None:
+    got = plain.get(f"/embed/{name}")
+    assert got.status_code == 404
+    assert got.json()["code"] == "not-found"
+    assert "access-control-allow-origin" not in got.headers

@@ -38,9 +38,13 @@ __all__ = [
 
 #: The routes an embedded game calls (method, path template): the one list. What the play page
 #: calls for a puzzle, a hint, a submission and ranked play (web/play.js, hinting.js,
-#: tokens.js); not the pages, static files, health, leaderboards, replays, analyses, a
-#: player's record or data, deleting a player, link codes, moderation or metrics.
+#: tokens.js), and the service's day (``GET /v1/health``: whether a puzzle is closed, so that
+#: ``<cruel-game>`` offers hints only where they are given); not the pages, static files (the
+#: embed's own files, ``/embed/...``, are public to every origin: pages.py), leaderboards,
+#: replays, analyses, a player's record or data, deleting a player, link codes, moderation or
+#: metrics.
 EMBED_ROUTES: Final[tuple[tuple[str, str], ...]] = (
+    ("GET", "/v1/health"),
     ("GET", "/v1/puzzles/daily/{date}"),
     ("GET", "/v1/puzzles/past"),
     ("GET", "/v1/puzzles/{id}"),

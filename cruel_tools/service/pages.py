@@ -180,9 +180,9 @@ def not_found_page(request: Request) -> Response | None:
     ``HEAD`` of a path that is not the API's (``/v1/...``) nor a static file's
     (``/static/...``), which keep their JSON errors; None for those."""
     path = request.url.path
-    if request.method not in ("GET", "HEAD") or path.startswith(("/v1/", "/static/")):
+    if request.method not in ("GET", "HEAD") or path.startswith(("/v1/", "/static/", "/embed/")):
         return None
-    if path in ("/v1", "/static"):
+    if path in ("/v1", "/static", "/embed"):
         return None
     found = STATIC.get("404.html")
     if found is None:
@@ -212,6 +212,25 @@ async def static_file(name: str, request: Request) -> Response:
     if found is None:
         raise ApiError(404, "not-found", f"no static file {name!r}")
     return _file_response(request, *found, policy=None)
+
+
+#: The files ``GET /embed/{name}`` serves to other sites: the scripts and the stylesheet of
+#: ``<cruel-game>`` (docs/embed.md), the same bytes as ``/static/``, to any origin (a module
+#: script from another origin is fetched with CORS). Public code and words, no player's data:
+#: ``*`` and no credentials.
+_EMBED_MEDIA: Final = ("text/javascript", "text/css")
+
+
+@router.api_route("/embed/{name}", methods=["GET", "HEAD"])
+async def embed_file(name: str, request: Request) -> Response:
+    """A script or the stylesheet of ``<cruel-game>``, for a page of any site."""
+    found = STATIC.get(name)
+    if found is None or not found[1].startswith(_EMBED_MEDIA):
+        raise ApiError(404, "not-found", f"no embed file {name!r}")
+    response = _file_response(request, *found, policy=None)
+    response.headers["Access-Control-Allow-Origin"] = "*"
+    response.headers["Cross-Origin-Resource-Policy"] = "cross-origin"
+    return response
 
 
 @router.api_route("/static/swagger/{name}", methods=["GET", "HEAD"])

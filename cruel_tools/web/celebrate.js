@@ -72,9 +72,11 @@ function flyingCard(card, suit, rect) {
  * Throw the cards off the foundations of `board`, kings first, one suit after another.
  * @param {HTMLElement} board the play page's board (board.js's foundations, `data-suit`)
  * @param {number} [perSuit] how many cards of each suit fly (13: the whole pack)
+ * @param {HTMLElement} [host] where the flying cards are drawn (a `<cruel-game>`'s shadow root
+ *   keeps its own)
  * @returns {number} how many cards fly (0 under reduced motion, or with no foundation shown)
  */
-export function cascade(board, perSuit = 13) {
+export function cascade(board, perSuit = 13, host = document.body) {
   const founds = [...board.querySelectorAll('.foundation[data-suit]')];
   if (reducedMotion() || !founds.length) {
     return 0;
@@ -82,7 +84,7 @@ export function cascade(board, perSuit = 13) {
   const layer = document.createElement('div');
   layer.className = 'cascade';
   layer.setAttribute('aria-hidden', 'true');
-  document.body.append(layer);
+  host.append(layer);
   const runs = [];
   for (let rank = KING; rank > KING - perSuit; rank--) {
     for (const found of founds) {
@@ -142,9 +144,10 @@ function note(text, shared = '', how = '') {
  * @param {{title: string, lines: Array<{key: string, text: string}>,
  *   actions: Array<{key: string, text: string, href?: string, run?: Function, primary?: boolean}>}} content
  * @param {() => void} [onClose] called when the player closes it (Esc, Close, an action that closes)
+ * @param {HTMLElement} [host] where the dialog goes (a `<cruel-game>` keeps it in its shadow root)
  * @returns {{update: (lines: Array<{key: string, text: string}>) => void, close: () => void, el: HTMLDialogElement}}
  */
-export function openWin(content, onClose = () => {}) {
+export function openWin(content, onClose = () => {}, host = document.body) {
   dialog?.remove();
   dialog = h('dialog', { id: 'win', class: 'win', 'aria-labelledby': 'win-title' });
   const close = () => dialog.open && dialog.close();
@@ -162,7 +165,7 @@ export function openWin(content, onClose = () => {}) {
   }));
   update(content.lines);
   dialog.addEventListener('close', onClose);
-  document.body.append(dialog);
+  host.append(dialog);
   dialog.showModal();
   (actions.querySelector('.primary') ?? actions.firstElementChild ?? closeButton).focus();
   return { update, close, el: dialog };

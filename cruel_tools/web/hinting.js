@@ -13,12 +13,14 @@ import { cardText } from './words.js';
  * `{status: 'unknown', reason}`, or `{status: 'error', message, code}` (refused, rate-limited,
  * busy, or the service not reached: its words for the player); `ms` is how long it took.
  * @param {object} log
+ * @param {string} [server] the service's address (`<cruel-game server>`); the page's own when
+ *   empty
  */
-export async function askHint(log) {
+export async function askHint(log, server = '') {
   const began = performance.now();
   let res;
   try {
-    res = await fetch('/v1/hint', {
+    res = await fetch(`${server}/v1/hint`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
       body: JSON.stringify(log),

@@ -19,7 +19,7 @@
  * @module i18n
  */
 
-import { LANGUAGES, LANGUAGE_NAMES, LANG_KEY, PSEUDO, chooseLanguage, stored } from './language.js';
+import { LANGUAGES, LANGUAGE_NAMES, LANG_KEY, PSEUDO, chooseLanguage, isEmbedded, stored } from './language.js';
 
 export { LANGUAGES, LANGUAGE_NAMES, LANG_KEY, PSEUDO, chooseLanguage };
 
@@ -30,7 +30,7 @@ const pseudo = lang === PSEUDO;
 
 /** Whether this page needs the words of the front, replay and leaderboard pages
  * (`messages-xx-site.js`): every page but the play page, which does without them. */
-const sitePage = !/^\/play(\/|$)/.test(globalThis.location?.pathname ?? '/');
+const sitePage = !isEmbedded() && !/^\/play(\/|$)/.test(globalThis.location?.pathname ?? '/');
 
 const catalog = await (async () => {
   const base = lang === 'nl' ? 'nl' : 'en';

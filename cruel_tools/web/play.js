@@ -7,6 +7,7 @@ import {
   Recorder, REDEAL, move, stepText, cardName, parseCard, rulesOf, IllegalMove, readEntry,
 } from './cruel.js';
 import { renderBoard } from './board.js';
+import { attachPointer } from './pointer.js';
 import { renderStats, recordGame } from './stats.js';
 import { call, rankedName, storedName } from './tokens.js';
 import { t, tn, has, formatNumber, formatDay } from './i18n.js';
@@ -56,8 +57,6 @@ const state = {
   highlight: null,
   restartArmed: false,
   giveUpArmed: false,
-  drag: null,
-  suppressClick: false,
   panel: null,
   openDeal: null, // free play: a promise of whether the deal is one of today's puzzles'
 };
@@ -1329,15 +1328,8 @@ function setupSound() {
 
 // --- input -----------------------------------------------------------------------------------
 
-function onBoardClick(event) {
-  if (state.suppressClick) {
-    state.suppressClick = false;
-    return;
-  }
-  if (event.detail >= 2 && secondClick()) {
-    return;
-  }
-  const card = event.target.closest('button.card');
+/** A click on the board (pointer.js): a card, or a foundation to send the chosen card to. */
+function onBoardClick(card) {
   state.clickedPile = card?.dataset.pile ? Number(card.dataset.pile) : null;
   if (!card) {
     return;
@@ -1372,78 +1364,12 @@ function secondClick() {
   return true;
 }
 
-function dropTarget(x, y) {
-  const el = document.elementFromPoint(x, y);
-  if (!el) {
-    return undefined;
-  }
-  if (el.closest('.foundations')) {
-    return null;
-  }
-  const pile = el.closest('li[data-pile]');
-  return pile && $('board').contains(pile) ? Number(pile.dataset.pile) : undefined;
-}
-
-function onPointerDown(event) {
-  const card = event.target.closest('button.card[data-pile]');
-  if (!card || event.button !== 0) {
-    return;
-  }
-  state.drag = { source: Number(card.dataset.pile), x: event.clientX, y: event.clientY, card, ghost: null, id: event.pointerId };
-}
-
-function onPointerMove(event) {
-  const d = state.drag;
-  if (!d || event.pointerId !== d.id) {
-    return;
-  }
-  if (!d.ghost) {
-    if (Math.hypot(event.clientX - d.x, event.clientY - d.y) < 8) {
-      return;
-    }
-    const rect = d.card.getBoundingClientRect();
-    d.ghost = d.card.cloneNode(true);
-    d.ghost.classList.add('drag-ghost');
-    d.ghost.removeAttribute('id');
-    d.ghost.setAttribute('aria-hidden', 'true');
-    d.ghost.style.width = `${rect.width}px`;
-    d.dx = d.x - rect.left;
-    d.dy = d.y - rect.top;
-    d.card.classList.add('dragging');
-    document.body.append(d.ghost);
-  }
-  d.ghost.style.left = `${event.clientX - d.dx}px`;
-  d.ghost.style.top = `${event.clientY - d.dy}px`;
-  event.preventDefault();
-}
-
-function endDrag(event, drop) {
-  const d = state.drag;
-  if (!d || event.pointerId !== d.id) {
-    return;
-  }
-  state.drag = null;
-  if (!d.ghost) {
-    return; // a click: the click handler plays it
-  }
-  d.ghost.remove();
-  d.card.classList.remove('dragging');
-  state.suppressClick = true;
-  setTimeout(() => {
-    state.suppressClick = false;
-  }, 0);
-  if (!drop) {
-    return;
-  }
-  const target = dropTarget(event.clientX, event.clientY);
-  if (target === undefined || target === d.source) {
-    say(t('play.dropped-nowhere'));
-    return;
-  }
+/** A card of pile `source` dropped on pile `target` (null: the foundation). */
+function onDrop(source, target) {
   state.selected = null;
   state.options = [];
-  const offered = game().cardMoves().find((m) => m.source === d.source && m.target === target);
-  play(offered ?? move(d.source, target));
+  const offered = game().cardMoves().find((m) => m.source === source && m.target === target);
+  play(offered ?? move(source, target));
 }
 
 function arrow(key) {
@@ -1668,11 +1594,9 @@ async function start() {
   replay(steps, autos);
 
   const board = $('board');
-  board.addEventListener('click', onBoardClick);
-  board.addEventListener('pointerdown', onPointerDown);
-  window.addEventListener('pointermove', onPointerMove, { passive: false });
-  window.addEventListener('pointerup', (e) => endDrag(e, true));
-  window.addEventListener('pointercancel', (e) => endDrag(e, false));
+  attachPointer(board, {
+    click: onBoardClick, second: secondClick, drop: onDrop, nowhere: () => say(t('play.dropped-nowhere')),
+  });
   document.addEventListener('keydown', onKey);
   $('redeal').addEventListener('click', redeal);
   $('undo').addEventListener('click', undo);

@@ -11,8 +11,17 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 // The modules the package holds, in cruel_tools/web/: the one list (tests/test_npm_package.py
-// reads it). Each module's own imports must be here too, or the package would not load.
-export const MODULES = ['cruel.js', 'spec.js'];
+// reads it). Each module's own imports must be here too, or the package would not load: the
+// engine (cruel.js, spec.js), and the <cruel-game> element with the play page's modules it is
+// made of, its words in both languages (i18n.js picks one) and its stylesheet (ASSETS).
+export const MODULES = [
+  'cruel.js', 'spec.js',
+  'cruel-game.js', 'language.js', 'i18n.js', 'board.js', 'words.js', 'pointer.js', 'motion.js',
+  'celebrate.js', 'hinting.js',
+  'messages-en.js', 'messages-nl.js', 'messages-en-site.js', 'messages-nl-site.js',
+];
+// Files copied as they are, without declarations.
+export const ASSETS = ['style.css'];
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const WEB = join(HERE, '..', '..', 'cruel_tools', 'web');
@@ -21,7 +30,7 @@ const DIST = join(HERE, 'dist');
 function build() {
   rmSync(DIST, { recursive: true, force: true });
   mkdirSync(DIST);
-  for (const name of MODULES) {
+  for (const name of [...MODULES, ...ASSETS]) {
     cpSync(join(WEB, name), join(DIST, name));
   }
   const tsc = join(HERE, 'node_modules', 'typescript', 'bin', 'tsc');

@@ -22,6 +22,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -197,3 +198,118 @@ def new_page(browser: Any, server: Server, watch: Watch) -> Iterator[Callable[..
 def page(new_page: Callable[..., Any]) -> Any:
     """A watched page at 1280 px in a fresh context."""
     return new_page()
+
+
+# --- other sites' pages (issue #37: --embed-origin, <cruel-game>) ------------------------------
+
+#: The host page: no script of its own (each test runs its calls in it), no favicon request.
+HOST_PAGE = b'<!doctype html><html><head><link rel="icon" href="data:,"><title>host</title></head>'
+#: What Chromium logs for a call CORS refuses (the fetch rejects with a TypeError).
+CORS_REFUSAL = ["blocked by CORS policy", "net::ERR_FAILED"]
+
+
+class _Host(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(HOST_PAGE)))
+        self.end_headers()
+        self.wfile.write(HOST_PAGE)
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        pass  # quiet
+
+
+@dataclass
+class Embed:
+    api: str  # the service's origin
+    allowed: str  # a host origin it lists
+    other: str  # a host origin it does not
+
+
+def _host() -> tuple[ThreadingHTTPServer, str]:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Host)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return httpd, f"http://127.0.0.1:{httpd.server_address[1]}"
+
+
+@pytest.fixture(scope="module")
+def embed(tmp_path_factory: pytest.TempPathFactory, browser: Any) -> Iterator[Embed]:
+    """Two host pages' origins and the service listing the first (``browser``: skipped, with
+    the reason, where there is no Chromium)."""
+    (allowed_host, allowed), (other_host, other) = _host(), _host()
+    settings = Settings(
+        puzzles=ROOT / "puzzles",
+        db=tmp_path_factory.mktemp("embed") / "cruel.sqlite",
+        fixed_today=TODAY,
+        speed_floor_ms=0,
+        par_pace_ms=0,
+        wall_clock=HumanClock(),
+        embed_origins=(allowed,),
+    )
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    uv = uvicorn.Server(uvicorn.Config(create_app(settings), log_level="warning"))
+    thread = threading.Thread(target=uv.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not uv.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "the service did not start"
+        time.sleep(0.02)
+    yield Embed(f"http://127.0.0.1:{sock.getsockname()[1]}", allowed, other)
+    uv.should_exit = True
+    thread.join(10)
+    sock.close()
+    for httpd in (allowed_host, other_host):
+        httpd.shutdown()
+        httpd.server_close()
+
+
+@pytest.fixture
+def host_page(browser: Any, embed: Embed) -> Iterator[Any]:
+    """``host_page(origin, allowed=[...])``: a watched page of a host origin; its console
+    errors (but the ``allowed`` ones) fail the test, and so does a request to any origin but
+    its own and the service's."""
+    made: list[tuple[Any, Watch]] = []
+
+    def make(origin: str, allowed: list[str] | None = None) -> Any:
+        watch = Watch(origin, allowed=allowed or [])
+        context = browser.new_context()
+        page = context.new_page()
+        page.set_default_timeout(10_000)
+        page.on("console", watch.console)
+        page.on("pageerror", lambda exc: watch.errors.append(f"page error: {exc}"))
+        page.on("request", watch.request)
+        page.goto(origin + "/")
+        made.append((context, watch))
+        return page
+
+    yield make
+    for context, watch in made:
+        context.close()
+        assert [u for u in watch.foreign if not u.startswith(embed.api + "/")] == []
+        assert watch.errors == [], f"errors in the page: {watch.errors}"
+
+
+#: The host page's calls, as an embedded game makes them (tokens.js, hinting.js): JSON, and a
+#: player's token in ``Authorization``. Each resolves to ``{status, body}`` or ``{error}``.
+CALL = """
+window.callApi = async (url, { method = 'GET', body, token } = {}) => {
+  const headers = { Accept: 'application/json' };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  if (token) headers.Authorization = `Player ${token}`;
+  try {
+    const res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    return { status: res.status, body: await res.json() };
+  } catch (e) {
+    return { error: `${e.name}: ${e.message}` };
+  }
+};
+"""
+
+
+def call(page: Any, url: str, **options: Any) -> dict[str, Any]:
+    found: dict[str, Any] = page.evaluate(
+        "([url, options]) => window.callApi(url, options)", [url, options]
+    )
+    return found
