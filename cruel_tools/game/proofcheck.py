@@ -438,7 +438,9 @@ def check(cert: Certificate, budget: int = CHECK_BUDGET) -> Checked:
         why = _check_rule(proof, game)
         if why is not None:
             return Checked("refused", why)
-        return Checked("verified", f"rule {proof.rule}: {len(proof.cards)} cards can never move")
+        if proof.rule == "L":
+            return Checked("verified", f"{proof.cards[0]} can never leave pile 1 (rule L)")
+        return Checked("verified", f"{len(proof.cards)} cards can never move (rule {proof.rule})")
     found = plain_closure(game, budget)
     if found is None:
         return Checked("undecided", f"more than {budget} positions: budget spent")
