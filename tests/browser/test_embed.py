@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -22,7 +23,7 @@ from cruel_tools.game.game import Move
 from cruel_tools.game.log import to_step
 
 from ..helpers import published_puzzles
-from .conftest import CALL, CORS_REFUSAL, SHOTS, Embed, call
+from .conftest import CALL, CORS_REFUSAL, ROOT, SHOTS, Embed, call
 from .test_embed_cors import CLOSED
 
 #: Adds the element's script and the elements (``attrs``: id -> attributes) to the host page,
@@ -187,3 +188,23 @@ def test_a_origin_not_listed_gets_no_answer_from_the_service(host_page: Any, emb
     page.wait_for_selector("#daily[data-ready=false]")
     message = page.locator("#daily .message").inner_text()
     assert "Failed to fetch" in message or "fetch" in message.lower(), message
+
+
+def test_the_html_examples_of_docs_embed_md_work(host_page: Any, embed: Embed) -> None:
+    """Each ```html block of docs/embed.md, on a host page of a listed origin, with the
+    service's address for ``https://puzzles.example``: every element is drawn, in the
+    language the page asks for."""
+    page_text = (ROOT / "docs" / "embed.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```html\n(.*?)```", page_text, re.S)
+    assert len(blocks) == 2
+    for block in blocks:
+        page = host_page(embed.allowed)
+        html = block.replace("https://puzzles.example", embed.api)
+        if "cruel-game.js" not in html:  # the events' example: the element's script first
+            html = f'<script type="module" src="{embed.api}/embed/cruel-game.js"></script>' + html
+        page.set_content(html)
+        games = page.locator("cruel-game")
+        for k in range(games.count()):
+            games.nth(k).and_(page.locator("[data-ready=true]")).wait_for()
+        if 'lang="nl"' in block:
+            assert "Makkelijk" in page.locator("cruel-game[lang=nl] .cg-title").inner_text()
