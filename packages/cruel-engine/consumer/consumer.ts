@@ -8,6 +8,7 @@ import {
   type Step, type Move, type Rules, type Outcome, type Log, type ReadLog, type Claim,
 } from 'cruel-engine';
 import { MOVE_WORDS } from 'cruel-engine/spec.js';
+import type { CruelGame } from 'cruel-engine/cruel-game.js';
 
 const piles: number[][] = dealPiles(17, 'cruel');
 const names: string[] = piles[1].map(cardName);
@@ -54,6 +55,13 @@ const text: string = stepText(withState.legalSteps()[0]);
 
 void [names, outcome, claim, path, why, redeals, pileCount, bound, text, MOVE_WORDS];
 
+// The web component's element, as a host page's script sees it (declared: no DOM runs here).
+declare const element: CruelGame;
+const elementLog: Log | null = element.getLog();
+const submitted: Promise<{ ok: boolean; status: number }> = element.submit({ player: 'Ada' });
+element.undo();
+void [elementLog, submitted];
+
 // What the declarations refuse: a misspelt outcome, a step of no kind, a rules value of no kind.
 // @ts-expect-error 'lost' is not an Outcome
 const wrong: Outcome = 'lost';
@@ -61,4 +69,6 @@ const wrong: Outcome = 'lost';
 const notAStep: Step = { type: 'undo' };
 // @ts-expect-error the redeal order is bottom-up or top-down
 rulesOf({ redeal_order: 'sideways' });
+// @ts-expect-error a submission names its player
+void element.submit({});
 void [wrong, notAStep];
