@@ -75,7 +75,7 @@ def load_once(browser: Any, page_url: str, api: str) -> tuple[float, dict[str, i
     page.on("requestfinished", on_finished)
     page.goto(page_url)
     page.wait_for_selector("cruel-game[data-ready=true]")
-    ready = float(page.evaluate("performance.now()"))
+    ready = float(page.evaluate("performance.getEntriesByName('cruel-game-ready')[0].startTime"))
     page.wait_for_load_state("networkidle")
     context.close()
     return ready, wire

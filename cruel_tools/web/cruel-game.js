@@ -21,8 +21,6 @@
  * @module cruel-game
  */
 
-import { preferLanguage, embedInPage, chooseLanguage } from './language.js';
-
 const HERE = new URL('.', import.meta.url);
 /** Cards slide and automatic moves follow at this pace (ms; faster under reduced motion). */
 const AUTO_MS = 160;
@@ -41,23 +39,29 @@ const LAYOUT = `
 }
 `;
 
-/** The module graph, preloaded at once when this script runs (no waterfall of imports: the
- * element's board is drawn a few round trips sooner), in the first element's language. */
-const GRAPH = ['cruel.js', 'spec.js', 'board.js', 'words.js', 'pointer.js', 'i18n.js', 'motion.js'];
-let preloaded = false;
-function preload(lang) {
-  if (preloaded) {
-    return;
-  }
-  preloaded = true;
-  const catalog = `messages-${lang === 'nl' ? 'nl' : 'en'}.js`;
+/** The module graph and the stylesheet, asked for at once when this script runs: this file
+ * imports nothing statically, so that nothing waits for another file before the rest is asked
+ * for (no waterfall: the board is drawn round trips sooner). The catalog is the first element's
+ * language's, else the browser's (language.js decides for good, and loads another if need be). */
+const GRAPH = ['language.js', 'cruel.js', 'spec.js', 'board.js', 'words.js', 'pointer.js', 'i18n.js', 'motion.js'];
+function preload() {
+  const asked = document.querySelector('cruel-game[lang]')?.getAttribute('lang') ?? navigator.language ?? '';
+  const catalog = `messages-${asked.toLowerCase().startsWith('nl') ? 'nl' : 'en'}.js`;
+  const link = (rel, name, as = null) => {
+    const l = document.createElement('link');
+    l.rel = rel;
+    l.href = new URL(name, HERE).href;
+    if (as) {
+      l.as = as;
+    }
+    document.head.append(l);
+  };
   for (const name of [...GRAPH, catalog]) {
-    const link = document.createElement('link');
-    link.rel = 'modulepreload';
-    link.href = new URL(name, HERE).href;
-    document.head.append(link);
+    link('modulepreload', name);
   }
+  link('preload', 'style.css', 'style');
 }
+preload();
 
 /** The modules, loaded once for every element of the page (after the language is chosen). */
 let parts = null;
@@ -95,9 +99,6 @@ export class CruelGame extends HTMLElement {
   }
 
   connectedCallback() {
-    embedInPage();
-    preferLanguage(this.getAttribute('lang'));
-    preload(chooseLanguage());
     this.ready = this.#start();
   }
 
@@ -119,6 +120,9 @@ export class CruelGame extends HTMLElement {
   async #start() {
     const asked = this.#ask(); // the service's answers, while the modules load
     asked.catch(() => {}); // a failure is said once the words are there
+    const language = await import('./language.js');
+    language.embedInPage();
+    language.preferLanguage(this.getAttribute('lang')); // before i18n.js loads its catalog
     this.p = await loadParts();
     this.#skeleton();
     let puzzle;
@@ -138,6 +142,7 @@ export class CruelGame extends HTMLElement {
     this.#render();
     this.#say(this.p.i18n.t('play.start-touch'));
     this.dataset.ready = 'true';
+    performance.mark('cruel-game-ready'); // benchmarks/embed_bench.py: the first board's time
   }
 
   /** The shadow root's content: style.css (the board's look), the layout, the parts. */
