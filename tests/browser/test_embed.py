@@ -49,6 +49,7 @@ ADD = """([api, elements]) => {
 THEME = """
 cruel-game { max-width: 760px; margin: 1rem auto; font-family: Georgia, serif;
   --felt: #23395d; --felt-edge: #162640; --card: #fff8e7; --red: #b3261e; --card-h: 3.2rem; }
+cruel-game::part(toolbar) { justify-content: center; }
 """
 
 
@@ -99,6 +100,13 @@ def test_two_games_on_a_host_page_one_offline_one_from_the_service(
         },
     )
     free_before = tops(page, "free")
+    # Themed from the page: a custom property reaches the felt, a part takes the page's rule.
+    themed = page.evaluate(
+        """() => { const root = document.getElementById('free').shadowRoot;
+                   return [getComputedStyle(root.querySelector('.board')).backgroundColor,
+                           getComputedStyle(root.querySelector('.toolbar')).justifyContent]; }"""
+    )
+    assert themed == ["rgb(35, 57, 93)", "center"]
     daily = page.locator("#daily")
     assert "January 4, 2027" in daily.locator(".cg-title").inner_text()
     # A hint on the closed puzzle, from the service.
@@ -190,13 +198,16 @@ def test_a_origin_not_listed_gets_no_answer_from_the_service(host_page: Any, emb
     assert "Failed to fetch" in message or "fetch" in message.lower(), message
 
 
-def test_the_html_examples_of_docs_embed_md_work(host_page: Any, embed: Embed) -> None:
-    """Each ```html block of docs/embed.md, on a host page of a listed origin, with the
-    service's address for ``https://puzzles.example``: every element is drawn, in the
+def test_the_html_examples_of_the_docs_work(host_page: Any, embed: Embed) -> None:
+    """Each ```html block of docs/embed.md and README.md, on a host page of a listed origin,
+    with the service's address for ``https://puzzles.example``: every element is drawn, in the
     language the page asks for."""
-    page_text = (ROOT / "docs" / "embed.md").read_text(encoding="utf-8")
-    blocks = re.findall(r"```html\n(.*?)```", page_text, re.S)
-    assert len(blocks) == 2
+    blocks = [
+        block
+        for doc in (ROOT / "docs" / "embed.md", ROOT / "README.md")
+        for block in re.findall(r"```html\n(.*?)```", doc.read_text(encoding="utf-8"), re.S)
+    ]
+    assert len(blocks) == 3
     for block in blocks:
         page = host_page(embed.allowed)
         html = block.replace("https://puzzles.example", embed.api)
