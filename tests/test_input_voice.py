@@ -41,6 +41,8 @@ OTHERS = {
     "moderate": "reads a database",
     "ratings": "reads a database",
     "sweep": "reads a database",
+    "study": "takes a deal range; reads its own results file, refused in its own words",
+    "check-proof": "reads certificates, not logs or deals: its own one-line refusals, exit 2",
 }
 FILE_PROBLEMS = [row.code for row in INPUT_PROBLEMS if row.report]
 

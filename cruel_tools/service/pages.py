@@ -25,6 +25,7 @@ __all__ = [
     "PAGES",
     "router",
     "static_file",
+    "embed_file",
     "swagger_file",
     "api_docs",
     "page",
