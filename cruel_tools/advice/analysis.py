@@ -18,6 +18,7 @@ step is played by the engine.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -33,12 +34,14 @@ from ..formats import document_config
 from ..game import cards, engine
 from ..game.game import Game, Move, Outcome, Step
 from ..game.log import GameLog, step_entry, to_step
+from ..game.proofcheck import Certificate, SearchProof
 from ..game.render import Mark, Style, describe, position_lines
-from ..game.rules import Rules
+from ..game.rules import PRESETS, Rules
 from ..game.traversal import Visitor, play
 from ..game.verify import FinalPosition, VerifyReport, final_position, report_of
 from ..puzzles import Puzzle
 from ..puzzles.solutions import verify_for_puzzle
+from ..search.certificates import CERTIFICATE_POSITIONS, certificate_for
 from ..search.grading import Par
 from ..search.optimal import OptimalResult, OptimalVerdict, optimize
 from ..search.solver import Memo, SolveResult, Verdict, solution_log, solve
@@ -127,6 +130,12 @@ class Alternative(_Frozen):
     entry: dict[str, Any] = Field(description="The step as a cruel-log/1 entry.")
     words: str
     verdict: Verdict = Field(description="won, unwinnable, or unknown (undecided in the budget).")
+    certificate: Certificate | None = Field(
+        None,
+        description="Unwinnable: why the position after this step can never be won, for cruel "
+        "check-proof (docs/solver.md, Certificates); null for another verdict, rules that are not "
+        "a preset, or past the analysis' budget of certificate positions.",
+    )
 
 
 class Loss(_Frozen):
@@ -153,6 +162,13 @@ class Loss(_Frozen):
         description="The last position proven winnable: before the losing step (null: none)."
     )
     reason: str = Field(description="Why the first lost position is lost, in the solver's words.")
+    certificate: Certificate | None = Field(
+        None,
+        description="Why the first lost position can never be won, for cruel check-proof "
+        "(docs/solver.md, Certificates): the deal and the log's steps up to that position, and a "
+        "proof. Null without a first lost position, for rules that are not a preset, or when the "
+        "proof's closure would exceed the analysis' budget of certificate positions.",
+    )
     continuation: dict[str, Any] | None = Field(
         description="A complete cruel-log/1 log: the game up to the last position proven "
         "winnable, then a win from there (cruel verify accepts it)."
@@ -294,6 +310,35 @@ def _child(game: Game, step: Step) -> Game:
 # --- where the win was lost -------------------------------------------------------------------
 
 
+class _Certifier:
+    """Certificates of the analysis' unwinnable verdicts (docs/solver.md, "Certificates"), their
+    closures together at most ``most`` positions: a rule certificate costs none, a search one its
+    count, one that overflows what is left all of it (the analysis' cost stays bounded: a closure
+    is a Python search of about 20,000 positions a second)."""
+
+    _LOST: Final = SolveResult("unwinnable")
+
+    def __init__(self, game_log: GameLog, first: Game, most: int) -> None:
+        rules = first.rules
+        self.preset = rules.preset if PRESETS.get(rules.preset) == rules else None
+        number = game_log.deal.number
+        self.deal: int | list[list[int]] = (
+            number if number is not None else [p[:] for p in first.piles]
+        )
+        self.left = most
+
+    def __call__(self, steps: Sequence[Step]) -> Certificate | None:
+        """The certificate of the position after ``steps`` from the deal, proven lost."""
+        if self.preset is None:
+            return None
+        found = certificate_for(self.deal, self.preset, self._LOST, steps, most=self.left)
+        if found is None:
+            self.left = 0
+        elif isinstance(found.proof, SearchProof):
+            self.left = max(0, self.left - found.proof.positions)
+        return found
+
+
 def _loss(
     game_log: GameLog,
     games: list[Game],
@@ -302,6 +347,7 @@ def _loss(
     max_solves: int,
     max_undecided: int,
     total_states: int | None,
+    certify: _Certifier,
 ) -> Loss:
     n = len(steps)
     # What each solve proves (positions on a win's line, positions proven lost), reused by the
@@ -377,6 +423,7 @@ def _loss(
         "first_lost_position": hi if hi <= n else None,
         "position": final_position(games[lo]) if lo >= 0 else None,
         "reason": reason,
+        "certificate": certify(steps[:hi]) if hi <= n else None,
         "continuation": continuation,
         "undecided_positions": undecided,
         "solves": solves,
@@ -420,6 +467,7 @@ def _loss(
                 entry=step_entry(step, _moving(before, step)),
                 words=describe(step, before, _WORDS),
                 verdict=verdict,
+                certificate=certify([*steps[:lo], step]) if verdict == "unwinnable" else None,
             )
         )
     return Loss(
@@ -563,6 +611,7 @@ def analyze(
     max_undecided: int = MAX_UNDECIDED,
     total_states: int | None = None,
     win_states: int | None = None,
+    certificate_positions: int = CERTIFICATE_POSITIONS,
 ) -> Analysis:
     """Analyse a legal log: where it was lost (not won) or how far from the best (won).
 
@@ -577,7 +626,10 @@ def analyze(
     game, which costs far more per position than a solve (mostly Python: about 0.1 ms each,
     benchmarks/RESULTS.md, issue #24; up to four times that outside Cruel's own layout, where
     :func:`win_budget` divides it). The answer's ``max_states`` is the budget the search or each
-    solve had. With ``puzzle``, the log must be a game of that puzzle.
+    solve had. With ``puzzle``, the log must be a game of that puzzle. A game not won: its first
+    lost position and each unwinnable alternative carry a certificate (docs/solver.md,
+    "Certificates") under a preset, their closures together at most ``certificate_positions``
+    positions (past it, null).
 
     :raises AnalysisRefused: the log is not a legal game (an illegal step, a bad deal, a false
         claim) or not one of ``puzzle``.
@@ -597,7 +649,10 @@ def analyze(
         max_states = win_budget(end.rules, max_states, win_states)
         win = _win(games, steps, puzzle, max_states, deep, deep_states)
     else:
-        loss = _loss(game_log, games, steps, max_states, max_solves, max_undecided, total_states)
+        certify = _Certifier(game_log, games[0], certificate_positions)
+        loss = _loss(
+            game_log, games, steps, max_states, max_solves, max_undecided, total_states, certify
+        )
     return Analysis(
         deal_number=game_log.deal.number,
         rules=end.rules,

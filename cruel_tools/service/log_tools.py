@@ -36,6 +36,7 @@ __all__ = [
     "ANALYZE_MAX_STATES",
     "ANALYZE_TOTAL_STATES",
     "ANALYZE_WIN_STATES",
+    "ANALYZE_CERTIFICATE_POSITIONS",
     "costly_help",
     "analyze_request",
     "refused_log",
@@ -57,6 +58,11 @@ __all__ = [
 ANALYZE_MAX_STATES: Final = analysis.MAX_STATES
 ANALYZE_TOTAL_STATES: Final = 4 * analysis.MAX_STATES
 ANALYZE_WIN_STATES: Final = 10_000
+#: The positions the certificates of one lost game's unwinnable verdicts may hold together
+#: (docs/solver.md, "Certificates"): a closure is a Python search of about 20,000 positions a
+#: second, so at most about 0.5 s more; past it a certificate is null. Deals 1-2,000 need at most
+#: 330.
+ANALYZE_CERTIFICATE_POSITIONS: Final = 10_000
 
 
 #: The answers only replay gives, in the OpenAPI document (docs/service.md).
@@ -128,6 +134,7 @@ def analyze_request(
     total_states: int = ANALYZE_TOTAL_STATES,
     win_states: int = ANALYZE_WIN_STATES,
     puzzle: Puzzle | None = None,
+    certificate_positions: int = ANALYZE_CERTIFICATE_POSITIONS,
 ) -> Callable[[], analysis.Analysis]:
     """The work of one ``POST /v1/analyze``, to call: the analysis at the service's budget (what
     benchmarks/analyze_cost.py measures), against ``puzzle`` when the log is its game
@@ -141,6 +148,7 @@ def analyze_request(
         max_states=max_states,
         total_states=total_states,
         win_states=win_states,
+        certificate_positions=certificate_positions,
     )
 
 
