@@ -23,7 +23,8 @@ def check_proof_command(
         str,
         typer.Argument(
             metavar="FILE",
-            help="A cruel-certificate/1 JSON document, or JSON Lines of them; - for stdin.",
+            help="A cruel-certificate/1 JSON document, JSON Lines of them, or a study's "
+            "results file (cruel study --results); - for stdin.",
         ),
     ],
     budget: Annotated[
@@ -36,10 +37,12 @@ def check_proof_command(
     A rule certificate is re-derived from the position, as docs/solver.md states the rule; a
     search certificate by a plain search of its own that must meet exactly the positions the
     certificate counts and digests. One line per certificate: verified, refused (and why) or
-    undecided (the budget ran out).
+    undecided (the budget ran out). A study's results file gives its unwinnable records'
+    certificates (its header and other verdicts skipped); an unwinnable record without one is
+    a line of its own, counted as undecided.
 
     Exit status: 0 every certificate verified, 1 one refused, 2 unreadable input or one that is
-    not a certificate, 5 one undecided (and none refused).
+    not a certificate, 5 one undecided or missing (and none refused).
     """
     from ..game import proofcheck
 
@@ -53,6 +56,10 @@ def check_proof_command(
         if isinstance(cert, proofcheck.MalformedCertificate):
             emit(f"{label}: malformed: {cert}")
             codes.add(2)
+            continue
+        if isinstance(cert, proofcheck.Uncertified):
+            emit(f"{label}: missing: {cert}")
+            codes.add(EXIT_UNDECIDED)
             continue
         what = f"deal {cert.deal.number}" if cert.deal.number is not None else "deal by piles"
         if cert.steps:

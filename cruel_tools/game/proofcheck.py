@@ -56,6 +56,7 @@ __all__ = [
     "check",
     "parse_certificates",
     "MalformedCertificate",
+    "Uncertified",
 ]
 
 CERTIFICATE_FORMAT: Final = "cruel-certificate/1"
@@ -145,6 +146,17 @@ class Checked:
 
 class MalformedCertificate(ValueError):
     """A line or document that is not a certificate (not JSON, or not of the format)."""
+
+
+class Uncertified(ValueError):
+    """An unwinnable record of a study's results file that carries no certificate (a closure
+    over the limit, or a file written before certificates): its verdict cannot be checked."""
+
+
+#: A study's results file (``cruel-study/1``, cruel_tools/search/study.py) is read as its
+#: certificates: its header line and the records of other verdicts are skipped. Named here, not
+#: imported: the study is the solver's layer.
+_STUDY_FORMAT: Final = "cruel-study/1"
 
 
 # --- positions as text -------------------------------------------------------------------------
@@ -457,25 +469,48 @@ def check(cert: Certificate, budget: int = CHECK_BUDGET) -> Checked:
     return Checked("verified", f"search: {len(texts)} positions, none won")
 
 
-def parse_certificates(data: bytes) -> list[Certificate | MalformedCertificate]:
-    """A JSON certificate, or JSON Lines of them (blank lines skipped): each a certificate or
-    a :class:`MalformedCertificate` saying in one line what is wrong with it."""
+def parse_certificates(
+    data: bytes,
+) -> list[Certificate | MalformedCertificate | Uncertified]:
+    """A JSON certificate, or JSON Lines of them (blank lines skipped), or a study's results
+    file (its unwinnable records' certificates): each a certificate, a
+    :class:`MalformedCertificate` saying in one line what is wrong with it, or an
+    :class:`Uncertified` unwinnable record."""
     try:
         whole = orjson.loads(data)
     except orjson.JSONDecodeError:
         docs = [(n, line) for n, line in enumerate(data.splitlines(), 1) if line.strip()]
     else:
         docs = [(0, whole)]
-    found: list[Certificate | MalformedCertificate] = []
+    found: list[Certificate | MalformedCertificate | Uncertified] = []
     for n, doc in docs:
         where = f"line {n}: " if n else ""
         try:
             obj = orjson.loads(doc) if isinstance(doc, bytes) else doc
-            found.append(Certificate.model_validate(obj))
         except orjson.JSONDecodeError:
             found.append(MalformedCertificate(f"{where}not JSON"))
+            continue
+        if _study_line(obj):
+            if obj.get("verdict") != "unwinnable":
+                continue  # the header, a win, an unknown: nothing to check
+            if obj.get("certificate") is None:
+                said = f"deal {obj.get('deal')} ({obj.get('preset')})"
+                found.append(Uncertified(f"{where}{said}: unwinnable, without a certificate"))
+                continue
+            obj = obj["certificate"]
+        try:
+            found.append(Certificate.model_validate(obj))
         except ValidationError as exc:
             err = exc.errors()[0]
             path = "/" + "/".join(str(p) for p in err["loc"])
             found.append(MalformedCertificate(f"{where}not a certificate: {path}: {err['msg']}"))
     return found
+
+
+def _study_line(obj: object) -> bool:
+    """A study's header line, or one of its records (they have no ``format`` of their own)."""
+    if not isinstance(obj, dict):
+        return False
+    if "format" in obj:
+        return bool(obj["format"] == _STUDY_FORMAT)
+    return "preset" in obj and "verdict" in obj

@@ -35,7 +35,9 @@ from ..game import engine
 from ..game.deals import deal_piles
 from ..game.game import Game
 from ..game.log import compact
+from ..game.proofcheck import Certificate
 from ..game.rules import PRESETS
+from .certificates import certificate_for
 from .solver import MAX_MEMORY, Verdict, memory_size, solve
 
 __all__ = [
@@ -149,6 +151,12 @@ class StudyRecord(_Frozen):
     positions: int = Field(description="Positions expanded.")
     seconds: float = Field(description="Solver seconds.")
     engine: Literal["native", "python"] = Field(description="The engine that solved it.")
+    certificate: Certificate | None = Field(
+        None,
+        description="Unwinnable: why the deal can never be won, for cruel check-proof "
+        "(docs/solver.md, Certificates). Null or absent for another verdict, when the proof "
+        "would hold more than 200,000 positions, or in a file written before certificates.",
+    )
 
 
 def solver_version() -> str:
@@ -175,6 +183,9 @@ def solve_one(preset: str, deal: int, budget: StudyBudget) -> StudyRecord:
         max_memory=budget.max_memory,
     )
     won = result.verdict == "won"
+    # Made here, in the worker, next to the solve: most are a rule at the deal (no search), the
+    # rest a closure of at most a few hundred positions on deals 1-2,000.
+    certificate = certificate_for(deal, preset, result)
     return StudyRecord(
         preset=preset,
         deal=deal,
@@ -186,6 +197,7 @@ def solve_one(preset: str, deal: int, budget: StudyBudget) -> StudyRecord:
         positions=result.stats.expanded,
         seconds=round(result.stats.seconds, 4),
         engine="native" if engine.engine_name() == "native" else "python",
+        certificate=certificate,
     )
 
 
