@@ -94,6 +94,10 @@ MODELS: dict[str, type[BaseModel]] = {
 def schema_of(model: type[BaseModel]) -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of what ``model`` accepts."""
     body = model.model_json_schema(by_alias=True, mode="validation")
+    for sub in body.get("$defs", {}).values():
+        # A document embedded in another (a certificate in a solve report): with its own $id it
+        # would be a resource of its own, where the "#/$defs/..." of its fields resolve to nothing.
+        sub.pop("$id", None)
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", **body}
 
 
