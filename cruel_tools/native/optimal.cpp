@@ -481,6 +481,7 @@ struct Item {
 };
 
 struct Candidate {
+    int extra;  // by_bound: the bound's builds and redeals still needed (f less what a level shares)
     int fc, blockers;
     Item item;
 };
@@ -495,9 +496,13 @@ public:
 
     // why: won, starved (no level left), states, time, memory, interrupted. max_seconds <= 0: no
     // time limit (issue #33: the beam kept no time budget, so --max-seconds did not hold).
+    // by_bound ranks a level's candidates by actions so far + the admissible bound (within a level
+    // that is the bound's builds and redeals still needed), then as the plain beam does; a limit
+    // above 0 drops every candidate whose actions so far + bound reach it (it cannot win in fewer).
     template <class Poll>
     const char* run(size_t width, uint64_t max_states, double max_seconds, const std::vector<Packed>& guide,
-                    Poll poll, std::vector<Packed>& win, uint64_t& expanded) {
+                    Poll poll, std::vector<Packed>& win, uint64_t& expanded, bool by_bound = false,
+                    uint32_t limit = 0) {
         auto began = std::chrono::steady_clock::now();
         // The guide's positions where each level begins (optimal.py's _guide_levels).
         std::vector<Item> on_guide{{start_, 0, kNone}};
@@ -563,12 +568,20 @@ public:
                         if (!take(stack, 1)) return "memory";
                         stack.push_back(c);  // free: the same level
                     } else {
+                        int extra = 0;
+                        if (by_bound || limit > 0) {
+                            extra = actions_bound(c.pos, rules_) - c.pos.n;
+                            // actions so far: `here` builds and redeals, and the cards gone home
+                            if (limit > 0 && here + (start_.n - c.pos.n) + c.pos.n + extra >= limit) continue;
+                            if (!by_bound) extra = 0;
+                        }
                         if (!take(following, 1)) return "memory";
-                        following.push_back({52 - c.pos.n, all_blockers(c.pos, rules_), c});
+                        following.push_back({extra, 52 - c.pos.n, all_blockers(c.pos, rules_), c});
                     }
                 }
             }
             std::stable_sort(following.begin(), following.end(), [](const Candidate& a, const Candidate& b) {
+                if (a.extra != b.extra) return a.extra < b.extra;
                 return a.fc != b.fc ? a.fc > b.fc : a.blockers < b.blockers;
             });
             if (following.size() > width) following.resize(width);
@@ -700,7 +713,7 @@ struct BeamResult {
 
 BeamResult beam(const std::vector<std::vector<int>>& piles, const std::vector<int>& found, int redeals,
                 const Rules& given, uint64_t width, uint64_t max_states, const std::vector<Step>& guide,
-                uint64_t max_memory, double max_seconds) {
+                uint64_t max_memory, double max_seconds, bool by_bound, uint64_t limit) {
     Rules rules = checked_rules(given);
     Position start = checked_start(piles, found, redeals);
     std::vector<Packed> steps;
@@ -712,7 +725,8 @@ BeamResult beam(const std::vector<std::vector<int>>& piles, const std::vector<in
     uint64_t expanded = 0;
     without_gil([&](auto& poll) {
         Beam b(start, rules, static_cast<size_t>(max_memory));
-        why = b.run(static_cast<size_t>(width), max_states, max_seconds, steps, poll, win, expanded);
+        why = b.run(static_cast<size_t>(width), max_states, max_seconds, steps, poll, win, expanded, by_bound,
+                    static_cast<uint32_t>(std::min<uint64_t>(limit, 0xFFFFFFF0u)));
     });
     return {why, steps_of(win), expanded};
 }
@@ -748,7 +762,10 @@ void register_optimal(py::module_& m) {
           "optimal.py's shortest (A*) in the core; max_seconds 0: no time limit.");
     m.def("beam", &beam, py::arg("piles"), py::arg("found"), py::arg("redeals"), py::arg("rules"), py::arg("width"),
           py::arg("max_states"), py::arg("guide"), py::arg("max_memory"), py::arg("max_seconds") = 0.0,
-          "optimal.py's beam in the core, guided by a known win (guide); max_seconds 0: no time limit.");
+          py::arg("by_bound") = false, py::arg("limit") = 0,
+          "optimal.py's beam in the core, guided by a known win (guide); max_seconds 0: no time limit. "
+          "by_bound: rank a level by actions so far + the bound (short_wins.py); limit above 0: drop "
+          "positions that cannot win in fewer actions.");
 }
 
 }  // namespace cruel
