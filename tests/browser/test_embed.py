@@ -19,7 +19,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from cruel_tools.game.game import Move
+from cruel_tools.game.deals import deal_piles
+from cruel_tools.game.game import Game, Move
 from cruel_tools.game.log import to_step
 
 from ..helpers import published_puzzles
@@ -219,3 +220,25 @@ def test_the_html_examples_of_the_docs_work(host_page: Any, embed: Embed) -> Non
             games.nth(k).and_(page.locator("[data-ready=true]")).wait_for()
         if 'lang="nl"' in block:
             assert "Makkelijk" in page.locator("cruel-game[lang=nl] .cg-title").inner_text()
+
+
+def test_automatic_moves_follow_the_players_steps(host_page: Any, embed: Embed) -> None:
+    """With automatic moves on (the default), the element plays the moves cruel.js finds safe
+    after a step of the player's, each a ``cruel-move`` event marked ``auto``; its log stays a
+    legal game (the engine replays it)."""
+    page = host_page(embed.allowed)
+    add_games(page, embed.api, {"daily": {"puzzle": CLOSED, "server": "API"}})
+    for step in [to_step(e) for e in published_puzzles().get(CLOSED).solution]:
+        click_step(page, "daily", step)
+        page.wait_for_timeout(400)  # the automatic moves come 160 ms apart
+        if page.evaluate("window.events.daily.some((e) => e.auto)"):
+            break
+    else:
+        raise AssertionError("the element made no automatic move")
+    log = page.evaluate("document.getElementById('daily').getLog()")
+    autos = page.evaluate("window.events.daily.filter((e) => e.auto).map((e) => e.step)")
+    assert all(step.endswith("F") for step in autos), autos  # to the foundations only
+    assert len(log["moves"]) == page.evaluate("window.events.daily.length")
+    game = Game(deal_piles(log["deal"]["number"]))
+    for entry in log["moves"]:
+        game.push(to_step(entry))  # raises on an illegal step
