@@ -25,6 +25,7 @@ __all__ = [
     "ANALYSIS_DEEP_STATES",
     "ANALYSIS_FAMILY_WIN_DIVISOR",
     "SOLVE_MAX_STATES",
+    "SOLVE_DEFAULT_STATES",
     "HINT_MAX_STATES",
     "Tier",
     "DEFAULT_DB",
@@ -92,8 +93,14 @@ ANALYSIS_DEEP_STATES: Final = 5_000
 #: does on Cruel, at most about 1.5 s of one core (issue #33, finding 3: 10,000 positions took
 #: up to 4.0 s under royal-family-pysolfc; benchmarks/analyze_cost.py, benchmarks/RESULTS.md).
 ANALYSIS_FAMILY_WIN_DIVISOR: Final = 4
-#: Positions ``cruel solve`` and grading's solver may expand by default (``--max-states``).
+#: Positions grading's solver may expand (its ladder's last rung; a published day's records
+#: depend on it, so it stays as the committed puzzles were made).
 SOLVE_MAX_STATES: Final = 200_000
+#: Positions ``cruel solve`` may expand by default (``--max-states``): enough to decide every
+#: deal the winnability study decides at 10 s a deal (issue #38: on deals 1-10,000 the most a
+#: decided deal took was 1,259,198, deal 205, proven unwinnable; 200,000 left it unknown). A
+#: count, not seconds, so that a verdict is the same on every machine.
+SOLVE_DEFAULT_STATES: Final = 2_000_000
 
 #: The tiers, easiest first. mypy and pydantic need a Literal written out (mypy cannot read one
 #: built from a table at run time), so this repeats the tier column of ``grading.LADDER``; the

@@ -13,7 +13,7 @@ from ..constants import (
     ANALYSIS_MAX_STATES,
     ANALYSIS_NATIVE_MAX_STATES,
     HINT_MAX_STATES,
-    SOLVE_MAX_STATES,
+    SOLVE_DEFAULT_STATES,
 )
 from ..game import rules
 from ..game.inputs import Start, UnreadableLog, display_name, read_log
@@ -52,8 +52,8 @@ _SolveStatesOption = Annotated[
     int | None,
     typer.Option(
         "--max-states",
-        help=f"Most positions to expand (at least 1; default {SOLVE_MAX_STATES}, with "
-        "--optimal 1000000).",
+        help=f"Most positions to expand (at least 1; default {SOLVE_DEFAULT_STATES:,}, with "
+        "--optimal 1,000,000).",
     ),
 ]
 _SolveMemoryOption = Annotated[
@@ -147,7 +147,7 @@ def _budget(
     from ..search import optimal, solver
 
     if max_states is None:
-        max_states = optimal.MAX_STATES if optimal_search else SOLVE_MAX_STATES
+        max_states = optimal.MAX_STATES if optimal_search else SOLVE_DEFAULT_STATES
     if max_states < 1:
         raise fail(f"--max-states must be at least 1, not {max_states}", 2)
     if not max_seconds > 0:
