@@ -145,7 +145,7 @@ def test_practice_on_a_closed_puzzle_won_by_hints_and_automatic_moves(
         assert step in list(game.legal_steps())
         click(page, game, step)
         page.wait_for_function(
-            f"JSON.parse(localStorage.getItem('cruel.progress.{CLOSED}') ?? "
+            f"() => JSON.parse(localStorage.getItem('cruel.progress.{CLOSED}') ?? "
             f"'{{\"steps\": []}}').steps.length > {game.moves + game.redeals}"
         )
         assert hints < 200
@@ -255,7 +255,7 @@ def test_double_click_or_tap_sends_a_card_home(new_page: Any, pointer: str) -> N
         page.wait_for_timeout(60)
         page.touchscreen.tap(x, y)
     game.move(source, None)
-    page.wait_for_function("document.getElementById('moves').textContent === '1'")
+    page.wait_for_function("() => document.getElementById('moves').textContent === '1'")
     assert board(page) == position(game)
     assert counters(page)["moves"] == 1
 

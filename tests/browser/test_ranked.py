@@ -290,7 +290,7 @@ def test_automatic_moves_come_from_the_server_and_are_shown(page: Any) -> None:
     # The click's sound, then one foundation sound for the server's answer (and a win's
     # arpeggio, which holds a 784 Hz note too, if the server's moves finished the game).
     heard = 1 + own_home + game.is_won()
-    page.wait_for_function(f"window.__notes.filter((f) => f === 784).length >= {heard}")
+    page.wait_for_function(f"() => window.__notes.filter((f) => f === 784).length >= {heard}")
     assert page.evaluate("window.__notes.filter((f) => f === 784).length") == heard
     made = [e for e in state["line"] if e["auto"]]
     message = page.inner_text("#message")

@@ -203,7 +203,9 @@ def test_sound_is_off_by_default_and_its_toggle_is_remembered(new_page: Any) -> 
         "Object.defineProperty(document, 'hidden', {configurable: true, get: () => false})"
     )
     click_step(page, game, steps[2])
-    page.wait_for_function("window.__audio === 1")
+    # A function, not an expression: Playwright polls an expression with eval in the page,
+    # which the page's Content-Security-Policy refuses (no 'unsafe-eval') once it must wait.
+    page.wait_for_function("() => window.__audio === 1")
     page.uncheck("#sound")
     page.reload()
     page.wait_for_selector('#board[data-ready="true"] .board')
