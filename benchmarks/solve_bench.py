@@ -56,8 +56,8 @@ from cruel_tools.game.deals import MAX_DEAL_NUMBER, deal_piles
 from cruel_tools.game.game import Game, IllegalMove
 from cruel_tools.game.rules import PRESETS
 from cruel_tools.search.solver import MAX_MEMORY, memory_size, parse_memory, solve
+from cruel_tools.search.study import wilson  # the one Wilson interval: cruel study's
 
-Z95 = 1.959963984540054  # two-sided 95% normal quantile
 NO_STATE_LIMIT = sys.maxsize  # "no limit": the solver compares against an int
 
 
@@ -121,17 +121,6 @@ def solve_deal(
 
 
 # --- statistics ----------------------------------------------------------------------------------
-
-
-def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval for a share of ``k`` successes in ``n`` trials."""
-    if n == 0:
-        return (0.0, 1.0)
-    p = k / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 def percentile(xs: list[float], q: float) -> float:

@@ -186,20 +186,16 @@ def digest_of(texts: Iterable[str]) -> str:
 def _cruel_rules_hold(rules: Rules) -> bool:
     """docs/solver.md, rule L ("For profiles with the bottom-up redeal and single-card moves")
     and its "Where it does not hold" (top-down redeal, run moves, and every profile whose
-    ``Rules.cruel_layout`` is false); rule F: "Same profiles as rule L"."""
-    return rules.redeal_order == "bottom-up" and not rules.run_moves and rules.cruel_layout
+    ``Rules.cruel_layout`` is false); rule F: "Same profiles as rule L". Stated once, in
+    ``Rules.locks_proven``, which the solver reads too."""
+    return rules.locks_proven
 
 
 def _last_deal(game: Game) -> bool:
     """docs/solver.md, rules V and S: the rest of the family (``cruel_layout`` false), single-card
-    moves, and the redeal limit used up, so that no redeal can ever come."""
-    rules = game.rules
-    return (
-        not rules.cruel_layout
-        and not rules.run_moves
-        and rules.max_redeals is not None
-        and game.redeals >= rules.max_redeals
-    )
+    moves, and the redeal limit used up, so that no redeal can ever come (``Rules.stuck_proven``,
+    which the solver reads too)."""
+    return game.rules.stuck_proven(game.redeals)
 
 
 # --- rule L ------------------------------------------------------------------------------------

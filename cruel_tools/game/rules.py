@@ -110,6 +110,25 @@ class Rules(BaseModel):
             and self.redeal_deal == "packets-of-4"
         )
 
+    @cached_property
+    def locks_proven(self) -> bool:
+        """Whether the dead-position rules L and F are proven for this profile (docs/solver.md,
+        rule L: the bottom-up redeal and single-card moves, and "Where it does not hold": the
+        top-down redeal, run moves, every profile not of Cruel's layout; rule F: "Same profiles
+        as rule L"). The one statement of it: the solver and the certificates' checker read it."""
+        return self.redeal_order == "bottom-up" and not self.run_moves and self.cruel_layout
+
+    def stuck_proven(self, redeals: int) -> bool:
+        """Whether rules V and S (docs/solver.md) hold after ``redeals`` redeals: a profile of
+        the rest of the family (not Cruel's layout), single-card moves, and its redeal limit
+        used up, so that no redeal can ever come again."""
+        return (
+            not self.cruel_layout
+            and not self.run_moves
+            and self.max_redeals is not None
+            and redeals >= self.max_redeals
+        )
+
 
 def _holds(rules: Rules, condition: dict[str, list[Any]]) -> bool:
     """Whether each parameter ``condition`` names has one of the values it lists."""

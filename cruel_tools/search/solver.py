@@ -206,8 +206,7 @@ def pile1_lock(game: Game) -> Card | None:
     Proven for Cruel's layout and build only (``Rules.cruel_layout``): it is off for Ripple Fan
     and Royal Family, whose redeals, builds or foundations the proof does not cover.
     """
-    rules = game.rules
-    if rules.redeal_order != "bottom-up" or rules.run_moves or not rules.cruel_layout:
+    if not game.rules.locks_proven:
         return None
     p = game.piles[0][:4]
     for k in range(len(p) - 1, 0, -1):
@@ -231,8 +230,7 @@ def frozen_cards(game: Game) -> list[Card]:
     locks are frozen sets too. Sound under the same profiles as rule L (bottom-up redeal in
     packets, single-card moves, Cruel's layout and build).
     """
-    rules = game.rules
-    if rules.redeal_order != "bottom-up" or rules.run_moves or not rules.cruel_layout:
+    if not game.rules.locks_proven:
         return []
     seq: list[Card] = []
     top_at: list[bool] = []
@@ -288,14 +286,8 @@ def frozen_reason(frozen: list[Card]) -> str:
 def last_deal(game: Game) -> bool:
     """Whether rules V and S (docs/solver.md) apply to ``game``: a profile of the rest of the
     family (``Rules.cruel_layout`` false), single-card moves, and its redeal limit used up, so
-    that no redeal can ever come again."""
-    rules = game.rules
-    return (
-        not rules.cruel_layout
-        and not rules.run_moves
-        and rules.max_redeals is not None
-        and game.redeals >= rules.max_redeals
-    )
+    that no redeal can ever come again (``Rules.stuck_proven``)."""
+    return game.rules.stuck_proven(game.redeals)
 
 
 _PerCard = tuple[tuple[Card, ...], ...]
