@@ -427,12 +427,7 @@ export class CruelGame extends HTMLElement {
     } else {
       this.state.selected = n;
       this.state.options = options;
-      this.#say(t('play.choice-prompt-touch', {
-        card: this.p.words.cardText(this.#game().top(n)), count: options.length,
-        options: options.map((m) => (m.target === null ? t('play.option-foundation')
-          : t('play.option-pile', { onto: this.p.words.cardText(this.#game().top(m.target)), pile: m.target })))
-          .join(t('play.choice-or')),
-      }));
+      this.#say(this.p.words.choiceWords(this.#game(), n, options));
       this.#render();
     }
   }

@@ -11,7 +11,7 @@ import { attachPointer } from './pointer.js';
 import { renderStats, recordGame } from './stats.js';
 import { call, rankedName, storedName } from './tokens.js';
 import { t, tn, has, formatNumber, formatDay } from './i18n.js';
-import { apiErrorText, cardText, explain, stepWords } from './words.js';
+import { apiErrorText, cardText, choiceWords, explain, stepWords } from './words.js';
 import { readRoute, freePuzzle, fillFreeForm } from './freeplay.js';
 import { snapshot, flip, touchScreen, startClock, MoveList, undoneWords } from './motion.js';
 import { learnGameDay, gameNow, gameDay, early } from './gameday.js';
@@ -467,24 +467,13 @@ function activatePile(n) {
   }
   state.selected = n;
   state.options = options;
-  const card = cardText(g.top(n));
   // On a touch screen, words only: no key is named (docs/web.md "Phones").
-  say(t(touchScreen() ? 'play.choice-prompt-touch' : 'play.choice-prompt',
-    { card, count: options.length, options: options.map(optionWords).join(t('play.choice-or')) }));
+  say(choiceWords(g, n, options, touchScreen() ? null : targetKey));
   render();
 }
 
 function targetKey(target) {
   return target === null ? 'F' : PILE_KEYS[target - 1];
-}
-
-function optionWords(m) {
-  const touch = touchScreen();
-  if (m.target === null) {
-    return t(touch ? 'play.option-foundation' : 'play.option-foundation-key', { key: 'F' });
-  }
-  return t(touch ? 'play.option-pile' : 'play.option-pile-key',
-    { onto: cardText(game().top(m.target)), pile: m.target, key: targetKey(m.target) });
 }
 
 /** Move the selected or focused pile's card to `target` (null: the foundation). */

@@ -40,6 +40,29 @@ export function cardText(card) {
 }
 
 /**
+ * The prompt when a card has more than one place to go: "{card} can go to {count} places: the
+ * foundation or onto 9♥ on pile 3…", naming each place's key when `keyOf` gives one (the play
+ * page with a keyboard), else in words only (a touch screen, `<cruel-game>`).
+ * @param {import('./cruel.js').Game} game the position the moves are offered in
+ * @param {number} source the card's pile
+ * @param {Array<{target: number | null}>} options its moves
+ * @param {((target: number | null) => string) | null} [keyOf]
+ */
+export function choiceWords(game, source, options, keyOf = null) {
+  const place = (m) => {
+    if (m.target === null) {
+      return keyOf ? t('play.option-foundation-key', { key: keyOf(null) }) : t('play.option-foundation');
+    }
+    const words = { onto: cardText(game.top(m.target)), pile: m.target };
+    return keyOf ? t('play.option-pile-key', { ...words, key: keyOf(m.target) }) : t('play.option-pile', words);
+  };
+  return t(keyOf ? 'play.choice-prompt' : 'play.choice-prompt-touch', {
+    card: cardText(game.top(source)), count: options.length,
+    options: options.map(place).join(t('play.choice-or')),
+  });
+}
+
+/**
  * A step in words, before it is played on `game` (a cruel.js Game): `7♥ from pile 3 to the
  * foundation`, `Redeal 2: ...`. Throws when the step does not fit the position.
  */

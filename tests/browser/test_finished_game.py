@@ -55,6 +55,17 @@ def open_practice(page: Any, pid: str = CLOSED, auto: bool = False) -> None:
     page.wait_for_selector('#board[data-ready="true"] .board')
 
 
+def play_opening(page: Any, n: int) -> tuple[list[Any], Any]:
+    """The first ``n`` steps of the closed puzzle's published solution, clicked: the steps and
+    the engine's game after them."""
+    steps = solution(CLOSED)[:n]
+    game = engine([], CLOSED)
+    for step in steps:
+        click(page, game, step)
+        game.push(step)
+    return steps, game
+
+
 def press(page: Any, key: str) -> None:
     """A key pressed with the focus on the page, not in a field."""
     page.evaluate("document.activeElement && document.activeElement.blur()")
@@ -87,11 +98,7 @@ def test_undo_and_redo_by_keys_and_buttons(screen_page: Any, screen: str) -> Non
     button beside Undo; a new move clears what could be redone."""
     page = screen_page
     open_practice(page)
-    steps = solution(CLOSED)[:4]
-    game = engine([], CLOSED)
-    for step in steps:
-        click(page, game, step)
-        game.push(step)
+    steps, game = play_opening(page, 4)
     assert page.is_disabled("#redo")
     # the Redo button comes right after Undo, on the first screen
     assert page.evaluate("document.getElementById('undo').nextElementSibling.id") == "redo"
@@ -189,11 +196,7 @@ def test_a_practice_win_is_final_across_a_reload(screen_page: Any, screen: str) 
 def test_a_game_given_up_is_final(screen_page: Any, screen: str) -> None:
     page = screen_page
     open_practice(page)
-    steps = solution(CLOSED)[:3]
-    game = engine([], CLOSED)
-    for step in steps:
-        click(page, game, step)
-        game.push(step)
+    steps, _ = play_opening(page, 3)
     page.click("#undo")
     page.click("#give-up")
     page.click("#give-up")
