@@ -507,11 +507,13 @@ def beam(
     max_seconds: float = 0.0,
     by_bound: bool = False,
     limit: int = 0,
+    exact: bool = False,
 ) -> BeamResult:
     """
     optimal.py's beam in the core, guided by a known win (guide); max_seconds 0: no time limit.
     by_bound: rank a level by actions so far + the bound (short_wins.py); limit above 0: drop
-    positions that cannot win in fewer actions.
+    positions that cannot win in fewer actions. exact: stop at max_states even within a level (else
+    a level is finished first).
     """
 
 def card_from(text: bytes) -> int:

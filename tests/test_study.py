@@ -28,7 +28,7 @@ from cruel_tools.game.deals import deal_piles
 from cruel_tools.game.game import Game
 from cruel_tools.game.rules import PRESETS
 from cruel_tools.search import study
-from cruel_tools.search.solver import solve
+from cruel_tools.search.decide import decide
 
 ROOT = Path(__file__).resolve().parent.parent
 DEALS = range(1, 41)
@@ -113,7 +113,7 @@ def test_the_report_counts_what_solving_each_deal_gives(whole: study.StudyResult
     expected = {"won": 0, "unwinnable": 0, "unknown": 0}
     rules = PRESETS["cruel"]
     for deal in DEALS:
-        result = solve(Game.from_deal(deal_piles(deal, rules), rules), max_states=3000)
+        result = decide(Game.from_deal(deal_piles(deal, rules), rules), max_states=3000)
         expected[result.verdict] += 1
     (p,) = study.report(whole).presets
     assert (p.won, p.unwinnable, p.unknown) == (

@@ -106,8 +106,10 @@ def solve_command(
     """Search a deal, or a logged game's final position, for a win.
 
     Prints the verdict (won, unwinnable or unknown when the budget runs out) and, for a win, the
-    solution as a numbered score sheet. With --out, a win is written as a complete log from the
-    deal (a log's own moves first) that `cruel verify` accepts.
+    solution as a numbered score sheet. Half the budget goes to the proof search; if it is
+    undecided, the rest to beams that look for a win (docs/solver.md, "Deciding a deal").
+    With --out, a win is written as a complete log from the deal (a log's own moves first)
+    that `cruel verify` accepts.
 
     With --optimal, the win has the fewest actions the search can find, beside a proven lower
     bound: "optimal" when the two meet, else "best found N, optimum >= L" (docs/solver.md).
@@ -116,7 +118,8 @@ def solve_command(
     with an illegal move or a bad deal, 2 unreadable input or bad options, 3 an internal error
     (a bug: please report it).
     """
-    from ..search import optimal, solver
+    from ..search import optimal
+    from ..search.decide import decide
 
     if rules_name is not None:
         parse_option("--rules", rules.preset, rules_name)
@@ -131,7 +134,7 @@ def solve_command(
             result = optimal.as_solve_result(best)
         else:
             best = None
-            result = solver.solve(
+            result = decide(
                 start.game, max_states=max_states, max_seconds=max_seconds, max_memory=memory
             )
     _print_solved(start, result, best, json)

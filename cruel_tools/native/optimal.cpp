@@ -502,7 +502,7 @@ public:
     template <class Poll>
     const char* run(size_t width, uint64_t max_states, double max_seconds, const std::vector<Packed>& guide,
                     Poll poll, std::vector<Packed>& win, uint64_t& expanded, bool by_bound = false,
-                    uint32_t limit = 0) {
+                    uint32_t limit = 0, bool exact = false) {
         auto began = std::chrono::steady_clock::now();
         // The guide's positions where each level begins (optimal.py's _guide_levels).
         std::vector<Item> on_guide{{start_, 0, kNone}};
@@ -540,6 +540,7 @@ public:
                     std::reverse(win.begin(), win.end());
                     return "won";
                 }
+                if (exact && expanded >= max_states) return "states";  // decide.py's beams: not a level more
                 if ((expanded & 1023) == 0) {
                     if (max_seconds > 0 &&
                         std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count() > max_seconds)
@@ -713,7 +714,7 @@ struct BeamResult {
 
 BeamResult beam(const std::vector<std::vector<int>>& piles, const std::vector<int>& found, int redeals,
                 const Rules& given, uint64_t width, uint64_t max_states, const std::vector<Step>& guide,
-                uint64_t max_memory, double max_seconds, bool by_bound, uint64_t limit) {
+                uint64_t max_memory, double max_seconds, bool by_bound, uint64_t limit, bool exact) {
     Rules rules = checked_rules(given);
     Position start = checked_start(piles, found, redeals);
     std::vector<Packed> steps;
@@ -726,7 +727,7 @@ BeamResult beam(const std::vector<std::vector<int>>& piles, const std::vector<in
     without_gil([&](auto& poll) {
         Beam b(start, rules, static_cast<size_t>(max_memory));
         why = b.run(static_cast<size_t>(width), max_states, max_seconds, steps, poll, win, expanded, by_bound,
-                    static_cast<uint32_t>(std::min<uint64_t>(limit, 0xFFFFFFF0u)));
+                    static_cast<uint32_t>(std::min<uint64_t>(limit, 0xFFFFFFF0u)), exact);
     });
     return {why, steps_of(win), expanded};
 }
@@ -762,10 +763,11 @@ void register_optimal(py::module_& m) {
           "optimal.py's shortest (A*) in the core; max_seconds 0: no time limit.");
     m.def("beam", &beam, py::arg("piles"), py::arg("found"), py::arg("redeals"), py::arg("rules"), py::arg("width"),
           py::arg("max_states"), py::arg("guide"), py::arg("max_memory"), py::arg("max_seconds") = 0.0,
-          py::arg("by_bound") = false, py::arg("limit") = 0,
+          py::arg("by_bound") = false, py::arg("limit") = 0, py::arg("exact") = false,
           "optimal.py's beam in the core, guided by a known win (guide); max_seconds 0: no time limit. "
           "by_bound: rank a level by actions so far + the bound (short_wins.py); limit above 0: drop "
-          "positions that cannot win in fewer actions.");
+          "positions that cannot win in fewer actions. exact: stop at max_states even within a level "
+          "(else a level is finished first).");
 }
 
 }  // namespace cruel

@@ -335,6 +335,7 @@ def beam(
     guide: list[Step] | None = None,
     max_memory: int = MAX_MEMORY,
     deadline: float | None = None,
+    exact: bool = False,
 ) -> tuple[list[Step] | None, int]:
     """A quick win for an upper bound: the reduced game level by level (a level is one more
     build or redeal), keeping the ``width`` most promising positions of each level: the most
@@ -349,7 +350,9 @@ def beam(
     The beam ends without a win at ``deadline`` (a :func:`time.perf_counter` reading) or when
     the positions it holds reach ``max_memory`` bytes (counted exactly in the core; in Python
     at :data:`PY_STATE_BYTES` a position): every budget of ``cruel solve
-    --optimal`` holds in every phase of the search (issue #33).
+    --optimal`` holds in every phase of the search (issue #33). ``max_states`` is checked
+    before each level; ``exact`` checks it before each position too (:mod:`.decide`, whose
+    budget is a count the report must not pass).
     """
     core = engine.native()
     rules_t = None if core is None else _core_rules(start.rules)
@@ -364,6 +367,7 @@ def beam(
             [_core_step(core, s) for s in guide or []],
             max_memory,
             _seconds_left(deadline),
+            exact=exact,
         )
         return (_core_steps(found.steps) if found.why == "won" else None), found.expanded
     limited = start.rules.max_redeals is not None
@@ -380,6 +384,8 @@ def beam(
             game, held, path = stack.pop()
             if game.is_won():
                 return list(path), expanded
+            if exact and expanded >= max_states:
+                return None, expanded
             if _spent(
                 deadline if expanded % POLL_EVERY == 0 else None,
                 (len(seen) + len(following)) * PY_STATE_BYTES,

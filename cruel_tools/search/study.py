@@ -38,7 +38,8 @@ from ..game.log import compact
 from ..game.proofcheck import Certificate
 from ..game.rules import PRESETS
 from .certificates import certificate_for
-from .solver import MAX_MEMORY, Verdict, memory_size, solve
+from .decide import SOLVER_VERSION, decide
+from .solver import MAX_MEMORY, Verdict, memory_size
 
 __all__ = [
     "STUDY_FORMAT",
@@ -160,14 +161,14 @@ class StudyRecord(_Frozen):
 
 
 def solver_version() -> str:
-    """``cruel-tools 0.1.0, engine native``: a study's results hold for this solver."""
+    """``cruel-tools 0.1.0, solver 2, engine native``: a study's results hold for this solver."""
     from importlib.metadata import PackageNotFoundError, version
 
     try:
         mine = version("cruel-tools")
     except PackageNotFoundError:  # a source tree never installed
         mine = "0+unknown"
-    return f"cruel-tools {mine}, engine {engine.engine_name()}"
+    return f"cruel-tools {mine}, solver {SOLVER_VERSION}, engine {engine.engine_name()}"
 
 
 # --- one deal ------------------------------------------------------------------------------------
@@ -176,7 +177,7 @@ def solver_version() -> str:
 def solve_one(preset: str, deal: int, budget: StudyBudget) -> StudyRecord:
     """Solve one deal under one preset (in a worker: everything it needs is in its arguments)."""
     rules = PRESETS[preset]
-    result = solve(
+    result = decide(
         Game.from_deal(deal_piles(deal, rules), rules),
         max_states=sys.maxsize if budget.max_states is None else budget.max_states,
         max_seconds=budget.max_seconds,
