@@ -96,11 +96,12 @@ ANALYSIS_FAMILY_WIN_DIVISOR: Final = 4
 #: Positions grading's solver may expand (its ladder's last rung; a published day's records
 #: depend on it, so it stays as the committed puzzles were made).
 SOLVE_MAX_STATES: Final = 200_000
-#: Positions ``cruel solve`` may expand by default (``--max-states``): enough to decide every
-#: deal the winnability study decides at 10 s a deal (issue #38: on deals 1-10,000 the most a
-#: decided deal took was 1,259,198, deal 205, proven unwinnable; 200,000 left it unknown). A
-#: count, not seconds, so that a verdict is the same on every machine.
-SOLVE_DEFAULT_STATES: Final = 2_000_000
+#: Positions ``cruel solve`` may expand by default (``--max-states``): half for the proof search,
+#: enough to decide every deal the winnability study's proof search decides at 10 s a deal
+#: (issue #38: on deals 1-10,000 the most a decided deal took was 1,259,198, deal 205, proven
+#: unwinnable; 200,000 left it unknown), and half for the beams that look for a win
+#: (search/decide.py). A count, not seconds, so that a verdict is the same on every machine.
+SOLVE_DEFAULT_STATES: Final = 4_000_000
 
 #: The tiers, easiest first. mypy and pydantic need a Literal written out (mypy cannot read one
 #: built from a table at run time), so this repeats the tier column of ``grading.LADDER``; the

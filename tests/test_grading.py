@@ -25,8 +25,10 @@ from cruel_tools.search.grading import (
     Budget,
     Tier,
     classify,
+    fewest_actions,
     grade,
 )
+from cruel_tools.search.solver import solve
 
 ROOT = Path(__file__).resolve().parent.parent
 GRADE_SCHEMA = Draft202012Validator(
@@ -243,6 +245,37 @@ def test_par_is_the_proven_optimum_when_the_budget_allows() -> None:
     assert (par.actions, par.optimal, par.lower_bound) == (56, True, 56)
 
 
+@pytest.mark.heavy
+def test_where_the_proof_budget_runs_out_a_short_win_beam_shortens_par() -> None:
+    """Grader version 4 (issue #38): the 2027-02-02 expert deal, par's search cut at 500,000
+    positions, publishes 68 actions; a short-win beam of 30,000 positions a level, within as
+    many positions, finds 66 (the engines' beams rank by cards home alike, so either engine
+    gives the same par)."""
+    game = start(2590654229)
+    known = solve(game, 200_000).steps
+    cut = dataclasses.replace(Budget(), optimal_states=500_000, short_win_width=0)
+    alone, _ = fewest_actions(game, [known], cut)
+    par, steps = fewest_actions(game, [known], dataclasses.replace(cut, short_win_width=30_000))
+    assert (alone.actions, par.actions) == (68, 66)
+    assert par.lower_bound == alone.lower_bound == 59 and not par.optimal
+    assert par.redeals == sum(isinstance(s, Redeal) for s in steps)
+    played = game.copy()
+    for step in steps:
+        played.push(step)
+    assert played.is_won() and len(steps) == par.actions
+
+
+def test_a_proven_par_runs_no_beam(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Deal 1's optimum is proven within the budget: the short-win search is never asked.
+    def no(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("the short-win search ran for a proven par")
+
+    monkeypatch.setattr(grading, "shortest_found", no)
+    budget = dataclasses.replace(SMALL, optimal_states=100_000)
+    graded = grade(deals.deal_piles(1), 1, budget=budget)
+    assert graded.metrics is not None and graded.metrics.par.optimal
+
+
 def test_grade_reuses_a_classification() -> None:
     found = classify(start(1170565312), SMALL)
     piles = deals.deal_piles(1170565312)
@@ -282,6 +315,7 @@ def test_default_budget_is_what_published_puzzles_use() -> None:
         player_states=30_000,
         optimal_states=20_000_000,
         optimal_memory=4 << 30,
+        short_win_width=1_000_000,
     )
     with pytest.raises(dataclasses.FrozenInstanceError):
         Budget().playouts = 1  # type: ignore[misc]
