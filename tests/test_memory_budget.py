@@ -240,7 +240,9 @@ def test_a_day_is_published_under_512_mib(tmp_path: Path) -> None:
     assert peak <= 512 * MIB, f"peak {peak / MIB:.0f} MiB"
     expert = json.loads((out / "2027" / "2027-01-04-expert.json").read_text())
     assert expert["deal"]["number"] == HEAVY
-    assert expert["par"]["actions"] == 79 and not expert["par"]["optimal"]
+    # 68: the short-win beam narrowed to fit the budget (grader version 4); 79 without it, 67
+    # with the whole default budget (the committed set).
+    assert expert["par"]["actions"] == 68 and not expert["par"]["optimal"]
     assert 48 < expert["par"]["lower_bound"] <= 66  # 66: what the whole proof budget proves
     assert len(list((out / "2027").glob("*.json"))) == 4
 

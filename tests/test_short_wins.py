@@ -82,8 +82,11 @@ def test_a_card_that_could_go_home_may_be_built_elsewhere() -> None:
 
 
 @pytest.mark.slow  # about 7 s: two beams of 100,000 positions a level
-def test_it_beats_the_published_par_of_the_2027_02_02_expert() -> None:
+def test_it_beats_version_3s_par_of_the_2027_02_02_expert_and_not_the_published_one() -> None:
+    # Grader version 3 published 68 actions; version 4 runs a beam of 1,000,000 positions a
+    # level and publishes 65: a beam of 100,000 finds 66, shorter than the first, not the second.
     puzzle, start = _puzzle("2027-02-02-expert")
-    assert puzzle.par.actions == 68 and not puzzle.par.optimal
+    assert puzzle.par.actions == 65 and not puzzle.par.optimal
+    assert puzzle.generator == "cruel-tools 4"
     found = shortest_found(start, 100_000)
-    assert found.actions is not None and puzzle.par.lower_bound <= found.actions <= 66
+    assert found.actions is not None and puzzle.par.actions <= found.actions < 68

@@ -87,6 +87,10 @@ PROOF_STATES: Final = 20_000_000
 #: positions meets at most ~40 million at ~90 bytes each); if it binds, par is still a win with
 #: a proven bound.
 PROOF_MEMORY: Final = 4 << 30
+#: What a short-win beam holds per position of its width, about (2.6 GB at its peak for a width
+#: of 1,000,000 on the 2027-01-04 expert, benchmarks/RESULTS.md): under a memory budget the beam
+#: narrows to fit, rather than fill the budget and give up (a narrower beam still finds wins).
+SHORT_WIN_BYTES: Final = 2_800
 #: Par's proof budget under the rest of the family (Ripple Fan, Royal Family), whose
 #: fewest-actions search runs in Python (about 5,000 positions a second): version 2's.
 FAMILY_PROOF_STATES: Final = 100_000
@@ -482,7 +486,7 @@ def fewest_actions(
         # either engine, and it found both shorter wins (benchmarks/RESULTS.md, "issue #38").
         shorter = shortest_found(
             start,
-            budget.short_win_width,
+            min(budget.short_win_width, budget.optimal_memory // SHORT_WIN_BYTES),
             known=steps,
             max_states=budget.optimal_states,  # as many positions as the proof had, at most
             max_memory=budget.optimal_memory,
