@@ -81,3 +81,17 @@ def test_the_share_is_half() -> None:
     # The measured split (benchmarks/RESULTS.md, "issue #38: deciding"): a proof search decides
     # almost all it will in its first second, the beams win more of the rest.
     assert BEAM_SHARE == 0.5
+
+
+@pytest.mark.parametrize("budget", [7, 400, 2500])
+def test_both_engines_decide_alike(monkeypatch: pytest.MonkeyPatch, budget: int) -> None:
+    # The Python beam and the core's stop at the same position (exact), so the counts and the
+    # verdicts of the two engines agree for a budget in positions.
+    if engine.native() is None:
+        pytest.skip("needs the native core to compare with")
+    answers = []
+    for name in ("native", "python"):
+        monkeypatch.setenv("CRUEL_ENGINE", name)
+        found = decide(deal(48), budget)
+        answers.append((found.verdict, found.stats.expanded, found.reason))
+    assert answers[0] == answers[1] == ("unknown", budget, f"state budget of {budget} spent")
