@@ -42,6 +42,7 @@ __all__ = [
     "GRADER_VERSION",
     "PROOF_STATES",
     "PROOF_MEMORY",
+    "SHORT_WIN_BYTES",
     "FAMILY_PROOF_STATES",
     "Tier",
     "Budget",
