@@ -119,7 +119,9 @@ class StudyParameters(_Frozen):
     last: int = Field(ge=0, description="Last deal number (included).")
     presets: list[str] = Field(min_length=1, description="Rules presets, each over every deal.")
     budget: StudyBudget
-    solver: str = Field(description="cruel-tools' version and the engine that solves.")
+    solver: str = Field(
+        description="cruel-tools' version, the solver's (search/decide.py) and the engine."
+    )
 
     def total(self) -> int:
         return (self.last - self.first + 1) * len(self.presets)
