@@ -494,10 +494,10 @@ def fewest_actions(
             rankings=("foundations",),
         )
         steps = shorter.steps or steps
-    redeals = sum(isinstance(s, Redeal) for s in steps)
+    moves, redeals = _moves_redeals(steps)
     par = Par(
         actions=len(steps),
-        moves=len(steps) - redeals,
+        moves=moves,
         redeals=redeals,
         optimal=len(steps) == result.lower_bound,
         lower_bound=result.lower_bound,
